@@ -1,0 +1,187 @@
+"""TMX 1.1-1.4 reader: one document per file, one segment per `<tu>`, for one language pair.
+
+A TMX can hold any number of languages per translation unit; termqa checks one pair, so the reader
+decides a source and a target language and takes those two `<tuv>`s from every `<tu>`.
+
+Language rules (tags compared case-insensitively through termqa.langtags):
+- source: `src_lang` if given; else `header@srclang`; when that is `*all*` (any language may be the
+  source) or missing, the language of the first `<tuv>` that is most common across the units
+  (ties: the one seen first). A wanted tag is matched against the languages seen in the file:
+  exact first, then a bare language against its only region (`fr` takes `fr-CA` when it is the
+  only French), then another region of the same language (with a warning).
+- target: `tgt_lang` if given, matched the same way; else the only language other than the source;
+  if there are several, InputError listing them ("pass --tgt-lang").
+- a `<tuv>` names its language with `xml:lang` (TMX 1.4) or `lang` (TMX 1.1-1.3).
+- a `<tu>` without the source language is left out (counted in a warning); one without the
+  target language gives a segment whose target is None. `tu@srclang` is not used: the pair is
+  decided once for the whole file.
+
+Inline: `bpt`/`ept`/`ph`/`it`/`ut` hold native code, kept as InlineCode.data, never text (their
+`<sub>` text included); `hi` is a container whose content is text.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from termqa.errors import InputError
+from termqa.langtags import match_quality, normalise_tag
+from termqa.model import BilingualFile, Document, Segment
+
+from .inline import TMX, flatten
+from .xmlsafe import XML_LANG, ns
+
+
+def _elements(el, name: str, uri: str):
+    tag = f"{{{uri}}}{name}" if uri else name
+    return [c for c in el if c.tag == tag]
+
+
+def _tuv_lang(tuv) -> str:
+    return normalise_tag(tuv.get(XML_LANG) or tuv.get("lang") or "")
+
+
+def _listing(langs) -> str:
+    return ", ".join(langs) if langs else "none"
+
+
+def _resolve(path: str, want: str, candidates: list[str], what: str, option: str,
+             warnings: list[str]) -> str:
+    """The language among `candidates` that `want` names, or InputError saying what to pass."""
+    want = normalise_tag(want)
+    scored = [(match_quality(want, c), c) for c in candidates]
+    best = max((q for q, _ in scored), default=0)
+    if best == 0:
+        raise InputError(
+            path,
+            f"has no {what} text in {want!r}; languages in the file: {_listing(candidates)}",
+            fix=f"pass {option} with one of them",
+        )
+    hits = [c for q, c in scored if q == best]
+    if len(hits) > 1:
+        raise InputError(
+            path,
+            f"{what} language {want!r} is ambiguous: the file has {_listing(hits)}",
+            fix=f"pass {option} with one of them",
+        )
+    if best == 1:
+        warnings.append(f"no {what} text in {want!r}; using {hits[0]!r}, another region of the same language")
+    return hits[0]
+
+
+def _pick(tuvs: list[tuple[str, object]], lang: str, exclude=None):
+    """The tuv in `lang`; failing that, the only one whose tag is `lang`'s bare language or region."""
+    for tag, tuv in tuvs:
+        if tag == lang and tuv is not exclude:
+            return tuv
+    close = [tuv for tag, tuv in tuvs if tuv is not exclude and match_quality(lang, tag) == 2]
+    return close[0] if len(close) == 1 else None
+
+
+def read(path: str, root, *, src_lang=None, tgt_lang=None) -> BilingualFile:
+    """Read a TMX file whose root element `root` is already parsed (see formats.xmlsafe)."""
+    uri = ns(root.tag)
+    warnings: list[str] = []
+    problems: list[str] = []
+    header = next(iter(_elements(root, "header", uri)), None)
+    body = next(iter(_elements(root, "body", uri)), None)
+    if body is None:
+        raise InputError(path, "has no <body>: not a usable TMX document")
+
+    # First pass: every unit's tuvs with their languages, and every language seen.
+    units: list[tuple[str, list[tuple[str, object]]]] = []
+    seen: dict[str, str] = {}  # lowercase tag -> normalised tag, in first-seen order
+    first_langs: Counter = Counter()
+    for n, tu in enumerate(_elements(body, "tu", uri), start=1):
+        uid = tu.get("tuid") or f"{n}"
+        tuvs = []
+        for tuv in _elements(tu, "tuv", uri):
+            lang = _tuv_lang(tuv)
+            if not lang:
+                problems.append(f"tu {uid!r}: a <tuv> has no xml:lang; it was left out")
+                continue
+            seen.setdefault(lang.lower(), lang)
+            tuvs.append((lang, tuv))
+        if tuvs:
+            first_langs[tuvs[0][0]] += 1
+        units.append((uid, tuvs))
+    languages = list(seen.values())
+
+    header_src = (header.get("srclang") if header is not None else None) or ""
+    if src_lang:
+        src = _resolve(path, src_lang, languages, "source", "--src-lang", warnings) if languages else normalise_tag(src_lang)
+    elif header_src.strip() and header_src.strip() != "*all*":
+        src = _resolve(path, header_src, languages, "source", "--src-lang", warnings) if languages else normalise_tag(header_src)
+    elif first_langs:
+        # `*all*`: any language may be the source. Take the most common first-tuv language;
+        # Counter.most_common keeps first-seen order among equal counts.
+        src = first_langs.most_common(1)[0][0]
+    else:
+        raise InputError(path, "has no source language (header srclang is missing or *all*)", fix="pass --src-lang")
+
+    others = [lang for lang in languages if lang != src]
+    if tgt_lang:
+        tgt = _resolve(path, tgt_lang, others, "target", "--tgt-lang", warnings) if others else normalise_tag(tgt_lang)
+    elif len(others) == 1:
+        tgt = others[0]
+    else:
+        raise InputError(
+            path,
+            f"has {len(others)} languages besides the source {src!r} ({_listing(others)}); "
+            "termqa checks one pair",
+            fix="pass --tgt-lang",
+        )
+
+    segments: list[Segment] = []
+    without_source = 0
+    tuid_counts = Counter(uid for uid, _ in units)
+    for uid, tuvs in units:
+        s_tuv = _pick(tuvs, src)
+        if s_tuv is None:
+            without_source += 1
+            continue
+        t_tuv = _pick(tuvs, tgt, exclude=s_tuv)
+        source, source_codes = _seg_text(s_tuv, uri)
+        if t_tuv is not None:
+            target, target_codes = _seg_text(t_tuv, uri)
+        else:
+            target, target_codes = None, ()
+        segments.append(
+            Segment(
+                doc_id=path,
+                unit_id=uid,
+                seg_id="",
+                source=source,
+                target=target,
+                src_lang=src,
+                tgt_lang=tgt,
+                index=len(segments),
+                source_codes=source_codes,
+                target_codes=target_codes,
+            )
+        )
+    if without_source:
+        warnings.append(f"{without_source} translation unit(s) have no {src} text and were left out")
+    dup = sorted(uid for uid, k in tuid_counts.items() if k > 1)
+    if dup:
+        # TMX does not require unique tuids, but segment keys then collide: say so.
+        warnings.append(f"tuid used by more than one <tu>: {_listing(dup[:10])}")
+
+    doc = Document(doc_id=path, path=path, format="tmx", src_lang=src, tgt_lang=tgt, segments=tuple(segments))
+    return BilingualFile(
+        path=path,
+        format="tmx",
+        documents=(doc,),
+        version=root.get("version"),
+        src_lang=src,
+        tgt_lang=tgt,
+        languages=tuple(languages),
+        warnings=tuple(warnings),
+        problems=tuple(problems),
+    )
+
+
+def _seg_text(tuv, uri: str):
+    seg = next(iter(_elements(tuv, "seg", uri)), None)
+    if seg is None:
+        return "", ()  # a tuv without <seg> is invalid; read it as empty rather than fail
+    return flatten(seg, TMX, namespace=uri)

@@ -1,0 +1,342 @@
+"""XLIFF 1.0/1.1/1.2 reader, with the SDLXLIFF, memoQ (MQXLIFF) and Phrase (MXLIFF) dialects.
+
+Elements are matched in the root element's namespace (1.2, 1.1, 1.0 or none; any prefix), so
+`<xliff>`, `<xlf:xliff>` and namespace-less 1.0 files read alike. Each `<file>` is one `Document`.
+A unit with `<seg-source>` holding `<mrk mtype="seg">` gives one segment per mrk, paired with the
+target's mrk of the same `mid`; any other unit gives one segment. `alt-trans` is never read.
+
+Dialect status lives outside the standard attributes:
+  SDLXLIFF  `sdl:seg-defs/sdl:seg[@id=mid]`: `conf` -> state, `locked="true"` -> locked
+  MQXLIFF   `trans-unit/@mq:status` -> state, `@mq:locked` ("locked"/"true") -> locked
+  MXLIFF    `trans-unit/@m:confirmed` (0/1/2 or false/true) -> state "confirmed" when > 0,
+            `@m:locked` -> locked; `target/@state`, when present, is kept instead.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from termqa.errors import InputError
+from termqa.langtags import normalise_tag
+from termqa.model import BilingualFile, Document, Segment
+
+from . import inline
+from .xmlsafe import XML_LANG, ns
+
+FORMAT = "xliff-1.2"
+
+SDL_NS = "http://sdl.com/FileTypes/SdlXliff/1.0"
+MQ_NS = "MQXliff"
+MXLIFF_NS = "http://www.memsource.com/mxlf/2.0"
+_DIALECTS = ((SDL_NS, "sdlxliff"), (MQ_NS, "mqxliff"), (MXLIFF_NS, "mxliff"))
+
+# XLIFF 1.2 target/@state values; anything else not starting with "x-" is tolerated but warned.
+_STATES = frozenset(
+    {
+        "final", "needs-adaptation", "needs-l10n", "needs-review-adaptation", "needs-review-l10n",
+        "needs-review-translation", "needs-translation", "new", "signed-off", "translated",
+    }
+)
+_TRUE = frozenset({"true", "yes", "1", "locked"})
+# Past this many, repeated findings of one kind are summarised rather than listed one by one.
+_MAX_LISTED = 20
+
+
+def _dialect_of(root) -> Optional[str]:
+    uris = set(root.nsmap.values())
+    for child in root:  # namespaces are sometimes declared on <file> only
+        if isinstance(child.tag, str):
+            uris.update(child.nsmap.values())
+    for uri, name in _DIALECTS:
+        if uri in uris:
+            return name
+    return None
+
+
+class _Findings:
+    """Problems and warnings, capped per kind so a broken 1M-word file does not flood the report."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+        self.warnings: list[str] = []
+        self._counts: dict[tuple[str, str], int] = {}
+
+    def add(self, level: str, kind: str, message: str) -> None:
+        n = self._counts.get((level, kind), 0) + 1
+        self._counts[(level, kind)] = n
+        if n <= _MAX_LISTED:
+            (self.problems if level == "problem" else self.warnings).append(message)
+
+    def close(self) -> None:
+        for (level, kind), n in self._counts.items():
+            if n > _MAX_LISTED:
+                out = self.problems if level == "problem" else self.warnings
+                out.append(f"... and {n - _MAX_LISTED} more of the kind: {kind}")
+
+
+class _Reader:
+    def __init__(self, path: str, root, src_lang, tgt_lang):
+        self.path = path
+        self.root = root
+        self.xns = ns(root.tag)
+        self.src_override = normalise_tag(src_lang) if src_lang else ""
+        self.tgt_override = normalise_tag(tgt_lang) if tgt_lang else ""
+        self.dialect = _dialect_of(root)
+        self.version = root.get("version")
+        self.found = _Findings()
+        self.bad_states: dict[str, int] = {}
+        q = self.q
+        self.T_FILE, self.T_BODY, self.T_GROUP, self.T_TU = q("file"), q("body"), q("group"), q("trans-unit")
+        self.T_SOURCE, self.T_SEGSRC, self.T_TARGET, self.T_MRK = q("source"), q("seg-source"), q("target"), q("mrk")
+        self.SDL_SEGDEFS, self.SDL_SEG = f"{{{SDL_NS}}}seg-defs", f"{{{SDL_NS}}}seg"
+        self.MQ_STATUS, self.MQ_LOCKED = f"{{{MQ_NS}}}status", f"{{{MQ_NS}}}locked"
+        self.M_CONFIRMED, self.M_LOCKED = f"{{{MXLIFF_NS}}}confirmed", f"{{{MXLIFF_NS}}}locked"
+
+    def q(self, name: str) -> str:
+        return f"{{{self.xns}}}{name}" if self.xns else name
+
+    def flatten(self, el):
+        return inline.flatten(el, inline.XLIFF12, namespace=self.xns)
+
+    # --- languages ---------------------------------------------------------------------------
+
+    def _first_lang(self, scope, tag) -> str:
+        for el in scope.iter(tag):
+            lang = el.get(XML_LANG)
+            if lang:
+                return lang
+        return ""
+
+    def languages(self, files) -> list[tuple[str, str]]:
+        """(source, target) per file: argument, else file attribute, else xml:lang, else other files'."""
+        pairs = []
+        for f in files:
+            s = self.src_override or normalise_tag(f.get("source-language"))
+            t = self.tgt_override or normalise_tag(f.get("target-language"))
+            if not f.get("source-language"):
+                self.found.add(
+                    "warning", "no source-language", f"{self._where(f)}: <file> has no source-language attribute"
+                )
+            if not s:
+                s = normalise_tag(self._first_lang(f, self.T_SOURCE))
+            if not t:
+                t = normalise_tag(self._first_lang(f, self.T_TARGET))
+            pairs.append((s, t))
+        any_s = next((s for s, _ in pairs if s), "")
+        any_t = next((t for _, t in pairs if t), "")
+        if not any_s:
+            raise InputError(self.path, "has no source language; pass --src-lang", fix="e.g. --src-lang en")
+        if not any_t:
+            raise InputError(self.path, "has no target language; pass --tgt-lang", fix="e.g. --tgt-lang fr")
+        return [(s or any_s, t or any_t) for s, t in pairs]
+
+    def _where(self, f) -> str:
+        return f"{self.path} <file original={f.get('original')!r}>"
+
+    # --- walking -----------------------------------------------------------------------------
+
+    def read(self) -> BilingualFile:
+        files = [c for c in self.root if c.tag == self.T_FILE]
+        if not files:
+            raise InputError(self.path, "is an XLIFF 1.x file without any <file> element")
+        langs = self.languages(files)
+        docs = []
+        for k, (f, (s, t)) in enumerate(zip(files, langs), start=1):
+            doc_id = self.path if len(files) == 1 else f"{self.path}#{k}"
+            docs.append(self.read_file(f, doc_id, s, t))
+        if self.bad_states:
+            listed = ", ".join(f"{v} ({n}x)" for v, n in sorted(self.bad_states.items()))
+            self.found.add("warning", "state", f"{self.path}: target state values not defined by XLIFF 1.2: {listed}")
+        self.found.close()
+        seen: list[str] = []
+        for s, t in langs:
+            for x in (s, t):
+                if x not in seen:
+                    seen.append(x)
+        return BilingualFile(
+            path=self.path,
+            format=FORMAT,
+            documents=tuple(docs),
+            dialect=self.dialect,
+            version=self.version,
+            src_lang=langs[0][0],
+            tgt_lang=langs[0][1],
+            languages=tuple(seen),
+            warnings=tuple(self.found.warnings),
+            problems=tuple(self.found.problems),
+        )
+
+    def read_file(self, f, doc_id: str, src: str, tgt: str) -> Document:
+        segs: list[Segment] = []
+        self._ids: set[str] = set()
+        self._skipped = 0
+        self._doc = (doc_id, src, tgt)
+        for body in f:
+            if body.tag == self.T_BODY:
+                self._walk(body, False, segs)
+        return Document(
+            doc_id=doc_id,
+            path=self.path,
+            format=FORMAT,
+            src_lang=src,
+            tgt_lang=tgt,
+            segments=tuple(segs),
+            dialect=self.dialect,
+            original=f.get("original"),
+            skipped=self._skipped,
+        )
+
+    def _walk(self, container, no_translate: bool, segs: list) -> None:
+        for el in container:
+            tag = el.tag
+            if tag == self.T_TU:
+                self._unit(el, no_translate, segs)
+            elif tag == self.T_GROUP:
+                # A group's translate="no" applies to the units inside unless they say otherwise.
+                flag = el.get("translate")
+                self._walk(el, no_translate if flag is None else flag == "no", segs)
+
+    def _unit(self, tu, no_translate: bool, segs: list) -> None:
+        doc_id, src_lang, tgt_lang = self._doc
+        uid = tu.get("id")
+        if uid is None:
+            self.found.add("problem", "unit without id", f"{doc_id}: a <trans-unit> has no id attribute")
+            uid = ""
+        elif uid in self._ids:
+            # The 1.2 schema makes trans-unit ids a key within <file>; 1.0 tools (Passolo) repeat them.
+            level = "problem" if (self.version or "").startswith("1.2") else "warning"
+            self.found.add(level, "duplicate unit id", f"{doc_id}: trans-unit id {uid!r} is used more than once")
+        self._ids.add(uid)
+        flag = tu.get("translate")
+        if (no_translate if flag is None else flag == "no"):
+            self._skipped += 1
+            return
+        source = segsrc = target = segdefs = None
+        for c in tu:
+            t = c.tag
+            if t == self.T_SOURCE:
+                if source is None:
+                    source = c
+            elif t == self.T_SEGSRC:
+                segsrc = c
+            elif t == self.T_TARGET:
+                if target is None:
+                    target = c
+            elif t == self.SDL_SEGDEFS:
+                segdefs = c
+        if source is None:
+            self.found.add("problem", "unit without source", f"{doc_id}: trans-unit {uid!r} has no <source>")
+            return
+
+        state = target.get("state") if target is not None else None
+        if state is not None and state not in _STATES and not state.startswith("x-"):
+            self.bad_states[state] = self.bad_states.get(state, 0) + 1
+        locked = False
+        if self.dialect == "mqxliff":
+            state = tu.get(self.MQ_STATUS) or state
+            locked = (tu.get(self.MQ_LOCKED) or "").lower() in _TRUE
+        elif self.dialect == "mxliff":
+            conf = tu.get(self.M_CONFIRMED)
+            if state is None and conf is not None:
+                state = "confirmed" if conf.lower() in ("true", "1", "2", "3") else "unconfirmed"
+            locked = (tu.get(self.M_LOCKED) or "").lower() in _TRUE
+        sdl = self._sdl_segs(segdefs) if segdefs is not None else None
+
+        seg_mrks = self._seg_mrks(segsrc) if segsrc is not None else []
+        if seg_mrks:
+            tmap = self._target_mrks(target, uid) if target is not None else {}
+            if target is not None and not tmap and len(seg_mrks) > 1:
+                self.found.add(
+                    "warning", "unsegmented target",
+                    f"{doc_id}: trans-unit {uid!r}: seg-source has {len(seg_mrks)} segments but the target is not "
+                    "segmented; read as one segment",
+                )
+                seg_mrks = []
+            else:
+                mids = set()
+                for m in seg_mrks:
+                    mid = m.get("mid", "")
+                    if mid in mids:
+                        self.found.add(
+                            "problem", "duplicate mid",
+                            f"{doc_id}: trans-unit {uid!r}: seg-source mid {mid!r} is used more than once",
+                        )
+                    mids.add(mid)
+                for mid in tmap:
+                    if mid not in mids:
+                        self.found.add(
+                            "problem", "target mid without source",
+                            f"{doc_id}: trans-unit {uid!r}: target <mrk mtype=\"seg\" mid={mid!r}> "
+                            "has no seg-source counterpart",
+                        )
+                for m in seg_mrks:
+                    mid = m.get("mid", "")
+                    s_text, s_codes = self.flatten(m)
+                    if target is None:
+                        t_text, t_codes = None, ()
+                    elif not tmap and len(seg_mrks) == 1:
+                        t_text, t_codes = self.flatten(target)  # one segment, target written without mrk
+                    elif mid in tmap:
+                        t_text, t_codes = self.flatten(tmap[mid])
+                    else:
+                        t_text, t_codes = None, ()
+                    seg_state, seg_locked = state, locked
+                    if sdl is not None and mid in sdl:
+                        conf, lk = sdl[mid]
+                        seg_state, seg_locked = conf or state, lk
+                    segs.append(
+                        Segment(doc_id, uid, mid, s_text, t_text, src_lang, tgt_lang, len(segs),
+                                s_codes, t_codes, seg_state, seg_locked)
+                    )
+                return
+
+        s_text, s_codes = self.flatten(source)
+        if target is None:
+            t_text, t_codes = None, ()
+        else:
+            if segsrc is None and self._has_seg_mrk(target):
+                self.found.add(
+                    "problem", "segmented target without seg-source",
+                    f"{doc_id}: trans-unit {uid!r}: target has <mrk mtype=\"seg\"> but the unit has no <seg-source>",
+                )
+            t_text, t_codes = self.flatten(target)
+        if sdl is not None and len(sdl) == 1:
+            conf, lk = next(iter(sdl.values()))
+            state, locked = conf or state, lk
+        segs.append(
+            Segment(doc_id, uid, "", s_text, t_text, src_lang, tgt_lang, len(segs), s_codes, t_codes, state, locked)
+        )
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _seg_mrks(self, segsrc) -> list:
+        # Seg mrks may sit inside <g> that spans them (SDL does this); iter finds them at any depth.
+        return [m for m in segsrc.iter(self.T_MRK) if m.get("mtype") == "seg"]
+
+    def _has_seg_mrk(self, el) -> bool:
+        return any(m.get("mtype") == "seg" for m in el.iter(self.T_MRK))
+
+    def _target_mrks(self, target, uid) -> dict:
+        out = {}
+        for m in target.iter(self.T_MRK):
+            if m.get("mtype") == "seg":
+                mid = m.get("mid", "")
+                if mid in out:
+                    self.found.add(
+                        "problem", "duplicate target mid",
+                        f"{self._doc[0]}: trans-unit {uid!r}: target mid {mid!r} is used more than once",
+                    )
+                else:
+                    out[mid] = m
+        return out
+
+    def _sdl_segs(self, segdefs) -> dict:
+        out = {}
+        for s in segdefs:
+            if s.tag == self.SDL_SEG:
+                out[s.get("id", "")] = (s.get("conf"), (s.get("locked") or "").lower() == "true")
+        return out
+
+
+def read(path: str, root, *, src_lang=None, tgt_lang=None) -> BilingualFile:
+    """Read an XLIFF 1.x file whose root element `root` the hardened parser already produced."""
+    return _Reader(str(path), root, src_lang, tgt_lang).read()

@@ -1,0 +1,316 @@
+"""XLIFF 2.0 / 2.1 / 2.2 reader: `<file>`s become documents, `<segment>`s become segments.
+
+2.0 and 2.1 share the namespace `urn:oasis:names:tc:xliff:document:2.0` (the `version` attribute
+tells them apart); 2.2 has its own, `urn:oasis:names:tc:xliff:document:2.2`. We read elements in
+whatever namespace the root element uses, so both work with the same code.
+
+Inline content is flattened by `formats.inline`: `pc`/`mrk` are containers whose content is text,
+`ph`/`sc`/`ec`/`sm`/`em` are empty codes, `cp` is a character that IS text, and the native code a
+code points to through `dataRef` (in the unit's `<originalData>`) is kept as the code's `data`,
+never as text. `<ignorable>` is inter-segment whitespace/markup, not a segment.
+
+Violations of the spec that we can read past are reported in `BilingualFile.problems`:
+an `<ec>`/`<em>` with no earlier `<sc>`/`<sm>` in its unit, duplicate note ids in one `<notes>`,
+duplicate unit/group ids in a file, duplicate segment ids in a unit, duplicate file ids.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Optional
+
+from termqa.errors import InputError
+from termqa.langtags import lang_matches, normalise_tag
+from termqa.model import BilingualFile, Document, InlineCode, Segment
+
+from .inline import XLIFF2, flatten
+from .xmlsafe import local, ns
+
+NS20 = "urn:oasis:names:tc:xliff:document:2.0"
+NS22 = "urn:oasis:names:tc:xliff:document:2.2"
+
+
+def _version(root) -> str:
+    """"2.0", "2.1" or "2.2": the version attribute when it is one we know, else the namespace's."""
+    v = (root.get("version") or "").strip()
+    if v in ("2.0", "2.1", "2.2"):
+        return v
+    return "2.2" if ns(root.tag) == NS22 else "2.0"
+
+
+def _children(el, name: str, uri: str):
+    """Element children of `el` named `name` in the XLIFF namespace `uri` (comments skipped)."""
+    tag = f"{{{uri}}}{name}" if uri else name
+    return [c for c in el if c.tag == tag]
+
+
+def _first(el, name: str, uri: str):
+    kids = _children(el, name, uri)
+    return kids[0] if kids else None
+
+
+def _data_text(el, uri: str) -> str:
+    """Text of an `<originalData>/<data>`: its text plus the characters of its `<cp>` children."""
+    parts = [el.text or ""]
+    for child in el:
+        if isinstance(child.tag, str) and local(child.tag) == "cp" and ns(child.tag) == uri:
+            try:
+                parts.append(chr(int(child.get("hex", ""), 16)))
+            except (ValueError, OverflowError):
+                pass  # an invalid code point: nothing usable to keep
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+class _Reader:
+    """State for one file: the namespace, the running problem list, the languages decided."""
+
+    def __init__(self, path: str, root, src_lang: str, tgt_lang: str):
+        self.path = path
+        self.root = root
+        self.uri = ns(root.tag)
+        self.src_lang = src_lang
+        self.tgt_lang = tgt_lang
+        self.problems: list[str] = []
+
+    # --- structure -------------------------------------------------------------------------
+
+    def document(self, file_el, doc_id: str, fmt: str) -> Document:
+        segments: list[Segment] = []
+        skipped = [0]
+        self._check_notes(file_el, f"file {file_el.get('id')!r}")
+        seen_ids: Counter = Counter()
+        self._walk(file_el, doc_id, self._translate(file_el, True), segments, skipped, seen_ids)
+        for uid, n in seen_ids.items():
+            if n > 1:
+                self.problems.append(
+                    f"file {file_el.get('id')!r}: id {uid!r} is used by {n} units/groups "
+                    "(ids must be unique among the units and groups of a file)"
+                )
+        return Document(
+            doc_id=doc_id,
+            path=self.path,
+            format=fmt,
+            src_lang=self.src_lang,
+            tgt_lang=self.tgt_lang,
+            segments=tuple(segments),
+            original=file_el.get("original"),
+            skipped=skipped[0],
+        )
+
+    @staticmethod
+    def _translate(el, inherited: bool) -> bool:
+        # `translate` is inherited down file -> group -> unit; only an explicit value changes it.
+        v = el.get("translate")
+        if v == "no":
+            return False
+        if v == "yes":
+            return True
+        return inherited
+
+    def _walk(self, parent, doc_id, translate, segments, skipped, seen_ids) -> None:
+        for child in parent:
+            if not isinstance(child.tag, str) or ns(child.tag) != self.uri:
+                continue  # comments, extension elements (glossaries, metadata, TBX...)
+            name = local(child.tag)
+            if name == "group":
+                if child.get("id") is not None:
+                    seen_ids[child.get("id")] += 1
+                self._check_notes(child, f"group {child.get('id')!r}")
+                self._walk(child, doc_id, self._translate(child, translate), segments, skipped, seen_ids)
+            elif name == "unit":
+                uid = child.get("id") or ""
+                if uid:
+                    seen_ids[uid] += 1
+                else:  # required by the schema; without it segment keys can collide
+                    self.problems.append(f"a <unit> in file {doc_id!r} has no id")
+                self._check_notes(child, f"unit {uid!r}")
+                self._check_pairs(child, uid)
+                if not self._translate(child, translate):
+                    skipped[0] += 1
+                    continue
+                self._unit(child, uid, doc_id, segments)
+
+    def _unit(self, unit, uid: str, doc_id: str, segments: list[Segment]) -> None:
+        data_el = _first(unit, "originalData", self.uri)
+        original = {}
+        if data_el is not None:
+            for d in _children(data_el, "data", self.uri):
+                original[d.get("id")] = _data_text(d, self.uri)
+
+        def data_for(el) -> str:
+            return original.get(el.get("dataRef"), "")
+
+        seg_ids: Counter = Counter()
+        n = 0
+        for seg in _children(unit, "segment", self.uri):
+            n += 1
+            # XLIFF 2 makes segment@id optional; when it is missing we name the segment by its
+            # 1-based position among the unit's segments (ignorables not counted), so keys stay
+            # stable across runs of the same file.
+            seg_id = seg.get("id") or f"s{n}"
+            if seg.get("id"):
+                seg_ids[seg.get("id")] += 1
+            src_el = _first(seg, "source", self.uri)
+            tgt_el = _first(seg, "target", self.uri)
+            source, source_codes = self._flatten(src_el, data_for) if src_el is not None else ("", ())
+            if tgt_el is not None:
+                target, target_codes = self._flatten(tgt_el, data_for)
+            else:
+                target, target_codes = None, ()
+            segments.append(
+                Segment(
+                    doc_id=doc_id,
+                    unit_id=uid,
+                    seg_id=seg_id,
+                    source=source,
+                    target=target,
+                    src_lang=self.src_lang,
+                    tgt_lang=self.tgt_lang,
+                    index=len(segments),
+                    source_codes=source_codes,
+                    target_codes=target_codes,
+                    # As written; absent means the spec's default, "initial".
+                    state=seg.get("state"),
+                )
+            )
+        for ign in _children(unit, "ignorable", self.uri):
+            if ign.get("id"):
+                seg_ids[ign.get("id")] += 1
+        for sid, k in seg_ids.items():
+            if k > 1:
+                self.problems.append(f"unit {uid!r}: segment/ignorable id {sid!r} is used {k} times")
+
+    def _flatten(self, el, data_for) -> tuple[str, tuple[InlineCode, ...]]:
+        text, codes = flatten(el, XLIFF2, namespace=self.uri, data_for=data_for)
+        return text, self._pc_data(el, codes, data_for)
+
+    def _pc_data(self, el, codes, data_for) -> tuple[InlineCode, ...]:
+        """Give `pc` codes the native data of their `dataRefStart`/`dataRefEnd`.
+
+        `inline.flatten` only looks data up for empty codes; a `pc` is a container there. Its open
+        codes come out in document order and its close codes close the innermost open `pc`, so
+        a stack pairs each code with its element.
+        """
+        if not codes or not any(c.kind == "pc" for c in codes):
+            return codes
+        pcs = iter(e for e in el.iter(f"{{{self.uri}}}pc" if self.uri else "pc") if e is not el)
+        stack = []
+        out = []
+        for c in codes:
+            if c.kind == "pc" and c.role == "open":
+                e = next(pcs, None)
+                stack.append(e)
+                ref = e.get("dataRefStart") if e is not None else None
+            elif c.kind == "pc" and c.role == "close":
+                e = stack.pop() if stack else None
+                ref = e.get("dataRefEnd") if e is not None else None
+            else:
+                out.append(c)
+                continue
+            data = data_for(_Ref(ref)) if ref else ""
+            out.append(InlineCode(c.offset, c.kind, c.role, c.id, data) if data else c)
+        return tuple(out)
+
+    # --- problems --------------------------------------------------------------------------
+
+    def _check_notes(self, el, where: str) -> None:
+        notes = _first(el, "notes", self.uri)
+        if notes is None:
+            return
+        ids = Counter(n.get("id") for n in _children(notes, "note", self.uri) if n.get("id") is not None)
+        for nid, k in ids.items():
+            if k > 1:
+                self.problems.append(f"{where}: note id {nid!r} is used {k} times in one <notes>")
+
+    def _check_pairs(self, unit, uid: str) -> None:
+        """An `<ec startRef>` (or `<em startRef>`) needs an earlier `<sc>` (`<sm>`) in the unit.
+
+        Sources are checked in document order across segments and ignorables. Targets are checked
+        too unless a target has an `order` attribute (then its display order differs from the
+        document order and "earlier" is not decidable without re-ordering).
+        """
+        parts = [p for p in unit if isinstance(p.tag, str) and ns(p.tag) == self.uri
+                 and local(p.tag) in ("segment", "ignorable")]
+        sides = ["source"]
+        if not any(t.get("order") for p in parts for t in _children(p, "target", self.uri)):
+            sides.append("target")
+        for side in sides:
+            opened = {"sc": set(), "sm": set()}
+            for p in parts:
+                el = _first(p, side, self.uri)
+                if el is None:
+                    continue
+                for code in el.iter():
+                    if not isinstance(code.tag, str) or ns(code.tag) != self.uri:
+                        continue
+                    name = local(code.tag)
+                    if name in ("sc", "sm") and code.get("id") is not None:
+                        opened[name].add(code.get("id"))
+                    elif name in ("ec", "em") and code.get("isolated") != "yes":
+                        ref = code.get("startRef")
+                        start = "sc" if name == "ec" else "sm"
+                        if ref is None:
+                            if name == "ec":  # a non-isolated ec must say which sc it closes
+                                self.problems.append(
+                                    f"unit {uid!r}: <ec> in the {side} has neither startRef nor isolated='yes'"
+                                )
+                        elif ref not in opened[start]:
+                            self.problems.append(
+                                f"unit {uid!r}: <{name} startRef={ref!r}> in the {side} has no earlier "
+                                f"<{start} id={ref!r}> in the unit"
+                            )
+
+
+class _Ref:
+    """A stand-in element for `data_for`, which reads `dataRef` from what it is given."""
+
+    def __init__(self, ref: str):
+        self._ref = ref
+
+    def get(self, name, default=None):
+        return self._ref if name == "dataRef" else default
+
+
+def _language(path: str, given: Optional[str], written: Optional[str], what: str, option: str,
+              warnings: list[str]) -> str:
+    if given:
+        if written and not lang_matches(given, written):
+            warnings.append(
+                f"the file says {what} language {written!r}; using {option} {given!r} as asked"
+            )
+        return normalise_tag(given)
+    if written and written.strip():
+        return normalise_tag(written)
+    raise InputError(path, f"has no {what} language; pass {option}")
+
+
+def read(path: str, root, *, src_lang=None, tgt_lang=None) -> BilingualFile:
+    """Read an XLIFF 2.x file whose root element `root` is already parsed (see formats.xmlsafe)."""
+    version = _version(root)
+    fmt = f"xliff-{version}"
+    warnings: list[str] = []
+    src = _language(path, src_lang, root.get("srcLang"), "source", "--src-lang", warnings)
+    tgt = _language(path, tgt_lang, root.get("trgLang"), "target", "--tgt-lang", warnings)
+    reader = _Reader(path, root, src, tgt)
+    files = _children(root, "file", reader.uri)
+    if not files:
+        raise InputError(path, "has no <file> element: not a usable XLIFF 2 document")
+    file_ids = Counter(f.get("id") for f in files if f.get("id") is not None)
+    for fid, k in file_ids.items():
+        if k > 1:
+            reader.problems.append(f"file id {fid!r} is used by {k} <file> elements")
+    docs = []
+    for k, f in enumerate(files, start=1):
+        doc_id = path if len(files) == 1 else f"{path}#{k}"
+        docs.append(reader.document(f, doc_id, fmt))
+    return BilingualFile(
+        path=path,
+        format=fmt,
+        documents=tuple(docs),
+        version=root.get("version"),
+        src_lang=src,
+        tgt_lang=tgt,
+        languages=(src, tgt),
+        warnings=tuple(warnings),
+        problems=tuple(reader.problems),
+    )

@@ -1,0 +1,226 @@
+/* termqa report: filters, search, sortable tables. Vanilla JS; the page is complete without it.
+   Allowed by the page's CSP through the sha256 hash of this exact text. */
+(function () {
+  'use strict';
+  var errors = [];
+  var violations = [];
+  window.addEventListener('error', function (e) { errors.push(String(e.message || e.type)); });
+  document.addEventListener('securitypolicyviolation', function (e) {
+    violations.push(e.violatedDirective + ' ' + (e.blockedURI || ''));
+  });
+
+  function main() {
+    function $(sel, root) { return (root || document).querySelector(sel); }
+    function $$(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
+    function fold(s) {
+      // Case- and accent-insensitive search ("reglee" finds "réglée").
+      return String(s).normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+    }
+
+    var data = JSON.parse($('#termqa-data').textContent);
+    var occs = $$('[data-occ]');
+    var blocks = $$('[data-concept-block]');
+    var names = {};
+    data.documents.forEach(function (d) { names[d.key] = d.name; });
+    data.concepts.forEach(function (c) { names[c.key] = c.name + ' ' + c.id; });
+    // Search text of each occurrence: what it shows plus its concept and document names.
+    var hay = occs.map(function (el) {
+      return fold(el.textContent + ' ' + names[el.dataset.concept] + ' ' + names[el.dataset.doc]);
+    });
+
+    // ------------------------------------------------------------------ filters
+    var form = $('#filters');
+    var fLabel = $('#f-label'), fDoc = $('#f-doc'), fConcept = $('#f-concept'), fQ = $('#f-q');
+    var status = $('#f-status'), none = $('#f-none');
+    data.labels.forEach(function (l) {
+      fLabel.add(new Option(l.code + (l.name !== l.code ? ' – ' + l.name : '') + ' (' + l.count + ')', l.code));
+    });
+    data.documents.forEach(function (d) { fDoc.add(new Option(d.name, d.key)); });
+    data.concepts.forEach(function (c) { fConcept.add(new Option(c.name, c.key)); });
+
+    function state() {
+      var outcomes = {};
+      $$('input[name=outcome]', form).forEach(function (i) { outcomes[i.value] = i.checked; });
+      return { outcomes: outcomes, label: fLabel.value, doc: fDoc.value, concept: fConcept.value,
+               q: fold(fQ.value.trim()) };
+    }
+
+    function apply() {
+      var s = state();
+      var active = s.label || s.doc || s.concept || s.q ||
+        Object.keys(s.outcomes).some(function (k) { return !s.outcomes[k]; });
+      var shown = 0;
+      occs.forEach(function (el, i) {
+        var ok = s.outcomes[el.dataset.outcome] !== false &&
+          (!s.label || el.dataset.label === s.label) &&
+          (!s.doc || el.dataset.doc === s.doc) &&
+          (!s.concept || el.dataset.concept === s.concept) &&
+          (!s.q || hay[i].indexOf(s.q) !== -1);
+        el.classList.toggle('filtered-out', !ok);
+        if (ok) { shown += 1; }
+      });
+      blocks.forEach(function (b) {
+        var any = b.querySelector('[data-occ]:not(.filtered-out)');
+        b.classList.toggle('filtered-out', Boolean(active && !any));
+        $$('details.conf', b).forEach(function (d) {
+          var rows = $$('[data-occ]', d);
+          var visible = rows.filter(function (r) { return !r.classList.contains('filtered-out'); });
+          d.classList.toggle('filtered-out', Boolean(active && !visible.length));
+          if (active && visible.length && (s.q || !s.outcomes.justified)) { d.open = true; }
+        });
+      });
+      status.textContent = active
+        ? 'Showing ' + shown + ' of ' + occs.length + ' occurrences.'
+        : 'All ' + occs.length + ' occurrences (conforming ones are folded under each concept).';
+      none.hidden = !(active && shown === 0);
+      return shown;
+    }
+
+    form.addEventListener('input', apply);
+    form.addEventListener('change', apply);
+    form.addEventListener('submit', function (e) { e.preventDefault(); });
+    form.addEventListener('reset', function () { setTimeout(apply, 0); });
+
+    function reset() { form.reset(); apply(); }
+
+    $$('[data-filter-label]').forEach(function (b) {
+      b.addEventListener('click', function () {
+        reset();
+        fLabel.value = b.dataset.filterLabel;
+        apply();
+        $('#concepts').scrollIntoView();
+        fLabel.focus({ preventScroll: true });
+      });
+    });
+
+    // ------------------------------------------------------------------ anchors
+    function reveal() {
+      var id = decodeURIComponent(location.hash.slice(1));
+      var el = id && document.getElementById(id);
+      if (!el) { return; }
+      if (el.closest('.filtered-out')) { reset(); }
+      var d = el.closest('details');
+      if (d) { d.open = true; }
+      el.scrollIntoView();
+    }
+    window.addEventListener('hashchange', reveal);
+
+    // ------------------------------------------------------------------ sortable tables
+    function cellKey(td) {
+      if (!td) { return ''; }
+      if (td.hasAttribute('data-sort')) {
+        var v = td.getAttribute('data-sort');
+        return v === '' ? null : parseFloat(v);
+      }
+      var t = td.textContent.trim();
+      var n = t.replace(/[%\s,]/g, '');
+      return /^-?\d+(\.\d+)?$/.test(n) ? parseFloat(n) : fold(t);
+    }
+    function compare(a, b) {
+      if (a === b) { return 0; }
+      if (a === null || a === '—') { return 1; }   // missing values last, whatever the direction
+      if (b === null || b === '—') { return -1; }
+      if (typeof a === 'number' && typeof b === 'number') { return a - b; }
+      return String(a).localeCompare(String(b));
+    }
+    $$('table.sortable').forEach(function (table) {
+      var heads = $$('thead th', table);
+      heads.forEach(function (th, col) {
+        if (!th.textContent.trim() || th.classList.contains('noprint')) { return; }
+        var btn = document.createElement('button');
+        btn.type = 'button';
+        btn.className = 'sort';
+        while (th.firstChild) { btn.appendChild(th.firstChild); }
+        th.appendChild(btn);
+        btn.addEventListener('click', function () {
+          var dir = th.getAttribute('aria-sort') === 'ascending' ? 'descending' : 'ascending';
+          heads.forEach(function (h) { h.removeAttribute('aria-sort'); });
+          th.setAttribute('aria-sort', dir);
+          var body = table.tBodies[0];
+          var rows = Array.prototype.slice.call(body.rows);
+          var keyed = rows.map(function (r, i) { return { r: r, k: cellKey(r.cells[col]), i: i }; });
+          keyed.sort(function (x, y) {
+            if (x.k === null || y.k === null) { return compare(x.k, y.k) || x.i - y.i; }
+            var c = compare(x.k, y.k);
+            return (dir === 'ascending' ? c : -c) || x.i - y.i;
+          });
+          keyed.forEach(function (x) { body.appendChild(x.r); });
+        });
+      });
+    });
+
+    // ------------------------------------------------------------------ print: unfold everything
+    var folded = [];
+    window.addEventListener('beforeprint', function () {
+      folded = $$('details:not([open])');
+      folded.forEach(function (d) { d.open = true; });
+    });
+    window.addEventListener('afterprint', function () {
+      folded.forEach(function (d) { d.open = false; });
+      folded = [];
+    });
+
+    $$('.js-only').forEach(function (el) { if (el.id !== 'f-none') { el.hidden = false; } });
+    apply();
+    reveal();
+
+    // ------------------------------------------------------------------ self-test (#selftest)
+    // Used by the browser test: applies each filter and writes the visible counts into the page.
+    if (location.hash === '#selftest') {
+      var out = { total: occs.length, initial: apply(), outcome: {}, label: {}, doc: {}, concept: {},
+                  blocks_visible_error_only: 0 };
+      var boxes = $$('input[name=outcome]', form);
+      data.outcomes.forEach(function (o) {
+        reset();
+        boxes.forEach(function (b) { b.checked = b.value === o.key; });
+        out.outcome[o.key] = apply();
+        if (o.key === 'error') {
+          out.blocks_visible_error_only = blocks.filter(function (b) {
+            return !b.classList.contains('filtered-out');
+          }).length;
+        }
+      });
+      data.labels.forEach(function (l) { reset(); fLabel.value = l.code; out.label[l.code] = apply(); });
+      data.documents.forEach(function (d) { reset(); fDoc.value = d.key; out.doc[d.name] = apply(); });
+      data.concepts.forEach(function (c) { reset(); fConcept.value = c.key; out.concept[c.id] = apply(); });
+      out.search = {};
+      ['garniture', 'REGLEE', '<script>alert(1)</script>', 'u9"><b>', 'zzz-nothing'].forEach(function (q) {
+        reset(); fQ.value = q; out.search[q] = apply();
+      });
+      out.none_message_shown = !$('#f-none').hidden;
+      reset();
+      var docTable = $('#doc-table');
+      if (docTable) {
+        var scoreBtn = $$('thead th', docTable)[5].querySelector('button.sort');
+        scoreBtn.click();
+        out.docs_by_score_asc = $$('tbody tr', docTable).map(function (r) { return r.cells[0].textContent; });
+        scoreBtn.click();
+        out.docs_by_score_desc = $$('tbody tr', docTable).map(function (r) { return r.cells[0].textContent; });
+      }
+      out.sort_buttons = $$('button.sort').length;
+      out.scripts = $$('script').length;
+      out.imgs = $$('img').length;
+      out.bold = $$('main b').map(function (b) { return b.textContent; }).filter(function (t) { return t === 'x' || t === 'de'; });
+      out.pwned = window.__pwned || null;
+      out.hostile_text = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>',
+                          '</script><script>window.__pwned=1</script>'].map(function (t) {
+        return document.body.textContent.indexOf(t) !== -1;
+      });
+      out.controls_visible = !form.hidden;
+      out.errors = errors;
+      out.violations = violations;
+      var pre = $('#selftest-out');
+      pre.textContent = JSON.stringify(out);
+      pre.setAttribute('data-done', '1');
+    }
+  }
+
+  try {
+    main();
+  } catch (e) {
+    // Leave a trace the browser test (and a curious reader of the DOM) can see.
+    var pre = document.getElementById('selftest-out');
+    if (pre) { pre.textContent = JSON.stringify({ fatal: String(e && e.stack || e), errors: errors }); }
+    throw e;
+  }
+}());

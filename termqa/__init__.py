@@ -1,0 +1,22 @@
+"""termqa: terminology QA for translation projects (the TermJudge method, as a CAT-tool QA step).
+
+Library first: `termqa.check(files, glossaries=...)` runs the whole pipeline; the CLI is a thin layer
+over it. Heavy libraries (spaCy, openai, rdflib) are imported only when a stage needs them.
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__", "check", "inspect_file"]
+
+
+def __getattr__(name):  # lazy: importing termqa stays cheap
+    if name == "check":
+        from termqa.check import check
+
+        return check
+    if name == "inspect_file":
+        from termqa.inspect import inspect_file
+
+        return inspect_file
+    raise AttributeError(name)

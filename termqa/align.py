@@ -1,0 +1,223 @@
+"""Target-side alignment: find the span of the target segment that renders each source occurrence.
+
+Without an LLM, a rendering is found as one of:
+- `glossary`: an allowed target term of the concept (any status, matched on lemmas, diacritics loose
+  so that misspellings are found and then judged);
+- `forbidden`: a deprecated/superseded target term of the concept;
+- `dnt`: the do-not-translate source item kept as it is (`dnt_altered` when only case, spacing or
+  accents changed);
+- `untranslated`: the source form copied into the target;
+- `established`: a rendering already used for this source form elsewhere in the document (from the
+  glossary passes, or a recurring target n-gram mined from the chain's segments).
+
+Alignment is one-to-one within a segment: each target span answers at most one source occurrence,
+longer renderings claim first (so "corps de pompe" is not also read as "pompe"), then source order.
+Occurrences left without a span are `unaligned`: kept, never dropped.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from termqa.detect import is_gap
+from termqa.model import FORBIDDEN_STATUSES
+
+# Lower wins when two kinds propose the same span.
+_PRIORITY = {"glossary": 0, "dnt": 0, "forbidden": 1, "dnt_altered": 2, "established": 3, "untranslated": 4}
+
+
+@dataclass(frozen=True)
+class TargetForm:
+    """A target-language designation to look for: its key, surface and where it comes from."""
+
+    key: tuple[str, ...]
+    text: str
+    kind: str  # glossary | forbidden | established
+    status: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Alignment:
+    tok_start: int
+    tok_end: int
+    start: int
+    end: int
+    text: str
+    kind: str
+    form: Optional[TargetForm] = None
+
+
+class TargetIndex:
+    """Content-token keys of one target segment, with positions of each key for fast lookup."""
+
+    __slots__ = ("tokens", "pos", "keys", "surf", "first")
+
+    def __init__(self, tokens):
+        self.tokens = tokens
+        self.pos = [i for i, t in enumerate(tokens) if not is_gap(t)]
+        self.keys = [tokens[i].key for i in self.pos]
+        self.surf = [_surface_key(tokens[i].text) for i in self.pos]
+        first = defaultdict(list)
+        for j, k in enumerate(self.keys):
+            first[k].append(j)
+        self.first = first
+
+    def find(self, key: Sequence[str], *, surface: bool = False) -> list[tuple[int, int]]:
+        """Content-index spans [a, b) where `key` occurs (on lemma keys, or on surface keys)."""
+        if not key:
+            return []
+        seq = self.surf if surface else self.keys
+        n, m = len(seq), len(key)
+        starts = range(n) if surface else self.first.get(key[0], ())
+        out = []
+        for a in starts:
+            if a + m <= n and seq[a] == key[0] and tuple(seq[a:a + m]) == tuple(key):
+                out.append((a, a + m))
+        return out
+
+    def span(self, a: int, b: int, text: str) -> tuple[int, int, int, int, str]:
+        ta, tb = self.pos[a], self.pos[b - 1]
+        s, e = self.tokens[ta].start, self.tokens[tb].end
+        return ta, tb + 1, s, e, text[s:e]
+
+
+def _surface_key(text: str) -> str:
+    from termqa.normalise import loose
+
+    return loose(text)
+
+
+def surface_key(tokens) -> tuple[str, ...]:
+    return tuple(_surface_key(t.text) for t in tokens if not is_gap(t) and not t.punct)
+
+
+def target_forms(concept, tgt_lang, lemmatiser) -> list[TargetForm]:
+    """The concept's target designations with their lemma keys (hidden labels included: matchable)."""
+    from termqa.normalise import term_key
+
+    terms = [t for t in concept.terms_in(tgt_lang) if t.text.strip()]
+    toks = lemmatiser.tokenize_many([t.text for t in terms])
+    out = []
+    for t, tk in zip(terms, toks):
+        key = term_key([x for x in tk if not is_gap(x)])
+        if key:
+            kind = "forbidden" if t.status in FORBIDDEN_STATUSES else "glossary"
+            out.append(TargetForm(key, t.text, kind, t.status))
+    return out
+
+
+@dataclass
+class Pending:
+    """What alignment needs to know about one source occurrence."""
+
+    index: int  # position in the document's occurrence list
+    concept_id: str
+    source_form: str
+    source_surface_key: tuple[str, ...]
+    source_text: str
+    dnt: bool
+    forms: Sequence[TargetForm]  # glossary target forms of the concept
+    has_target_terms: bool
+
+
+def candidates(p: Pending, idx: TargetIndex, target: str, extra: Sequence[TargetForm] = ()) -> list[tuple]:
+    """(priority, -length, start, Alignment) for every span that could render `p`."""
+    out = []
+
+    def add(a, b, kind, form=None):
+        ta, tb, s, e, txt = idx.span(a, b, target)
+        out.append((_PRIORITY[kind], -(e - s), s, Alignment(ta, tb, s, e, txt, kind, form)))
+
+    if p.dnt:
+        for a, b in idx.find(p.source_surface_key, surface=True):
+            ta, tb, s, e, txt = idx.span(a, b, target)
+            add(a, b, "dnt" if txt == p.source_text else "dnt_altered")
+    for f in p.forms:
+        for a, b in idx.find(f.key):
+            add(a, b, f.kind, f)
+    for f in extra:
+        for a, b in idx.find(f.key):
+            add(a, b, "established", f)
+    if not p.dnt and p.has_target_terms:
+        for a, b in idx.find(p.source_surface_key, surface=True):
+            add(a, b, "untranslated")
+    return out
+
+
+def assign(pendings: Sequence[Pending], cands: dict[int, list[tuple]]) -> dict[int, Alignment]:
+    """One-to-one assignment within a segment: longest spans first, then source order.
+
+    Spans may not overlap: a rendering nested inside a longer one already claimed is not reused.
+    Among equally long spans of one occurrence the best kind, then the earliest, wins.
+    """
+    pool = []
+    for order, p in enumerate(pendings):
+        for prio, neglen, start, al in cands.get(p.index, ()):
+            pool.append((neglen, order, prio, start, p.index, al))
+    pool.sort(key=lambda x: x[:4])
+    taken: list[tuple[int, int]] = []
+    done: dict[int, Alignment] = {}
+    for _neglen, _order, _prio, _start, i, al in pool:
+        if i in done:
+            continue
+        if any(al.start < e and s < al.end for s, e in taken):
+            continue
+        done[i] = al
+        taken.append((al.start, al.end))
+    return done
+
+
+def mine_renderings(chain_targets: Sequence[TargetIndex], doc_counts: Counter, stop: frozenset,
+                    max_n: int = 4) -> list[tuple[tuple[str, ...], int]]:
+    """Recurring target n-grams among a chain's segments, most chain-specific first.
+
+    For a source form with no glossary rendering in a segment, the n-gram that recurs in most of the
+    chain's target segments (and is rare elsewhere in the document) is its established rendering.
+    Returns (key, chain count) with chain count >= 2.
+    """
+    chain_counts: Counter = Counter()
+    for idx in chain_targets:
+        seen = set()
+        for g in ngrams(idx, stop, max_n):
+            seen.add(g)
+        chain_counts.update(seen)
+    scored = []
+    k = len(chain_targets)
+    for g, c in chain_counts.items():
+        if c < 2 or c * 2 < k:
+            continue
+        d = max(doc_counts.get(g, c), c)
+        scored.append((c * c / d, len(g), c, g))
+    scored.sort(key=lambda x: (-x[0], -x[1]))
+    return [(g, c) for _s, _l, c, g in scored]
+
+
+def ngrams(idx: TargetIndex, stop: frozenset, max_n: int = 4):
+    """Content n-grams of a target segment that could be a term: no edge stop word or punctuation."""
+    toks = [idx.tokens[i] for i in idx.pos]
+    n = len(toks)
+    for a in range(n):
+        ta = toks[a]
+        if ta.punct or ta.article or ta.key in stop or ta.key.isdigit():
+            continue
+        for b in range(a + 1, min(n, a + max_n) + 1):
+            tb = toks[b - 1]
+            if tb.punct:
+                break
+            if tb.article or tb.key in stop:
+                continue
+            yield tuple(idx.keys[a:b])
+
+
+def stop_words(lang: str) -> frozenset:
+    """spaCy's stop words for the language, loose-normalised (empty when spaCy has none)."""
+    from termqa.normalise import loose
+
+    try:
+        from spacy.util import get_lang_class
+
+        words = get_lang_class(lang).Defaults.stop_words
+    except Exception:  # unknown language: no stop list, mining is just less selective
+        words = ()
+    return frozenset(loose(w) for w in words)

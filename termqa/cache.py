@@ -1,0 +1,195 @@
+"""The verdict cache: one SQLite file that makes re-runs free and doubles as the judge's audit log.
+
+Every answer the judge gives is stored under a key that hashes exactly what decides the answer
+(model, prompt version, rendered messages, answer schema). A re-run, or a run resumed after Ctrl-C,
+asks the server only for what is not there yet. Each row also keeps the messages, the raw text,
+the token usage and a timestamp, so a person can see what the judge was asked and what it said.
+
+Only the standard library is used; the file is safe to share between the worker threads of one
+run (one connection behind a lock) and between processes (WAL journal, short transactions).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Optional, Sequence
+
+from termqa.errors import ConfigError
+
+SCHEMA_VERSION = 1
+
+_TABLE = """
+CREATE TABLE IF NOT EXISTS judgements (
+    key            TEXT PRIMARY KEY,
+    model          TEXT NOT NULL,
+    prompt_id      TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    messages       TEXT NOT NULL,
+    answer         TEXT NOT NULL,
+    raw            TEXT NOT NULL,
+    tokens_in      INTEGER NOT NULL DEFAULT 0,
+    tokens_out     INTEGER NOT NULL DEFAULT 0,
+    json_mode      TEXT,
+    endpoint       TEXT,
+    served_model   TEXT,
+    created        TEXT NOT NULL
+)
+"""
+
+
+def canonical_json(value: Any) -> str:
+    """One spelling per value: sorted keys, no whitespace, non-ASCII kept as is."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def cache_key(model: str, prompt_version: str, messages: Sequence[Mapping[str, str]],
+              schema: Optional[Mapping[str, Any]]) -> str:
+    """sha256 of the canonical JSON of everything that decides the judge's answer."""
+    payload = {
+        "model": model,
+        "prompt_version": prompt_version,
+        "messages": [dict(m) for m in messages],
+        "schema": schema,
+    }
+    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+def default_cache_path() -> Path:
+    """`<user cache dir>/termqa/judgements.sqlite` (platformdirs decides the folder per OS)."""
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("termqa")) / "judgements.sqlite"
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    """One stored judgement."""
+
+    key: str
+    model: str
+    prompt_id: str
+    prompt_version: str
+    messages: tuple[tuple[str, str], ...]
+    answer: Any  # the parsed JSON answer
+    raw: str
+    tokens_in: int
+    tokens_out: int
+    json_mode: Optional[str]
+    endpoint: Optional[str]
+    served_model: Optional[str]  # the model name the server reported (may carry a dated suffix)
+    created: str
+
+
+class VerdictCache:
+    """SQLite store of judge answers. `path=None` uses `default_cache_path()`."""
+
+    def __init__(self, path: Optional[str | Path] = None):
+        self.path = Path(path) if path is not None else default_cache_path()
+        self._lock = threading.Lock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # One connection shared by the worker threads; the lock serialises its use.
+            self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30.0)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(_TABLE)
+            self._db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
+            row = self._db.execute("SELECT value FROM meta WHERE name='schema'").fetchone()
+            if row is None:
+                self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            elif row[0] != str(SCHEMA_VERSION):
+                raise ConfigError(
+                    f"{self.path}: judge cache has layout version {row[0]}, this termqa reads "
+                    f"version {SCHEMA_VERSION}",
+                    fix="point --cache at a new file, or remove the old cache",
+                )
+            self._db.commit()
+        except sqlite3.DatabaseError as exc:
+            raise ConfigError(
+                f"{self.path}: cannot open the judge cache ({exc})",
+                fix="point --cache at a writable SQLite file, or remove the damaged one",
+            ) from exc
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def get(self, key: str) -> Optional[CacheEntry]:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT key, model, prompt_id, prompt_version, messages, answer, raw, tokens_in, "
+                "tokens_out, json_mode, endpoint, served_model, created FROM judgements WHERE key=?",
+                (key,),
+            ).fetchone()
+        return _entry(row) if row else None
+
+    def __contains__(self, key: str) -> bool:
+        with self._lock:
+            return self._db.execute("SELECT 1 FROM judgements WHERE key=?", (key,)).fetchone() is not None
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM judgements").fetchone()[0]
+
+    def entries(self, prompt_id: Optional[str] = None) -> Iterator[CacheEntry]:
+        """All stored judgements, oldest first (the audit log view)."""
+        sql = ("SELECT key, model, prompt_id, prompt_version, messages, answer, raw, tokens_in, "
+               "tokens_out, json_mode, endpoint, served_model, created FROM judgements")
+        args: tuple = ()
+        if prompt_id is not None:
+            sql += " WHERE prompt_id=?"
+            args = (prompt_id,)
+        with self._lock:
+            rows = self._db.execute(sql + " ORDER BY created, key", args).fetchall()
+        for row in rows:
+            yield _entry(row)
+
+    # -- writing --------------------------------------------------------------------------------
+
+    def put(self, key: str, *, model: str, prompt_id: str, prompt_version: str,
+            messages: Sequence[Mapping[str, str]], answer: Any, raw: str, tokens_in: int = 0,
+            tokens_out: int = 0, json_mode: Optional[str] = None,
+            endpoint: Optional[str] = None, served_model: Optional[str] = None) -> None:
+        """Store one answer and commit at once, so an interrupted run loses nothing it paid for."""
+        created = datetime.now(timezone.utc).isoformat(timespec="microseconds")
+        msgs = canonical_json([[m["role"], m["content"]] for m in messages])
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO judgements VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (key, model, prompt_id, prompt_version, msgs, canonical_json(answer), raw,
+                 int(tokens_in), int(tokens_out), json_mode, endpoint, served_model, created),
+            )
+            self._db.commit()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> "VerdictCache":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _entry(row) -> CacheEntry:
+    (key, model, prompt_id, prompt_version, messages, answer, raw, tin, tout, mode, endpoint,
+     served_model, created) = row
+    return CacheEntry(
+        key=key,
+        model=model,
+        prompt_id=prompt_id,
+        prompt_version=prompt_version,
+        messages=tuple((r, c) for r, c in json.loads(messages)),
+        answer=json.loads(answer),
+        raw=raw,
+        tokens_in=tin,
+        tokens_out=tout,
+        json_mode=mode,
+        endpoint=endpoint,
+        served_model=served_model,
+        created=created,
+    )

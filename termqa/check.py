@@ -1,0 +1,370 @@
+"""`termqa.check`: connects the stages, nothing more.
+
+read -> detect (source occurrences) -> align (target spans) -> reference -> prejudge -> judge (optional,
+LLM) -> score -> result. Each stage lives in its own module; this one only moves records between them.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field, replace
+from typing import Callable, Mapping, Optional, Sequence
+
+from termqa import align as al
+from termqa import detect as dt
+from termqa.errors import LanguageError
+from termqa.labels import DEFAULT_PENALTIES
+from termqa.langtags import lang_matches, normalise_tag, primary
+from termqa.model import (
+    ALLOWED_STATUSES, BilingualFile, Document, Glossary, Occurrence, Reference, Span, Verdict,
+)
+from termqa.prejudge import decide
+from termqa.reference import glossary_reference, pseudo_reference
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class Work:
+    """One occurrence while the pipeline works on it (mutable; frozen into Occurrence/Verdict at the end)."""
+
+    doc: Document
+    seg: object
+    concept: object
+    entry: object
+    source_form: str
+    source_text: str
+    start: int
+    end: int
+    variation: str
+    surface_key: tuple
+    chain_size: int = 1
+    first: bool = False
+    alignment: Optional[al.Alignment] = None
+    rendering_key: Optional[tuple] = None
+
+
+@dataclass
+class CheckResult:
+    files: list[BilingualFile]
+    glossaries: list[Glossary]
+    documents: list[Document]
+    verdicts: list[Verdict]
+    references: list[Reference]
+    concepts: dict
+    signature: dict
+    metric_items: list = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    accounting: Optional[dict] = None
+    skipped_untranslated: int = 0
+
+    def to_dict(self) -> dict:
+        from termqa.result import result_dict
+
+        return result_dict(self)
+
+
+def check(
+    inputs: Sequence[str],
+    glossaries: Sequence[str] = (),
+    *,
+    src_lang: Optional[str] = None,
+    tgt_lang: Optional[str] = None,
+    glossary_lang: Optional[str] = None,
+    lemmatiser: str = "auto",
+    penalties: Optional[Mapping[str, float]] = None,
+    judge=None,
+    exhaustive: bool = False,
+    domain: Optional[str] = None,
+    progress: Optional[Progress] = None,
+) -> CheckResult:
+    """Run the terminology check on bilingual files (or folders) against one or more glossaries.
+
+    With `judge` (a `termqa.llm.JudgeSettings`), divergences counting cannot settle go to the LLM judge;
+    without it the run is counting mode and such occurrences stay `unjudged`.
+    """
+    from termqa import formats
+    from termqa.inputs import expand, merge_glossaries
+    from termqa.lemma import get_lemmatiser
+    from termqa.score import validate_table
+
+    if not glossaries:
+        from termqa.errors import UsageError
+
+        raise UsageError("no glossary given", fix="pass --glossary FILE (TBX, SKOS, CSV/TSV)")
+    table = validate_table(penalties or {})
+    gl = [formats.read_glossary(g, default_lang=glossary_lang) for g in glossaries]
+    concepts = merge_glossaries(gl)
+    files = [formats.read_bilingual(p, src_lang=src_lang, tgt_lang=tgt_lang) for p in expand(inputs)]
+    warnings = [w for f in files for w in f.warnings] + [w for g in gl for w in g.warnings]
+    warnings += [f"{f.path}: {p}" for f in files for p in f.problems]
+    documents = [d for f in files for d in f.documents]
+
+    lemmatisers: dict[str, object] = {}
+
+    def lem(lang):
+        key = primary(lang)
+        if key not in lemmatisers:
+            lemmatisers[key] = get_lemmatiser(key, mode=lemmatiser)
+        return lemmatisers[key]
+
+    tries: dict[str, tuple] = {}
+    forms_cache: dict[tuple, list] = {}
+    work: list[Work] = []
+    skipped = 0
+    for n, doc in enumerate(documents):
+        if progress:
+            progress("documents", n, len(documents))
+        src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
+        if src_l not in tries:
+            entries = dt.build_entries(concepts, src_l, lem(src_l))
+            if not entries:
+                have = sorted({t.lang for c in concepts for t in c.terms if t.lang})
+                raise LanguageError(
+                    f"the glossary has no terms in the source language '{src_l}' of {doc.path} "
+                    f"(it has: {', '.join(have) or 'none'})",
+                    fix="pass --src-lang, or --glossary-lang for labels without a language",
+                )
+            trie = dt.TermTrie()
+            heads = {}
+            for e in entries:
+                trie.add(e)
+                heads.setdefault(e.concept_id, e)
+            # the head term is the preferred source term where the glossary says which
+            for c in concepts:
+                pref = c.preferred(src_l)
+                if pref is not None:
+                    for e in entries:
+                        if e.concept_id == c.id and e.text == pref.text:
+                            heads[c.id] = e
+                            break
+            tries[src_l] = (trie, heads)
+            if not any(c.terms_in(tgt_l) for c in concepts):
+                warnings.append(f"the glossary has no terms in the target language '{tgt_l}': "
+                                "references come from the documents themselves")
+        trie, heads = tries[src_l]
+        w, sk = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, forms_cache)
+        work.extend(w)
+        skipped += sk
+    if progress:
+        progress("documents", len(documents), len(documents))
+
+    references = _references(work)
+    verdicts, items = _verdicts(work, references, lem, table)
+
+    accounting = None
+    judge_info = None
+    if judge is not None:
+        from termqa.judge import run_judge
+
+        verdicts, references, accounting, judge_info = run_judge(
+            verdicts, references, documents, {c.id: c for c in concepts}, judge,
+            table=table, exhaustive=exhaustive, domain=domain, progress=progress,
+        )
+    from termqa import signature
+
+    sig = signature.build(
+        glossaries=gl,
+        lemmatisers={k: v.name for k, v in sorted(lemmatisers.items())},
+        penalties=table,
+        judge=judge_info,
+        settings={
+            "src_lang": src_lang, "tgt_lang": tgt_lang, "lemmatiser_mode": lemmatiser,
+            "mode": "judge" if judge is not None else "counting", "exhaustive": exhaustive,
+            "domain": domain,
+        },
+    )
+    return CheckResult(
+        files=files, glossaries=gl, documents=documents, verdicts=verdicts,
+        references=list(references.values()), concepts={c.id: c for c in concepts}, signature=sig,
+        metric_items=items, warnings=warnings, accounting=accounting, skipped_untranslated=skipped,
+    )
+
+
+def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cache):
+    """Occurrences of one document, with chains, first mentions and target spans."""
+    by_id = {c.id: c for c in concepts}
+    segs = [s for s in doc.segments if s.source.strip()]
+    src_tokens = lem_s.tokenize_many([s.source for s in segs])
+    tokens_by_seg = {s.key: t for s, t in zip(segs, src_tokens)}
+    matches, _acronyms = dt.detect_document(doc, trie, tokens_by_seg, segs)
+
+    work: list[Work] = []
+    skipped = 0
+    for m in matches:
+        if not m.segment.translated:
+            skipped += 1  # no translation yet: nothing to check
+            continue
+        toks = tokens_by_seg[m.segment.key][m.tok_start:m.tok_end]
+        concept = by_id[m.entry.concept_id]
+        surface = m.segment.source[m.start:m.end]
+        head = heads.get(concept.id)
+        work.append(Work(
+            doc=doc, seg=m.segment, concept=concept, entry=m.entry,
+            source_form=" ".join(m.entry.key), source_text=surface, start=m.start, end=m.end,
+            variation=dt.variation_of(m.entry, surface, head), surface_key=al.surface_key(toks),
+        ))
+    # chains and first mentions
+    chains = Counter((w.concept.id, w.source_form) for w in work)
+    seen_concepts = set()
+    for w in work:
+        w.chain_size = chains[(w.concept.id, w.source_form)]
+        if w.concept.id not in seen_concepts:
+            w.first = True
+            seen_concepts.add(w.concept.id)
+
+    # target side: only segments that hold occurrences are tokenised
+    by_seg: dict = defaultdict(list)
+    for i, w in enumerate(work):
+        by_seg[w.seg.key].append(i)
+    seg_list = [work[idxs[0]].seg for idxs in by_seg.values()]
+    tgt_tokens = lem_t.tokenize_many([s.target for s in seg_list])
+    indexes = {s.key: al.TargetIndex(t) for s, t in zip(seg_list, tgt_tokens)}
+
+    def forms_of(concept):
+        k = (concept.id, tgt_l)
+        if k not in forms_cache:
+            forms_cache[k] = al.target_forms(concept, tgt_l, lem_t)
+        return forms_cache[k]
+
+    pendings = {}
+    for i, w in enumerate(work):
+        forms = forms_of(w.concept)
+        pendings[i] = al.Pending(
+            index=i, concept_id=w.concept.id, source_form=w.source_form, source_surface_key=w.surface_key,
+            source_text=w.source_text, dnt=w.concept.dnt, forms=forms,
+            has_target_terms=any(f.kind == "glossary" for f in forms),
+        )
+    # pass 1: glossary designations, DNT items, untranslated copies
+    for seg_key, idxs in by_seg.items():
+        seg = work[idxs[0]].seg
+        idx = indexes[seg_key]
+        cands = {i: al.candidates(pendings[i], idx, seg.target) for i in idxs}
+        for i, a in al.assign([pendings[i] for i in idxs], cands).items():
+            work[i].alignment = a
+    # pass 2: renderings established in the document for the chains that still have gaps
+    chain_members: dict = defaultdict(list)
+    for i, w in enumerate(work):
+        chain_members[(w.concept.id, w.source_form)].append(i)
+    stop = None
+    doc_counts = None
+    for chain_key, members in chain_members.items():
+        if len(members) < 2 or all(work[i].alignment is not None for i in members):
+            continue
+        if stop is None:
+            stop = al.stop_words(primary(tgt_l))
+            doc_counts = Counter()
+            for idx in indexes.values():
+                doc_counts.update(set(al.ngrams(idx, stop)))
+        known = {f.key for f in pendings[members[0]].forms}
+        mined = al.mine_renderings([indexes[work[i].seg.key] for i in members], doc_counts, stop)
+        extra = [al.TargetForm(k, " ".join(k), "established") for k, _c in mined[:3] if k not in known]
+        if not extra:
+            continue
+        for i in members:
+            w = work[i]
+            if w.alignment is not None:
+                continue
+            idx = indexes[w.seg.key]
+            taken = [(work[j].alignment.start, work[j].alignment.end) for j in by_seg[w.seg.key]
+                     if work[j].alignment is not None]
+            best = None
+            for prio, neglen, start, a in sorted(al.candidates(
+                    replace(pendings[i], forms=(), dnt=False, has_target_terms=False), idx, w.seg.target, extra)):
+                if not any(a.start < e and s < a.end for s, e in taken):
+                    best = a
+                    break
+            w.alignment = best
+    # rendering keys (lemmas, leading articles stripped) for references and metrics
+    from termqa.normalise import term_key
+
+    for w in work:
+        a = w.alignment
+        if a is not None:
+            toks = indexes[w.seg.key].tokens[a.tok_start:a.tok_end]
+            w.rendering_key = term_key([t for t in toks if not dt.is_gap(t)]) or None
+    return work, skipped
+
+
+def _references(work: Sequence[Work]) -> dict:
+    """R(s) per (document, concept, source form)."""
+    chains: dict = defaultdict(list)
+    for w in work:
+        chains[(w.doc.doc_id, w.concept.id, w.source_form)].append(w)
+    refs = {}
+    for (doc_id, cid, sf), ws in chains.items():
+        c = ws[0].concept
+        ref = glossary_reference(doc_id, c, sf, ws[0].source_text, ws[0].doc.tgt_lang)
+        if ref is None:
+            ref = pseudo_reference(doc_id, cid, sf, [(w.rendering_key, w.alignment.text if w.alignment else None)
+                                                    for w in ws])
+        if ref is not None:
+            refs[(doc_id, cid, sf)] = ref
+    return refs
+
+
+def _verdicts(work, references, lem, table):
+    from termqa.metrics import Item
+    from termqa.normalise import spelling_issue, term_key, term_tokens
+    from termqa.score import penalty_for
+
+    form_tokens: dict = {}
+    ref_keys: dict = {}
+    verdicts, items = [], []
+    for w in work:
+        ref = references.get((w.doc.doc_id, w.concept.id, w.source_form))
+        a = w.alignment
+        lang = primary(w.doc.tgt_lang)
+        lt = lem(lang)
+        spelling = None
+        same = False
+        if a is not None:
+            found = [t for t in _slice_tokens(w, a, lt)]
+            if a.kind == "glossary" and a.form is not None:
+                ft = form_tokens.get((lang, a.form.text))
+                if ft is None:
+                    ft = form_tokens[(lang, a.form.text)] = term_tokens(lt.tokenize(a.form.text))
+                spelling = spelling_issue(term_tokens(found), ft, lang)
+            elif a.kind == "established" and ref is not None and ref.text:
+                rk = ref_keys.get((lang, ref.text))
+                if rk is None:
+                    rt = term_tokens(lt.tokenize(ref.text))
+                    rk = ref_keys[(lang, ref.text)] = (term_key(rt), rt)
+                same = rk[0] == w.rendering_key
+                if same:
+                    spelling = spelling_issue(term_tokens(found), rk[1], lang)
+        d = decide(kind=a.kind if a else None, rendering=a.text if a else None, concept=w.concept,
+                   reference=ref, form=a.form if a else None, chain_size=w.chain_size,
+                   same_as_reference=same, spelling=spelling)
+        occ = Occurrence(
+            doc_id=w.doc.doc_id, unit_id=w.seg.unit_id, seg_id=w.seg.seg_id, segment_index=w.seg.index,
+            concept_id=w.concept.id, source_form=w.source_form, source_text=w.source_text,
+            source_span=Span(w.start, w.end), target_text=a.text if a else None,
+            target_span=Span(a.start, a.end) if a else None, variation=w.variation,
+            chain_size=w.chain_size, is_first_mention=w.first, glossary_term=w.entry.text,
+            via=w.entry.via, align_method=a.kind if a else None,
+        )
+        verdicts.append(Verdict(
+            occurrence=occ, outcome=d.outcome, label=d.label,
+            penalty=penalty_for(d.outcome, d.label, table), reason=d.reason, reference=ref,
+            judge="rule" if d.rule else None, extra=(("rule", d.rule),) if d.rule else (),
+        ))
+        allowed = [t for t in w.concept.terms_in(w.doc.tgt_lang) if t.status in ALLOWED_STATUSES
+                   and not t.matchable_only]
+        if w.concept.dnt:
+            gm = a is not None and a.kind == "dnt"
+        elif allowed:
+            gm = a is not None and a.kind == "glossary" and not spelling
+        else:
+            gm = None
+        items.append(Item(w.doc.doc_id, w.concept.id, w.source_form,
+                          w.rendering_key if a is not None else None, gm,
+                          is_head=w.entry.via == "glossary" and w.variation in ("none", "morphosyntactic")))
+    return verdicts, items
+
+
+def _slice_tokens(w: Work, a, lt):
+    """Target tokens of an aligned span (re-tokenised from the span text: cheap and exact)."""
+    return lt.tokenize(a.text)
+
+
+__all__ = ["check", "CheckResult", "lang_matches"]

@@ -1,0 +1,62 @@
+"""The console summary `termqa check` prints: what was read, outcomes, scores, metrics, what is left."""
+from __future__ import annotations
+
+from termqa.labels import CODE_DESCRIPTIONS
+
+
+def _fmt(x, pct=False):
+    if x is None:
+        return "n/a"
+    return f"{100 * x:.1f}%" if pct else f"{x:.3f}"
+
+
+def scores_block(data: dict) -> str:
+    s = data["scores"]
+    return (f"TermJudge score (mean penalty, lower is better): system {_fmt(s['system'])}, "
+            f"micro {_fmt(s['micro'])}, per source form {_fmt(s['by_source_form'])}, "
+            f"per concept {_fmt(s['by_concept'])}; scored {s['scored']} of {s['scored'] + s['unjudged']} "
+            f"occurrences ({_fmt(s['coverage'], pct=True)})")
+
+
+def summary(data: dict, *, judge_configured: bool) -> str:
+    sm = data["summary"]
+    lines = [f"termqa {data['signature']['tool'].split()[-1]}  {data['signature']['string']}"]
+    for f in data["inputs"]:
+        lines.append(f"  read {f['path']}: {f['format']}{' (' + f['dialect'] + ')' if f['dialect'] else ''}, "
+                     f"{f['documents']} document(s), {f['segments']} segments")
+    for g in data["signature"]["glossaries"]:
+        lines.append(f"  glossary {g['path']}: {g['format']}")
+    lines.append(f"{sm['occurrences']} occurrences of {sm['concepts_found']} concepts in {sm['documents']} "
+                 f"document(s)" + (f"; {sm['occurrences_in_untranslated_segments']} more in untranslated "
+                                   "segments, not checked" if sm.get("occurrences_in_untranslated_segments") else ""))
+    oc = sm["outcomes"]
+    lines.append("outcomes: " + ", ".join(f"{k} {v}" for k, v in oc.items()))
+    if sm["labels"]:
+        lines.append("labels:")
+        for k, v in sm["labels"].items():
+            desc = CODE_DESCRIPTIONS.get(k, k.replace("_", " "))
+            lines.append(f"  {k:>4} x{v}: {desc}")
+    lines.append(scores_block(data))
+    m = data["metrics"]["overall"]
+    lines.append("counting metrics: " + ", ".join(
+        f"{k} {_fmt(v['value'], pct=True)} (n={v['scored']})" for k, v in m.items()))
+    if len(data["documents"]) > 1:
+        lines.append("per document:")
+        for d in data["documents"]:
+            lines.append(f"  {d['doc_id']}: score {_fmt(d['score'])}, {d['occurrences']} occurrences, "
+                         f"{d['outcomes']['error']} errors, {d['unjudged']} unjudged")
+    if sm["needs_judge"]:
+        lines.append(f"{sm['needs_judge']} occurrences need a judge:")
+        for reason, n in sm["unjudged_reasons"].items():
+            lines.append(f"  {n} x {reason}")
+        if not judge_configured:
+            lines.append("  (counting mode: configure an LLM judge with --judge-model and --judge-base-url, "
+                         "or OPENAI_MODEL / OPENAI_BASE_URL / OPENAI_API_KEY, to judge them)")
+    if data.get("accounting"):
+        a = data["accounting"]
+        lines.append("judge: " + ", ".join(f"{k} {v}" for k, v in a.items()))
+    for w in data["warnings"][:10]:
+        lines.append(f"warning: {w}")
+    if len(data["warnings"]) > 10:
+        lines.append(f"... and {len(data['warnings']) - 10} more warnings (see --json)")
+    return "\n".join(lines)

@@ -1,0 +1,220 @@
+"""Source-side detection: find every occurrence of every glossary concept in each document.
+
+Terms are matched leftmost-longest on normalised lemma keys with a token trie, so inflected forms,
+case variants and all synonyms of a concept are found in one pass. Acronyms the document defines
+itself ("variable frequency drive (VFD)") become extra source forms of the concept for the rest of
+that document.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from termqa.model import Concept, Document, Segment, Term
+
+# Variation categories of a source form relative to the concept's head term.
+NONE = "none"
+GRAPHICAL = "graphical"  # acronym, abbreviation, hyphenation, case
+MORPHOSYNTACTIC = "morphosyntactic"  # inflection
+REDUCTION = "reduction"
+EXPANSION = "expansion"
+LEXICAL = "lexical"  # a synonym listed in the glossary
+
+_ACRONYM = re.compile(r"^[A-Z][A-Za-z0-9&]{0,2}[A-Z0-9&]{0,8}s?$")
+_OPEN = {"(", "["}
+_CLOSE = {")", "]"}
+
+
+def is_gap(tok) -> bool:
+    """Tokens that matching skips: hyphens joining the parts of a compound."""
+    return tok.punct and tok.text in ("-", "‐", "‑", "–", "/")
+
+
+@dataclass(frozen=True)
+class SourceEntry:
+    """One matchable source designation of a concept."""
+
+    concept_id: str
+    text: str  # surface as written in the glossary (or the document, for acronyms)
+    key: tuple[str, ...]
+    term_type: Optional[str]
+    via: str  # "glossary" or "acronym"
+
+
+@dataclass(frozen=True)
+class Match:
+    """One occurrence found in a segment's source (token and char spans)."""
+
+    segment: Segment
+    entry: SourceEntry
+    tok_start: int
+    tok_end: int
+    start: int
+    end: int
+
+
+class TermTrie:
+    """A token trie over normalised term keys. Values are lists of entries ending at a node."""
+
+    __slots__ = ("root", "size")
+
+    def __init__(self):
+        self.root: dict = {}
+        self.size = 0
+
+    def add(self, entry: SourceEntry) -> None:
+        if not entry.key:
+            return
+        node = self.root
+        for k in entry.key:
+            node = node.setdefault(k, {})
+        ends = node.setdefault(None, [])
+        if all(e.concept_id != entry.concept_id for e in ends):
+            ends.append(entry)
+            self.size += 1
+
+    def copy_with(self, extra: Sequence[SourceEntry]) -> "TermTrie":
+        """A trie with extra entries; shares nothing mutable with self (tries are small per doc)."""
+        import copy
+
+        t = TermTrie()
+        t.root = copy.deepcopy(self.root) if extra else self.root
+        t.size = self.size
+        for e in extra:
+            t.add(e)
+        return t
+
+    def longest_at(self, keys: Sequence[str], i: int) -> tuple[int, list]:
+        """Longest match starting at keys[i]: (end index, entries) or (i, [])."""
+        node = self.root
+        best_end, best = i, []
+        j = i
+        n = len(keys)
+        while j < n:
+            node = node.get(keys[j])
+            if node is None:
+                break
+            j += 1
+            if None in node:
+                best_end, best = j, node[None]
+        return best_end, best
+
+
+def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser) -> list[SourceEntry]:
+    """Every source-language designation of every concept, with its matching key."""
+    from termqa.normalise import term_key
+
+    items: list[tuple[Concept, Term]] = []
+    for c in concepts:
+        for t in c.terms_in(src_lang):
+            if t.text.strip():
+                items.append((c, t))
+    toks = lemmatiser.tokenize_many([t.text for _, t in items])
+    out = []
+    for (c, t), tk in zip(items, toks):
+        key = term_key([x for x in tk if not is_gap(x)])
+        if key:
+            out.append(SourceEntry(c.id, t.text, key, t.term_type, "glossary"))
+    return out
+
+
+def content_positions(tokens) -> list[int]:
+    """Indexes of the tokens matching looks at (hyphens joining compounds are skipped)."""
+    return [i for i, t in enumerate(tokens) if not is_gap(t)]
+
+
+def find_in_segment(trie: TermTrie, segment: Segment, tokens) -> list[Match]:
+    """Leftmost-longest matches of the trie in one segment's source tokens."""
+    pos = content_positions(tokens)
+    keys = [tokens[i].key for i in pos]
+    out = []
+    i, n = 0, len(keys)
+    while i < n:
+        if tokens[pos[i]].punct:
+            i += 1
+            continue
+        end, entries = trie.longest_at(keys, i)
+        if entries:
+            a, b = pos[i], pos[end - 1]
+            for e in entries[:1]:  # homographs across concepts: the first glossary entry wins
+                out.append(Match(segment, e, a, b + 1, tokens[a].start, tokens[b].end))
+            i = end
+        else:
+            i += 1
+    return out
+
+
+def find_acronyms(matches: Sequence[Match], tokens_by_seg: dict) -> list[SourceEntry]:
+    """Acronyms defined right after a matched term: "term (ACR)" makes ACR a form of the concept.
+
+    The letters must plausibly come from the term (its first letter starts the acronym), so that
+    a parenthesised reference like "(Fig)" is not taken for one.
+    """
+    found: dict[tuple[str, str], SourceEntry] = {}
+    for m in matches:
+        toks = tokens_by_seg[m.segment.key]
+        j = m.tok_end
+        if j + 2 < len(toks) and toks[j].text in _OPEN and toks[j + 2].text in _CLOSE:
+            cand = toks[j + 1].text
+            if _ACRONYM.match(cand) and sum(ch.isupper() for ch in cand) >= 2:
+                if cand[0].lower() == m.entry.text.strip()[:1].lower():
+                    key = (toks[j + 1].key,)
+                    found.setdefault((m.entry.concept_id, key[0]), SourceEntry(
+                        m.entry.concept_id, cand, key, "acronym", "acronym"))
+    return list(found.values())
+
+
+def acronym_definition_spans(matches: Sequence[Match], tokens_by_seg: dict, acronyms) -> set:
+    """(segment key, char start) of acronyms standing in their own definition parentheses.
+
+    The acronym inside "term (ACR)" is part of the definition, not a second occurrence.
+    """
+    keys = {(a.concept_id, a.key[0]) for a in acronyms}
+    spans = set()
+    for m in matches:
+        toks = tokens_by_seg[m.segment.key]
+        j = m.tok_end
+        if j + 2 < len(toks) and toks[j].text in _OPEN and toks[j + 2].text in _CLOSE:
+            if (m.entry.concept_id, toks[j + 1].key) in keys:
+                spans.add((m.segment.key, toks[j + 1].start))
+    return spans
+
+
+def detect_document(doc: Document, trie: TermTrie, tokens_by_seg: dict, segments: Sequence[Segment]):
+    """All matches in a document, including acronyms the document defines. Ordered by position."""
+    matches = []
+    for seg in segments:
+        matches.extend(find_in_segment(trie, seg, tokens_by_seg[seg.key]))
+    acronyms = [a for a in find_acronyms(matches, tokens_by_seg)
+                if trie.longest_at(list(a.key), 0)[1] == []]
+    if acronyms:
+        skip = acronym_definition_spans(matches, tokens_by_seg, acronyms)
+        doc_trie = trie.copy_with(acronyms)
+        matches = []
+        for seg in segments:
+            for m in find_in_segment(doc_trie, seg, tokens_by_seg[seg.key]):
+                if (seg.key, m.start) not in skip:
+                    matches.append(m)
+    return matches, acronyms
+
+
+def variation_of(entry: SourceEntry, surface: str, head: Optional[SourceEntry]) -> str:
+    """Variation category of a source form relative to the concept's head term (deterministic)."""
+    if entry.via == "acronym" or (entry.term_type or "").lower() in ("acronym", "abbreviation", "initialism"):
+        return GRAPHICAL
+    if head is None or entry.key == head.key:
+        if head is None:
+            return NONE
+        a, b = surface.casefold(), head.text.casefold()
+        if a == b:
+            return NONE
+        if re.sub(r"[\s\-‐‑]+", "", a) == re.sub(r"[\s\-‐‑]+", "", b):
+            return GRAPHICAL
+        return MORPHOSYNTACTIC if a != b else NONE
+    hk, ek = set(head.key), set(entry.key)
+    if len(entry.key) < len(head.key) and ek <= hk:
+        return REDUCTION
+    if len(entry.key) > len(head.key) and hk <= ek:
+        return EXPANSION
+    return LEXICAL

@@ -1,0 +1,109 @@
+"""`termqa inspect`: what termqa read from a file, as one JSON-able object.
+
+Bilingual files: format, dialect, languages, documents, segment counts, word counts. Glossaries:
+concepts, terms per language and status, DNT count, warnings. `problems` (violations of the format's
+rules) make `inspect` refuse the file with exit code 2, after printing what it read.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+
+from termqa.model import STATUSES, BilingualFile, Glossary
+
+_WORD = re.compile(r"\w+(?:['’-]\w+)*", re.UNICODE)
+
+
+def count_words(text) -> int:
+    return len(_WORD.findall(text)) if text else 0
+
+
+def describe_bilingual(f: BilingualFile) -> dict:
+    segs = f.segments
+    return {
+        "path": f.path,
+        "kind": "bilingual",
+        "format": f.format,
+        "version": f.version,
+        "dialect": f.dialect,
+        "source_language": f.src_lang,
+        "target_language": f.tgt_lang,
+        "languages": list(f.languages),
+        "documents": len(f.documents),
+        "segments": {
+            "total": len(segs),
+            "translated": sum(1 for s in segs if s.translated),
+            "empty": sum(1 for s in segs if not s.translated),
+            "locked": sum(1 for s in segs if s.locked),
+            "skipped": sum(d.skipped for d in f.documents),
+        },
+        "source_words": sum(count_words(s.source) for s in segs),
+        "target_words": sum(count_words(s.target) for s in segs),
+        "per_document": [
+            {"doc_id": d.doc_id, "original": d.original, "source_language": d.src_lang,
+             "target_language": d.tgt_lang, "segments": len(d.segments), "skipped": d.skipped}
+            for d in f.documents
+        ],
+        "warnings": list(f.warnings),
+        "problems": list(f.problems),
+    }
+
+
+def describe_glossary(g: Glossary) -> dict:
+    langs: dict = defaultdict(lambda: {"terms": 0, "by_status": Counter()})
+    for c in g.concepts:
+        for t in c.terms:
+            entry = langs[t.lang or "(none)"]
+            entry["terms"] += 1
+            entry["by_status"][t.status] += 1
+    return {
+        "path": g.path,
+        "kind": "glossary",
+        "format": g.format,
+        "dialect": g.dialect,
+        "concepts": len(g.concepts),
+        "languages": {
+            lang: {"terms": v["terms"], "by_status": {s: v["by_status"].get(s, 0) for s in STATUSES
+                                                       if v["by_status"].get(s, 0)}}
+            for lang, v in sorted(langs.items())
+        },
+        "dnt": sum(1 for c in g.concepts if c.dnt),
+        "sha256": g.content_hash,
+        "warnings": list(g.warnings),
+        "problems": list(g.problems),
+    }
+
+
+def inspect_file(path, *, src_lang=None, tgt_lang=None, glossary_lang=None) -> dict:
+    """Read any supported file and describe it."""
+    from termqa import formats
+
+    obj = formats.read_any(path, src_lang=src_lang, tgt_lang=tgt_lang, default_lang=glossary_lang)
+    if isinstance(obj, Glossary):
+        return describe_glossary(obj)
+    return describe_bilingual(obj)
+
+
+def render_text(info: dict) -> str:
+    """A short human-readable summary of `inspect_file`'s object."""
+    lines = [f"{info['path']}: {info['format']}" + (f" ({info['dialect']})" if info.get("dialect") else "")]
+    if info["kind"] == "bilingual":
+        s = info["segments"]
+        lines += [
+            f"  languages: {info['source_language']} -> {info['target_language']}"
+            + (f" (file has: {', '.join(info['languages'])})" if len(info["languages"]) > 2 else ""),
+            f"  documents: {info['documents']}",
+            f"  segments: {s['total']} ({s['translated']} translated, {s['empty']} empty, "
+            f"{s['locked']} locked; {s['skipped']} units not translatable, skipped)",
+            f"  words: {info['source_words']} source, {info['target_words']} target",
+        ]
+    else:
+        lines += [f"  concepts: {info['concepts']} ({info['dnt']} do-not-translate)"]
+        for lang, v in info["languages"].items():
+            st = ", ".join(f"{k} {n}" for k, n in v["by_status"].items())
+            lines.append(f"  {lang}: {v['terms']} terms ({st})")
+    for w in info["warnings"]:
+        lines.append(f"  warning: {w}")
+    for p in info["problems"]:
+        lines.append(f"  problem: {p}")
+    return "\n".join(lines)

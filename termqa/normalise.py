@@ -1,0 +1,299 @@
+"""The one normalisation family used for matching terms: `loose`, `term_tokens`, `term_key`,
+`spelling_issue`.
+
+Every comparison of a glossary term with a span of text goes through these functions, so that
+detection, alignment and the reference check agree on what "the same term" means:
+
+* `loose(s)`: case-folded, diacritics removed, ligatures expanded, apostrophes and dashes unified.
+  It is deliberately language-independent (a token's `key` is `loose(lemma)`).
+* `term_tokens(tokens)`: the tokens of a term or span without LEADING articles / partitive
+  prepositions and without leading/trailing punctuation (issue #8). Articles inside a term are kept:
+  "ministère de l'Intérieur" keeps "de l'".
+* `term_key(tokens)`: the keys of `term_tokens`, hyphen tokens dropped, so "machine-translation"
+  and "machine translation" have the same key. The lemmatiser emits one token per word of a
+  hyphenated compound plus a punctuation token for each hyphen, so the parts always line up.
+* `spelling_issue(found, expected, lang)`: once two spans match loosely, is the found spelling
+  acceptable (issue #7)? Rules per language live in `SPELLING_RULES`.
+"""
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional, Sequence
+
+if TYPE_CHECKING:  # Token lives in lemma.py, which imports this module.
+    from .lemma import Token
+
+# --- loose -----------------------------------------------------------------------------------
+
+# Apostrophe look-alikes and dashes that writers and CAT tools use interchangeably.
+_APOSTROPHES = "\u2019\u2018\u02bc\u02bb\u2032\u00b4\u0060\uff07"
+_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d\u00ad"
+# Letters that are not "letter + combining mark" in Unicode, so NFKD leaves them alone; for a loose
+# key we still want them to fold to their base letters.
+_FOLD_EXTRA = {
+    "œ": "oe", "æ": "ae", "ß": "ss", "ø": "o", "đ": "d", "ð": "d", "ł": "l", "ı": "i",
+    "ħ": "h", "þ": "th", "ŀ": "l",
+}
+_LOOSE_TABLE = str.maketrans(
+    {**{c: "'" for c in _APOSTROPHES}, **{c: "-" for c in _DASHES if c != "\u00ad"},
+     "\u00ad": "", **_FOLD_EXTRA}
+)
+_ASCII_TABLE = str.maketrans({"`": "'"})
+
+
+def loose(s: str) -> str:
+    """The loose matching form of `s`.
+
+    casefold; NFKD then drop combining marks (é -> e, ﬁ -> fi, full-width -> ASCII); expand
+    ligatures and fold stroke letters (œ -> oe, æ -> ae, ß -> ss, ø -> o, ł -> l); unify
+    apostrophes (’ ‘ ʼ ´ -> ') and dashes (‐ ‑ – — − -> -); drop soft hyphens.
+    """
+    if s.isascii():  # fast path: most words in running text
+        return s.lower().translate(_ASCII_TABLE)
+    s = unicodedata.normalize("NFKD", s.casefold())
+    s = "".join(c for c in s if not unicodedata.combining(c))
+    return s.translate(_LOOSE_TABLE)
+
+
+def strip_marks(s: str) -> str:
+    """`s` without combining marks, case kept (É -> E); used to compare letters' base forms."""
+    s = unicodedata.normalize("NFD", s)
+    return unicodedata.normalize("NFC", "".join(c for c in s if not unicodedata.combining(c)))
+
+
+# --- term_tokens / term_key ------------------------------------------------------------------
+
+# Elided prepositions that open a partitive/genitive phrase ("d'huile", "d'acqua"): stripped when
+# they lead a span, whatever follows.
+_LEADING_ELIDED = frozenset({"d'"})
+# Full prepositions stripped when they lead a span AND an article follows ("de la", "de l'",
+# "di la"): "de facto" or "de Gaulle" keep their "de".
+_LEADING_BEFORE_ARTICLE = frozenset({"de", "di"})
+HYPHEN = "-"
+
+
+def term_tokens(tokens: Sequence["Token"]) -> tuple["Token", ...]:
+    """`tokens` without leading articles/partitives and leading/trailing punctuation.
+
+    Strips, at the start only: punctuation, articles (`Token.article`: le, la, l', les, un, des,
+    du, the, a, der, el, il...), an elided "d'", and "de"/"di" when an article follows. Stops before
+    removing the last word, so a term that *is* an article-like word ("A", Dutch "De") keeps it.
+    Trailing punctuation is stripped too. Articles inside the term are kept (issue #8).
+    """
+    toks = list(tokens)
+    i, n = 0, len(toks)
+    while i < n and toks[i].punct:
+        i += 1
+    while n > i and toks[n - 1].punct:
+        n -= 1
+    while i < n - 1:
+        t = toks[i]
+        if t.article or t.key in _LEADING_ELIDED:
+            i += 1
+        elif t.key in _LEADING_BEFORE_ARTICLE and toks[i + 1].article:
+            i += 1
+        elif t.punct:
+            i += 1
+        else:
+            break
+    # if only punctuation/articles were left after the last word, nothing more to strip: n fixed
+    return tuple(toks[i:n])
+
+
+def term_key(tokens: Sequence["Token"]) -> tuple[str, ...]:
+    """The matching key of a term or a span: keys of `term_tokens`, hyphen tokens dropped."""
+    return tuple(t.key for t in term_tokens(tokens) if t.key != HYPHEN)
+
+
+def compact_key(tokens: Sequence["Token"]) -> str:
+    """`term_key` joined without separators: also matches "e-mail" / "email" / "e mail".
+
+    Coarser than `term_key` (word boundaries are lost); offered for a second-chance comparison.
+    """
+    return "".join(term_key(tokens))
+
+
+def surface(tokens: Sequence["Token"]) -> str:
+    """The text the tokens cover, rebuilt from their offsets (any gap becomes one space)."""
+    out: list[str] = []
+    prev_end = None
+    for t in tokens:
+        if prev_end is not None and t.start > prev_end:
+            out.append(" ")
+        out.append(t.text)
+        prev_end = t.end
+    return "".join(out)
+
+
+# --- spelling_issue --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SpellingRule:
+    """How strict spelling comparison is for one language.
+
+    `unaccented_capitals`: a capital letter written without its accent is acceptable (ETAT, Etat
+    for État). `equivalences`: lowercase spellings that count as the same (German ä = ae, ß = ss).
+    `note`: the convention the rule follows, for people reading the table.
+    """
+
+    unaccented_capitals: bool = False
+    equivalences: tuple[tuple[str, str], ...] = ()
+    note: str = ""
+
+
+# THE table of per-language spelling rules (issue #7). Languages not listed use DEFAULT_RULE:
+# accents count everywhere, no equivalences. Typographic variants are never issues in any language:
+# apostrophes (’ vs '), dashes, compatibility ligatures (ﬁ), Unicode composition (NFC vs NFD).
+SPELLING_RULES: dict[str, SpellingRule] = {
+    "fr": SpellingRule(
+        unaccented_capitals=True,
+        note="Capitals may lose their accents (common practice, tolerated by usage guides although "
+             "the Académie recommends keeping them): ETAT, Etat for État. Lowercase letters must "
+             "keep them. œ/æ spelled out as oe/ae is an issue (coeur for cœur).",
+    ),
+    "es": SpellingRule(
+        note="RAE: capitals keep their accents (CAMIÓN, Camión); a missing accent is always an issue.",
+    ),
+    "pt": SpellingRule(note="Capitals keep their accents."),
+    "it": SpellingRule(note="Capitals keep their accents (È, not E')."),
+    "ca": SpellingRule(note="IEC: capitals keep their accents."),
+    "de": SpellingRule(
+        equivalences=(("ä", "ae"), ("ö", "oe"), ("ü", "ue"), ("ß", "ss")),
+        note="ä/ae, ö/oe, ü/ue, ß/ss are accepted transliterations (Swiss German writes ss "
+             "throughout; ae/oe/ue where umlauts are unavailable). Mull for Müll is an issue.",
+    ),
+    "da": SpellingRule(equivalences=(("æ", "ae"), ("ø", "oe"), ("å", "aa")),
+                       note="æ/ae, ø/oe, å/aa: the standard fallback transliterations."),
+    "nb": SpellingRule(equivalences=(("æ", "ae"), ("ø", "oe"), ("å", "aa")),
+                       note="As Danish."),
+    "no": SpellingRule(equivalences=(("æ", "ae"), ("ø", "oe"), ("å", "aa")),
+                       note="As Danish."),
+    "sv": SpellingRule(equivalences=(("ä", "ae"), ("ö", "oe")),
+                       note="ä/ae, ö/oe transliterations; å has none."),
+}
+DEFAULT_RULE = SpellingRule(note="Accents count on every letter, capitals included.")
+
+# Typographic variants that are never spelling differences.
+_TYPO_TABLE = str.maketrans(
+    {**{c: "'" for c in _APOSTROPHES}, **{c: "-" for c in _DASHES if c != "\u00ad"}, "\u00ad": ""}
+)
+
+
+def _typo(s: str) -> str:
+    """NFKC (ﬁ -> fi, composed accents) + unified apostrophes/dashes; case and accents kept.
+
+    NFKC does not touch œ/æ (they are letters, not compatibility ligatures) nor ß.
+    """
+    return unicodedata.normalize("NFKC", s).translate(_TYPO_TABLE)
+
+
+def _fold(s: str, rule: SpellingRule) -> str:
+    s = _typo(s).lower()
+    for a, b in rule.equivalences:
+        s = s.replace(a, b)
+    return s
+
+
+def _accents_ok(found: str, ref: str, rule: SpellingRule, caps: Optional[list[bool]] = None) -> bool:
+    """Does `found` spell `ref` acceptably, letter for letter?
+
+    Both are walked in step on their loose forms, so "œ" in one and "oe" in the other form one group.
+    A group that differs only in case is fine; one that differs in accents is fine only when the
+    found letter is an unaccented capital and the language allows that. `caps`, when given, says
+    which letters of `found` count as capitals (used when `found` is a lowercase lemma).
+    """
+    found, ref = _typo(found), _typo(ref)
+    if _fold(found, rule) == _fold(ref, rule):
+        return True
+    if loose(found) != loose(ref):
+        return False  # different letters, not an accent question
+    i = j = 0
+    while i < len(found) and j < len(ref):
+        gi, gj = i + 1, j + 1
+        lf, lr = loose(found[i:gi]), loose(ref[j:gj])
+        while lf != lr:  # extend the shorter side until both groups cover the same loose text
+            if len(lf) <= len(lr) and gi < len(found):
+                gi += 1
+                lf = loose(found[i:gi])
+            elif gj < len(ref):
+                gj += 1
+                lr = loose(ref[j:gj])
+            else:
+                return False
+        f, r = found[i:gi], ref[j:gj]
+        if f.lower() != r.lower() and _fold(f, rule) != _fold(r, rule):
+            is_cap = caps[i] if caps is not None and i < len(caps) else f.isupper()
+            forgiven = (
+                rule.unaccented_capitals and len(f) == 1 and len(r) == 1 and is_cap
+                and strip_marks(f) == f and strip_marks(r).lower() == f.lower()
+            )
+            if not forgiven:
+                return False
+        i, j = gi, gj
+    return i == len(found) and j == len(ref)
+
+
+def _lemma_caps(surface_text: str, lemma: str) -> list[bool]:
+    """Which letters of a (lowercase) lemma stood as capitals in the surface form.
+
+    All of them when the surface is written in capitals (ETATS), the first when it is capitalised
+    (Etats), none otherwise: lemma and surface need not have the same length, so nothing finer is
+    safe.
+    """
+    letters = [c for c in surface_text if c.isalpha()]
+    if letters and all(c.isupper() for c in letters) and len(letters) > 1:
+        return [True] * len(lemma)
+    return [i == 0 and bool(surface_text[:1].isupper()) for i in range(len(lemma))]
+
+
+def spelling_issue(found: Sequence["Token"], expected: Sequence["Token"], lang: str) -> Optional[str]:
+    """None when `found` spells `expected` acceptably, else a short reason naming the expected spelling.
+
+    Meant for spans that already match loosely (`term_key(found) == term_key(expected)`), i.e.
+    that differ at most in case, accents, ligatures, apostrophes, dashes and inflection.
+    Word by word, two checks, both with the language's rule from `SPELLING_RULES`:
+    1. the found word against its reference spelling: the expected word itself when both are the
+       same form loosely, else the correctly accented form of the found word in the language's
+       lookup table (so "CAMIONES" is checked against "camiones", not against "camión");
+    2. the found lemma against the expected lemma, so that an inflected form of a different
+       spelling (cotes for côte) is caught; capitals are mapped from the surface.
+    """
+    from .langtags import primary
+
+    lg = primary(lang)
+    rule = SPELLING_RULES.get(lg, DEFAULT_RULE)
+    f_toks = [t for t in term_tokens(found) if t.key != HYPHEN]
+    e_toks = [t for t in term_tokens(expected) if t.key != HYPHEN]
+    if len(f_toks) != len(e_toks):
+        return None  # not a loose match: not a spelling question
+    bad = False
+    for f, e in zip(f_toks, e_toks):
+        if not _word_ok(f, e, lg, rule):
+            bad = True
+            break
+    if not bad:
+        return None
+    return f"spelled '{surface(term_tokens(found))}', the glossary spells it '{surface(term_tokens(expected))}'"
+
+
+def _word_ok(f: "Token", e: "Token", lang: str, rule: SpellingRule) -> bool:
+    if _typo(f.text) == _typo(e.text):
+        return True
+    if loose(f.text) == loose(e.text):
+        ref: Optional[str] = e.text
+    else:
+        ref = _known_form(f.text, lang)
+    if ref is not None and not _accents_ok(f.text, ref, rule):
+        return False
+    if f.lemma == e.lemma:
+        return True
+    return _accents_ok(f.lemma, e.lemma, rule, caps=_lemma_caps(f.text, f.lemma))
+
+
+def _known_form(word: str, lang: str) -> Optional[str]:
+    """The correctly accented spelling of `word` in the language's lookup table, if any."""
+    from .lemma import known_form
+
+    return known_form(word, lang)

@@ -1,0 +1,77 @@
+"""Deterministic verdicts: what counting can settle without any model.
+
+Conforming (glossary term, admitted term, DNT kept, the document's own majority rendering for forms
+without a glossary reference), and errors that are certain: a deprecated/forbidden target term (A1),
+a source term left untranslated although the glossary has a target term (A4), a do-not-translate item
+translated or altered (A5), a glossary term misspelt in its diacritics (F). Everything else is
+`unjudged` with the reason, for the judge or a person; it is never scored as 0.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from termqa.model import CONFORMING, ERROR, GLOSSARY, PREFERRED, UNJUDGED
+
+# Reasons an occurrence is left unjudged (also the keys of summary.unjudged_reasons).
+R_MISSING = "no rendering found in the target (omitted, paraphrased or translated otherwise)"
+R_DIVERGES_GLOSSARY = "rendering diverges from the glossary term"
+R_DIVERGES_MAJORITY = "rendering diverges from the document's majority rendering"
+R_HAPAX = "single occurrence with no glossary reference"
+R_NO_REFERENCE = "no reference: the glossary has no target term and no rendering was found"
+R_SPELLING_PSEUDO = "spelling differs from the document's majority rendering"
+
+
+@dataclass(frozen=True)
+class Decision:
+    outcome: str
+    label: Optional[str]
+    reason: str
+    rule: Optional[str] = None  # which deterministic rule decided (None when unjudged)
+
+
+def decide(*, kind: Optional[str], rendering: Optional[str], concept, reference, form, chain_size: int,
+           same_as_reference: bool, spelling: Optional[str]) -> Decision:
+    """The verdict for one occurrence from its alignment.
+
+    kind: alignment kind (glossary, forbidden, dnt, dnt_altered, untranslated, established) or None.
+    form: the glossary TargetForm matched (glossary/forbidden kinds). spelling: spelling_issue() of the
+    rendering against `form` (glossary kind) or the pseudo-reference (established kind).
+    """
+    ref_text = reference.text if reference else None
+    if kind is None:
+        if reference is None:
+            return Decision(UNJUDGED, None, R_HAPAX if chain_size == 1 else R_NO_REFERENCE)
+        return Decision(UNJUDGED, None, R_MISSING)
+    if kind == "dnt":
+        return Decision(CONFORMING, None, "do-not-translate item kept as is", "dnt_kept")
+    if kind == "dnt_altered":
+        return Decision(ERROR, "A5", f"do-not-translate item altered: '{rendering}' instead of '{ref_text}'",
+                        "dnt_altered")
+    if concept.dnt and kind in ("glossary", "forbidden"):
+        return Decision(ERROR, "A5", f"do-not-translate item translated as '{rendering}'; keep '{ref_text}'",
+                        "dnt_translated")
+    if kind == "untranslated":
+        return Decision(ERROR, "A4", f"left untranslated; the glossary gives '{ref_text}'", "untranslated")
+    if kind == "forbidden":
+        status = form.status if form else "deprecated"
+        return Decision(ERROR, "A1", f"'{rendering}' is {status} in the glossary; use '{ref_text}'",
+                        "forbidden_term")
+    if kind == "glossary":
+        if spelling:
+            return Decision(ERROR, "F", spelling, "spelling")
+        if form is not None and form.status == PREFERRED or (ref_text and form and form.text == ref_text):
+            return Decision(CONFORMING, None, "matches the glossary's preferred term", "glossary")
+        return Decision(CONFORMING, None, f"matches the glossary term '{form.text if form else rendering}'"
+                        f" ({form.status if form else 'allowed'})", "glossary_admitted")
+    # established: a rendering the document uses, not a glossary term
+    if reference is not None and reference.provenance == GLOSSARY:
+        return Decision(UNJUDGED, None, R_DIVERGES_GLOSSARY)
+    if chain_size == 1:
+        return Decision(UNJUDGED, None, R_HAPAX)
+    if same_as_reference:
+        if spelling:
+            return Decision(UNJUDGED, None, R_SPELLING_PSEUDO)
+        return Decision(CONFORMING, None, "matches the document's majority rendering (no glossary term)",
+                        "pseudo_reference")
+    return Decision(UNJUDGED, None, R_DIVERGES_MAJORITY)

@@ -1,0 +1,129 @@
+"""The result object every writer consumes (`--json`, HTML, CSV, XLIFF notes).
+
+Its shape is documented in README.md ("JSON output") and versioned by `termqa_result`; keep it stable.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from termqa.model import OUTCOMES, UNJUDGED
+
+RESULT_VERSION = 1
+
+
+def occurrence_dict(v) -> dict:
+    o = v.occurrence
+    ref = v.reference
+    return {
+        "doc_id": o.doc_id,
+        "unit_id": o.unit_id,
+        "segment_id": o.seg_id,
+        "segment_index": o.segment_index,
+        "concept_id": o.concept_id,
+        "source_form": o.source_form,
+        "source_text": o.source_text,
+        "source_span": [o.source_span.start, o.source_span.end],
+        "target_text": o.target_text,
+        "target_span": [o.target_span.start, o.target_span.end] if o.target_span else None,
+        "variation": o.variation,
+        "chain_size": o.chain_size,
+        "is_first_mention": o.is_first_mention,
+        "via": o.via,
+        "align_method": o.align_method,
+        "reference": {"text": ref.text, "provenance": ref.provenance} if ref else None,
+        "outcome": v.outcome,
+        "label": v.label,
+        "penalty": v.penalty,
+        "reason": v.reason,
+        "judge": v.judge,
+        "prompt_version": v.prompt_version,
+    }
+
+
+def concept_dict(c) -> dict:
+    return {
+        "id": c.id,
+        "definition": c.definition,
+        "subject": c.subject,
+        "dnt": c.dnt,
+        "terms": [{"text": t.text, "lang": t.lang, "status": t.status, "raw_status": t.raw_status,
+                   "type": t.term_type} for t in c.terms],
+    }
+
+
+def _outcome_counts(rows) -> dict:
+    c = Counter(r["outcome"] for r in rows)
+    return {k: c.get(k, 0) for k in OUTCOMES}
+
+
+def result_dict(res) -> dict:
+    from termqa.metrics import all_metrics, per_document
+    from termqa.score import scores
+
+    occ = [occurrence_dict(v) for v in res.verdicts]
+    sc = scores(occ)
+    by_doc = defaultdict(list)
+    for r in occ:
+        by_doc[r["doc_id"]].append(r)
+    docs = []
+    for d in res.documents:
+        rows = by_doc.get(d.doc_id, [])
+        s = sc["documents"].get(d.doc_id, {"score": None, "scored": 0, "unjudged": 0})
+        docs.append({
+            "doc_id": d.doc_id, "path": d.path, "format": d.format, "dialect": d.dialect,
+            "src_lang": d.src_lang, "tgt_lang": d.tgt_lang, "segments": len(d.segments),
+            "skipped_units": d.skipped, "occurrences": len(rows), **s,
+            "outcomes": _outcome_counts(rows),
+        })
+    labels = Counter(r["label"] for r in occ if r["label"])
+    reasons = Counter(r["reason"] for r in occ if r["outcome"] == UNJUDGED)
+    per_concept = defaultdict(list)
+    for r in occ:
+        per_concept[r["concept_id"]].append(r)
+    concepts = []
+    for cid, rows in per_concept.items():
+        cd = concept_dict(res.concepts[cid])
+        pens = [r["penalty"] for r in rows if r["penalty"] is not None]
+        cd["occurrences"] = len(rows)
+        cd["worst_penalty"] = max(pens) if pens else None
+        cd["total_penalty"] = sum(pens)
+        concepts.append(cd)
+    seg_keys = {(r["doc_id"], r["unit_id"], r["segment_id"]) for r in occ}
+    segments = [
+        {"doc_id": s.doc_id, "unit_id": s.unit_id, "segment_id": s.seg_id, "index": s.index,
+         "source": s.source, "target": s.target}
+        for d in res.documents for s in d.segments if s.key in seg_keys
+    ]
+    metrics_overall = {k: v.as_dict() for k, v in all_metrics(res.metric_items).items()}
+    metrics_docs = {d: {k: v.as_dict() for k, v in m.items()} for d, m in per_document(res.metric_items).items()}
+    acc = res.accounting
+    if acc is not None and sc["scored"]:
+        acc = {**acc, "calls_per_scored_occurrence": round(acc.get("calls", 0) / sc["scored"], 4)}
+    return {
+        "termqa_result": RESULT_VERSION,
+        "kind": "check",
+        "signature": res.signature,
+        "inputs": [{"path": f.path, "format": f.format, "dialect": f.dialect, "documents": len(f.documents),
+                    "segments": sum(len(d.segments) for d in f.documents)} for f in res.files],
+        "documents": docs,
+        "summary": {
+            "documents": len(res.documents),
+            "segments": sum(len(d.segments) for d in res.documents),
+            "occurrences": len(occ),
+            "concepts_found": len(per_concept),
+            "outcomes": _outcome_counts(occ),
+            "labels": dict(labels.most_common()),
+            "unjudged_reasons": dict(reasons.most_common()),
+            "needs_judge": sum(reasons.values()),
+            "occurrences_in_untranslated_segments": res.skipped_untranslated,
+        },
+        "scores": {k: v for k, v in sc.items() if k != "documents"},
+        "metrics": {"overall": metrics_overall, "documents": metrics_docs},
+        "concepts": concepts,
+        "references": [{"doc_id": r.doc_id, "concept_id": r.concept_id, "source_form": r.source_form,
+                        "text": r.text, "provenance": r.provenance} for r in res.references],
+        "segments": segments,
+        "occurrences": occ,
+        "accounting": acc,
+        "warnings": list(res.warnings),
+    }

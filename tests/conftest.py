@@ -1,0 +1,44 @@
+"""Shared fixtures. Real files come from ../shared/corpus when it exists (CI has it)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
+
+
+def _find_shared() -> Path | None:
+    env = os.environ.get("TERMQA_SHARED")
+    candidates = [Path(env)] if env else []
+    candidates += [ROOT.parent / "shared", ROOT / ".." / "shared"]
+    for c in candidates:
+        if (c / "corpus").is_dir():
+            return c.resolve()
+    return None
+
+
+SHARED = _find_shared()
+CORPUS = SHARED / "corpus" if SHARED else None
+
+
+@pytest.fixture
+def corpus() -> Path:
+    """The real-file corpus; tests using it skip cleanly when ../shared is absent."""
+    if CORPUS is None:
+        pytest.skip("../shared/corpus is not present")
+    return CORPUS
+
+
+def corpus_files(sub: str, pattern: str = "*") -> list[Path]:
+    """Files for parametrised tests (empty list when the corpus is absent)."""
+    if CORPUS is None:
+        return []
+    return sorted(p for p in (CORPUS / sub).glob(pattern) if p.is_file())
+
+
+def is_invalid_name(p: Path) -> bool:
+    n = p.name.lower()
+    return any(w in n for w in ("invalid", "bad", "malformed", "poorly_formed"))

@@ -1,0 +1,267 @@
+"""A scripted OpenAI-compatible chat server on 127.0.0.1, for tests that go through the real client.
+
+The real `openai` client talks to it over HTTP, so retries, timeouts, response formats and
+accounting are exercised exactly as against a real server. Nothing here is mocked in-process.
+
+    server.on("first_mention", {"justification": "...", "label": "first_mention"})
+    server.fail_next("429", "timeout")        # the next two requests fail, in that order
+    server.reject_json_schema = True          # like a server that only knows json_object
+    server.latency = 0.3                      # every answer takes 300 ms
+
+Faults: "429", "500", "503", "timeout" (hang past the client's timeout), "malformed" (a 200
+whose body is not JSON), "not_json" (valid response, content is prose), "bad_label" (an answer
+whose label is outside the registry), "empty" (no choices), "401", "404".
+
+Use the `llm_server` fixture (import it into conftest.py, or into the test module).
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Optional, Union
+
+import pytest
+
+Matcher = Union[str, Callable[[dict], bool]]
+Reply = Union[dict, str, Callable[[dict], Union[dict, str]]]
+
+FAULTS = ("429", "500", "503", "timeout", "malformed", "not_json", "bad_label", "empty", "401", "404")
+
+
+@dataclass
+class LoggedRequest:
+    """One request the server received."""
+
+    method: str
+    path: str
+    body: dict
+    started: float
+    ended: float = 0.0
+    fault: Optional[str] = None
+    status: int = 200
+
+    @property
+    def prompt(self) -> str:
+        return "\n".join(str(m.get("content", "")) for m in self.body.get("messages", []))
+
+    @property
+    def response_format(self) -> Optional[str]:
+        rf = self.body.get("response_format")
+        return rf.get("type") if isinstance(rf, dict) else None
+
+
+@dataclass
+class ScriptedLLM:
+    """The server's script and state. Thread-safe: handlers run one thread per connection."""
+
+    default: Reply = field(default_factory=lambda: {"justification": "Default scripted answer.",
+                                                   "label": "no_error"})
+    latency: float = 0.0
+    hang: float = 3.0  # how long a "timeout" fault stalls (cut short when the server stops)
+    tokens: tuple[int, int] = (100, 10)  # usage reported per answer (prompt, completion)
+    reject_json_schema: bool = False
+    model_ids: tuple[str, ...] = ("scripted-judge",)
+
+    def __post_init__(self) -> None:
+        self.rules: list[tuple[Matcher, Reply]] = []
+        self.faults: deque[str] = deque()
+        self.log: list[LoggedRequest] = []
+        self._lock = threading.Lock()
+        self._active = 0
+        self.max_active = 0
+        self._stopping = threading.Event()
+        self._httpd: Optional[ThreadingHTTPServer] = None
+        self._thread: Optional[threading.Thread] = None
+
+    # -- script ---------------------------------------------------------------------------------
+
+    def on(self, match: Matcher, reply: Reply) -> "ScriptedLLM":
+        """Answer `reply` when `match` (a substring of the prompt, or a predicate on the request
+        body) fits. Earlier rules win."""
+        self.rules.append((match, reply))
+        return self
+
+    def fail_next(self, *faults: str) -> "ScriptedLLM":
+        for f in faults:
+            if f not in FAULTS:
+                raise ValueError(f"unknown fault {f!r}; known: {', '.join(FAULTS)}")
+        with self._lock:
+            self.faults.extend(faults)
+        return self
+
+    @property
+    def url(self) -> str:
+        assert self._httpd is not None, "server not started"
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    @property
+    def completions(self) -> list[LoggedRequest]:
+        """Logged chat-completion requests, in arrival order."""
+        with self._lock:
+            return [r for r in self.log if r.path.endswith("/chat/completions")]
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def start(self) -> "ScriptedLLM":
+        script = self
+
+        class Handler(_Handler):
+            server_script = script
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="scripted-llm", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()  # wakes hanging handlers
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    # -- answering ------------------------------------------------------------------------------
+
+    def _pick(self, body: dict, prompt: str) -> Reply:
+        for match, reply in self.rules:
+            hit = (match in prompt) if isinstance(match, str) else bool(match(body))
+            if hit:
+                return reply
+        return self.default
+
+    def _content(self, body: dict, prompt: str) -> str:
+        reply = self._pick(body, prompt)
+        if callable(reply):
+            reply = reply(body)
+        return reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
+
+    def _enter(self) -> None:
+        with self._lock:
+            self._active += 1
+            self.max_active = max(self.max_active, self._active)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._active -= 1
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_script: ScriptedLLM
+
+    def log_message(self, *args) -> None:  # keep test output clean
+        pass
+
+    def _send(self, status: int, payload: Union[dict, bytes], headers: Optional[dict] = None) -> None:
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (timeout fault): nothing to do
+
+    def do_GET(self) -> None:
+        s = self.server_script
+        with s._lock:
+            s.log.append(LoggedRequest("GET", self.path, {}, time.monotonic(), time.monotonic()))
+        if self.path.rstrip("/").endswith("/models"):
+            self._send(200, {"object": "list", "data": [
+                {"id": m, "object": "model", "created": 0, "owned_by": "termqa-tests"} for m in s.model_ids]})
+        else:
+            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+
+    def do_POST(self) -> None:
+        s = self.server_script
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            self._send(400, {"error": {"message": "request body is not JSON", "type": "invalid_request_error"}})
+            return
+        entry = LoggedRequest("POST", self.path, body, time.monotonic())
+        rf = body.get("response_format") or {}
+        # A server that cannot do json_schema says so before anything else (no fault consumed).
+        rejects = s.reject_json_schema and isinstance(rf, dict) and rf.get("type") == "json_schema"
+        with s._lock:
+            s.log.append(entry)
+            fault = (s.faults.popleft() if s.faults and not rejects
+                     and self.path.endswith("/chat/completions") else None)
+        entry.fault = fault
+        if not self.path.endswith("/chat/completions"):
+            entry.status = 404
+            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+            return
+        s._enter()
+        try:
+            self._complete(s, body, entry, fault)
+        finally:
+            entry.ended = time.monotonic()
+            s._leave()
+
+    def _complete(self, s: ScriptedLLM, body: dict, entry: LoggedRequest, fault: Optional[str]) -> None:
+        if s.latency:
+            s._stopping.wait(s.latency)
+        rf = body.get("response_format") or {}
+        if s.reject_json_schema and isinstance(rf, dict) and rf.get("type") == "json_schema":
+            entry.status = 400
+            self._send(400, {"error": {
+                "message": "response_format type 'json_schema' is not supported; use 'json_object'",
+                "type": "invalid_request_error", "param": "response_format", "code": None}})
+            return
+        if fault == "timeout":
+            entry.status = 0  # never answered in time
+            s._stopping.wait(s.hang)
+            self._send(500, {"error": {"message": "too late", "type": "server_error"}})
+            return
+        if fault in ("429", "500", "503", "401", "404"):
+            entry.status = int(fault)
+            messages = {"429": "Rate limit reached, slow down", "500": "internal error",
+                        "503": "overloaded", "401": "invalid api key", "404": "model not found"}
+            headers = {"Retry-After": "0"} if fault == "429" else None
+            code = {"429": "rate_limit_exceeded", "401": "invalid_api_key", "404": "model_not_found"}.get(fault)
+            self._send(int(fault), {"error": {"message": messages[fault], "type": "error", "code": code}}, headers)
+            return
+        if fault == "malformed":
+            self._send(200, b'{"id": "chatcmpl-broken", "choices": [')
+            return
+        prompt = entry.prompt
+        if fault == "not_json":
+            content = "Sure! I think the translation is fine."
+        elif fault == "bad_label":
+            content = json.dumps({"justification": "A label the registry does not have.",
+                                  "label": "totally_made_up_label"})
+        else:
+            content = s._content(body, prompt)
+        choices = [] if fault == "empty" else [{
+            "index": 0, "finish_reason": "stop", "logprobs": None,
+            "message": {"role": "assistant", "content": content}}]
+        tin, tout = s.tokens
+        self._send(200, {
+            "id": f"chatcmpl-test-{len(s.log)}", "object": "chat.completion", "created": int(time.time()),
+            "model": body.get("model", "unknown") + "-served",
+            "choices": choices,
+            "usage": {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout},
+        })
+
+
+@pytest.fixture
+def llm_server():
+    """A running ScriptedLLM; stopped (and its hanging handlers released) after the test."""
+    server = ScriptedLLM().start()
+    try:
+        yield server
+    finally:
+        server.stop()
