@@ -64,6 +64,13 @@ def kind_of_root(root) -> Optional[str]:
 
 def detect_text(start: str) -> Optional[str]:
     """Format kind of a non-XML file from its first characters."""
+    # RDF text syntaxes may open with '#' comment lines; a CSV never starts with a '#' line that is
+    # followed by Turtle, so look past them before deciding
+    body = re.sub(r"^(?:[ \t]*#[^\n]*\n|\s*\n)+", "", start)
+    if body != start and re.match(r"(?i)(@prefix|@base|prefix\s|base\s|<\w[\w+.-]*:)", body):
+        return "skos-text"
+    if re.match(r"<(\w[\w+.-]*://|urn:)[^>\s]*>\s", start):  # N-Triples: a subject IRI, not a tag
+        return "skos-text"
     if re.match(r"(?i)(@prefix|@base|prefix\s|base\s)", start) or re.match(r"<[a-z]+:[^>\s]*>\s+<", start):
         return "skos-text"
     if start.startswith(("{", "[")):
@@ -79,7 +86,7 @@ def _parse(path) -> tuple[str, bytes, object]:
     start = _text_start(data)
     if not start:
         raise InputError(path, "is empty")
-    if start.startswith("<"):
+    if start.startswith("<") and detect_text(start) != "skos-text":
         root = parse_bytes(data, str(path))
         kind = kind_of_root(root)
         if kind is None:

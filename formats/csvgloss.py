@@ -63,7 +63,7 @@ _ROLE_NAMES = {
     "src_status": ("sourcestatus",),
     "tgt_status": ("targetstatus", "status"),
 }
-# "source" is both a long-layout column and a bibliographic field; decided by context below.
+# "source" is both a long-layout column and a bibliographic field (in "ignore"): the layout decides.
 _LONG_ONLY = ("src_lang", "tgt_lang", "src_term", "tgt_term", "src_status", "tgt_status")
 
 _LANGUAGE_NAMES = {
@@ -178,10 +178,11 @@ def _roles(header: list[str]) -> tuple[list[tuple[str, Optional[str]]], bool]:
         if not f:
             roles.append(("ignore", None))
             continue
-        role = next((r for r, names in _ROLE_NAMES.items() if f in names), None)
+        # In the long layout its own names win ("source" is the source term, not a reference).
+        order = sorted(_ROLE_NAMES, key=lambda r: r not in _LONG_ONLY) if is_long else list(_ROLE_NAMES)
+        role = next((r for r in order if f in _ROLE_NAMES[r]), None)
         if role in _LONG_ONLY and not is_long:
-            role = "ignore" if f == "source" else None
-            role = "status_unscoped" if f == "status" else role
+            role = "status_unscoped" if f == "status" else None
         if role is not None:
             roles.append((role, None))
             strong += 1

@@ -11,6 +11,7 @@ graph has no order of its own.
 """
 from __future__ import annotations
 
+import warnings
 from collections import defaultdict
 from typing import Optional
 
@@ -66,15 +67,52 @@ def guess_syntax(data: bytes) -> str:
 _SYNTAX_NAMES = {"xml": "RDF/XML", "json-ld": "JSON-LD", "turtle": "Turtle/N-Triples"}
 
 
+def _remote_contexts(node) -> list[str]:
+    found = []
+    if isinstance(node, dict):
+        ctx = node.get("@context")
+        for c in ctx if isinstance(ctx, list) else [ctx]:
+            if isinstance(c, str):
+                found.append(c)
+        for v in node.values():
+            found += _remote_contexts(v)
+    elif isinstance(node, list):
+        for v in node:
+            found += _remote_contexts(v)
+    return found
+
+
+def _refuse_remote_context(path: str, data: bytes) -> None:
+    """rdflib would download a JSON-LD @context given by URL; we never fetch from the network."""
+    import json
+
+    try:
+        doc = json.loads(data.decode("utf-8-sig"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(path, f"is not valid JSON-LD: {exc}") from None
+    remote = _remote_contexts(doc)
+    if remote:
+        raise InputError(
+            path,
+            f"uses a remote JSON-LD @context ({remote[0]}); termqa does not fetch anything from the network",
+            fix="inline the context in the file, or convert it to Turtle",
+        )
+
+
 def _parse(path: str, data: bytes):
     import rdflib  # heavy: only when a SKOS file is actually read
 
     syntax = guess_syntax(data)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    if syntax == "json-ld":
+        _refuse_remote_context(path, data)
     graph = rdflib.Graph()
     try:
-        graph.parse(data=data, format=syntax, publicID=_BASE)
+        with warnings.catch_warnings():
+            # rdflib's JSON-LD parser uses its own deprecated ConjunctiveGraph internally
+            warnings.simplefilter("ignore", DeprecationWarning)
+            graph.parse(data=data, format=syntax, publicID=_BASE)
     except Exception as exc:  # rdflib raises many unrelated types for bad input
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(path, f"is not valid {_SYNTAX_NAMES[syntax]}: {first[:300]}") from None
@@ -212,14 +250,14 @@ def read(path: str, data: bytes, content_hash: str, *, default_lang: Optional[st
             )
         )
 
-    warnings = []
+    notes = []
     if no_lang:
-        warnings.append(
+        notes.append(
             f"{no_lang} labels have no language tag and were read with no language; "
             "set their language with --glossary-lang"
         )
     if unlabeled:
-        warnings.append(f"{unlabeled} skos:Concept resources have no label and were skipped")
+        notes.append(f"{unlabeled} skos:Concept resources have no label and were skipped")
     return Glossary(
         path=path,
         format="skos",
@@ -227,5 +265,5 @@ def read(path: str, data: bytes, content_hash: str, *, default_lang: Optional[st
         content_hash=content_hash,
         languages=tuple(sorted(languages)),
         dialect="SKOS-XL" if used_xl else None,
-        warnings=tuple(warnings),
+        warnings=tuple(notes),
     )

@@ -79,14 +79,18 @@ def decode(data: bytes, path: str) -> Decoded:
 # --- tokenizer -------------------------------------------------------------------------------------
 
 _NAME = r"[^\s/>=\"'<]+"
-_START = re.compile(r"<(" + _NAME + r")((?:\s+" + _NAME + r"\s*=\s*(?:\"[^\"]*\"|'[^']*'))*)\s*(/?)>")
 _ATTR = re.compile(r"\s+(" + _NAME + r")\s*=\s*(\"[^\"]*\"|'[^']*')")
-_END = re.compile(r"</(" + _NAME + r")\s*>")
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
-_CDATA = re.compile(r"<!\[CDATA\[.*?\]\]>", re.S)
-_PI = re.compile(r"<\?.*?\?>", re.S)
-_DOCTYPE = re.compile(r"<!DOCTYPE(?:[^\[>]|\[.*?\])*>", re.S)
-_TEXT = re.compile(r"[^<]+")
+# One pattern for every token; the scan checks that tokens follow each other without a gap.
+_TOKEN = re.compile(
+    r"(?P<text>[^<]+)"
+    r"|</(?P<end>" + _NAME + r")\s*>"
+    r"|<(?P<start>" + _NAME + r")(?P<attrs>(?:\s+" + _NAME + r"\s*=\s*(?:\"[^\"]*\"|'[^']*'))*)\s*(?P<empty>/?)>"
+    r"|(?P<comment><!--.*?-->)"
+    r"|(?P<cdata><!\[CDATA\[.*?\]\]>)"
+    r"|(?P<pi><\?.*?\?>)"
+    r"|(?P<doctype><!DOCTYPE(?:[^\[>]|\[.*?\])*>)",
+    re.S,
+)
 
 
 @dataclass
@@ -110,13 +114,14 @@ class Element:
     """An element with the offsets of its parts: text[start:content_start] is the start tag,
     text[content_end:end] the end tag (both equal `end` for an empty-element tag)."""
 
-    __slots__ = ("qname", "prefix", "local", "ns", "attrs", "nsmap", "start", "content_start",
+    __slots__ = ("qname", "prefix", "local", "ns", "_attrs", "_raw", "nsmap", "start", "content_start",
                  "content_end", "end", "empty", "children", "parent")
 
-    def __init__(self, qname, attrs, nsmap, start, content_start, empty, parent):
+    def __init__(self, qname, raw, nsmap, start, content_start, empty, parent):
         self.qname = qname
         self.prefix, _, self.local = qname.rpartition(":")
-        self.attrs: list[Attr] = attrs
+        self._raw = raw  # (text, start, end) of the attribute part of the start tag, parsed on demand
+        self._attrs = None
         self.nsmap: dict = nsmap
         self.ns = nsmap.get(self.prefix or "", "")
         self.start = start
@@ -126,6 +131,12 @@ class Element:
         self.empty = empty
         self.children: list[Union[Element, Leaf]] = []
         self.parent: Optional[Element] = parent
+
+    @property
+    def attrs(self) -> list[Attr]:
+        if self._attrs is None:
+            self._attrs = _attrs(*self._raw)
+        return self._attrs
 
     def get(self, name: str, uri: str = "", default=None):
         """Attribute value by local name and namespace URI ('' for unprefixed attributes)."""
@@ -171,83 +182,69 @@ class Document:
     prolog: list  # leaves before the root element (declaration, DOCTYPE, comments)
 
 
+_ATTR_WS = re.compile(r"[\t\n\r]")
+
+
 def _attr_value(raw: str) -> str:
     # Attribute-value normalisation (whitespace characters -> space) then references resolved.
-    return html.unescape(re.sub(r"[\t\n\r]", " ", raw[1:-1]))
+    v = raw[1:-1]
+    if "&" not in v and "\n" not in v and "\t" not in v and "\r" not in v:
+        return v
+    return html.unescape(_ATTR_WS.sub(" ", v))
+
+
+def _attrs(text: str, start: int, end: int) -> list[Attr]:
+    return [Attr(a.group(1), _attr_value(a.group(2)), a.start(), a.end())
+            for a in _ATTR.finditer(text, start, end)]
 
 
 def parse(text: str, path: str = "<xml>") -> Document:
     """Tokenize well-formed XML text into a light tree with offsets."""
-    pos = 0
-    n = len(text)
     root = None
     prolog: list = []
     stack: list[Element] = []
     base_ns = {"xml": XML_NS}
-
-    def add(node):
-        if stack:
-            stack[-1].children.append(node)
-        elif isinstance(node, Leaf):
-            prolog.append(node)
-
-    while pos < n:
-        ch = text[pos]
-        if ch != "<":
-            m = _TEXT.match(text, pos)
-            add(Leaf("text", pos, m.end()))
-            pos = m.end()
-            continue
-        nxt = text[pos + 1:pos + 2]
-        if nxt == "/":
-            m = _END.match(text, pos)
-            if not m or not stack or stack[-1].qname != m.group(1):
-                raise InputError(path, f"unbalanced end tag at character {pos}")
-            el = stack.pop()
-            el.content_end = pos
-            el.end = m.end()
-            pos = m.end()
-            continue
-        if nxt == "!":
-            for kind, rx in (("comment", _COMMENT), ("cdata", _CDATA), ("doctype", _DOCTYPE)):
-                m = rx.match(text, pos)
-                if m:
-                    add(Leaf(kind, pos, m.end()))
-                    pos = m.end()
-                    break
+    pos = 0
+    for m in _TOKEN.finditer(text):
+        if m.start() != pos:
+            raise InputError(path, f"unreadable markup at character {pos}")
+        pos = m.end()
+        kind = m.lastgroup
+        if kind == "text" or kind in ("comment", "cdata", "pi", "doctype"):
+            leaf = Leaf(kind, m.start(), pos)
+            if stack:
+                stack[-1].children.append(leaf)
             else:
-                raise InputError(path, f"unexpected markup at character {pos}")
+                prolog.append(leaf)
             continue
-        if nxt == "?":
-            m = _PI.match(text, pos)
-            if not m:
-                raise InputError(path, f"unterminated processing instruction at character {pos}")
-            add(Leaf("pi", pos, m.end()))
-            pos = m.end()
+        if kind == "end":
+            if not stack or stack[-1].qname != m.group("end"):
+                raise InputError(path, f"unbalanced end tag at character {m.start()}")
+            el = stack.pop()
+            el.content_end = m.start()
+            el.end = pos
             continue
-        m = _START.match(text, pos)
-        if not m:
-            raise InputError(path, f"unreadable start tag at character {pos}")
-        attrs = []
-        for a in _ATTR.finditer(m.group(2)):
-            off = m.start(2)
-            attrs.append(Attr(a.group(1), _attr_value(a.group(2)), off + a.start(), off + a.end()))
+        # start tag (lastgroup is "empty", the last group that took part in the match)
         parent = stack[-1] if stack else None
         nsmap = parent.nsmap if parent is not None else base_ns
-        decls = [(a.qname, a.value) for a in attrs if a.qname == "xmlns" or a.qname.startswith("xmlns:")]
-        if decls:
-            nsmap = dict(nsmap)
-            for q, v in decls:
-                nsmap["" if q == "xmlns" else q[6:]] = v
-        empty = bool(m.group(3))
-        el = Element(m.group(1), attrs, nsmap, pos, m.end(), empty, parent)
+        a0, a1 = m.span("attrs")
+        el = Element(m.group("start"), (text, a0, a1), nsmap, m.start(), pos, bool(m.group("empty")), parent)
+        if "xmlns" in text[a0:a1]:
+            decls = [(a.qname, a.value) for a in el.attrs if a.qname == "xmlns" or a.qname.startswith("xmlns:")]
+            if decls:
+                nsmap = dict(nsmap)
+                for q, v in decls:
+                    nsmap["" if q == "xmlns" else q[6:]] = v
+                el.nsmap = nsmap
+                el.ns = nsmap.get(el.prefix or "", "")
         if parent is not None:
             parent.children.append(el)
         elif root is None:
             root = el
-        pos = m.end()
-        if not empty:
+        if not el.empty:
             stack.append(el)
+    if pos != len(text):
+        raise InputError(path, f"unreadable markup at character {pos}")
     if root is None or stack:
         raise InputError(path, "has no complete root element")
     return Document(text, root, prolog)

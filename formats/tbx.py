@@ -191,13 +191,12 @@ def _check_dialect(root, probs: _Problems, dialect_type: str) -> None:
                 probs.add("level-context", el, f"context may only appear at term level, not {level} level")
             elif basic and cat == "source" and level == "entry" and not grouped:
                 probs.add("level-source", el, "source at concept level must sit in a descripGrp with what it documents")
-        if basic and _is_core(el):
-            if name == "transac" and el.get("type") and el.get("type") != "transactionType":
-                probs.add("transac-type", el, f"<transac type={el.get('type')!r}>: TBX-Basic allows only transactionType")
-            elif name == "transacNote" and el.get("type") and el.get("type") != "responsibility":
-                probs.add(
-                    "transacnote-type", el, f"<transacNote type={el.get('type')!r}>: TBX-Basic allows only responsibility"
-                )
+        # TBX-Basic has one data category for each of these two elements.
+        required = {"transac": "transactionType", "transacNote": "responsibility"}.get(name)
+        if basic and required and _is_core(el) and el.get("type") and el.get("type") != required:
+            probs.add(
+                f"{name}-type", el, f"<{name} type={el.get('type')!r}>: TBX-Basic allows only {required}"
+            )
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -223,7 +222,9 @@ def _holder_term(holder, probs: _Problems, entry_id: str):
         probs.add("no-term", box, f"entry {entry_id}: <{where}> without <term>")
         return None
     if len(terms) > 1:
-        probs.add("many-terms", terms[1], f"entry {entry_id}: <{where}> holds {len(terms)} <term>s; only one is allowed")
+        probs.add(
+            "many-terms", terms[1], f"entry {entry_id}: <{where}> holds {len(terms)} <term>s; only one is allowed"
+        )
     if kids[0] is not terms[0]:
         probs.add("term-order", terms[0], f"entry {entry_id}: <term> must come first in <{where}>")
     return terms[0]

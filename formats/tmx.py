@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from termqa.errors import InputError
+from termqa.errors import InputError, MissingLanguageError
 from termqa.langtags import match_quality, normalise_tag
 from termqa.model import BilingualFile, Document, Segment
 
@@ -124,11 +124,12 @@ def read(path: str, root, *, src_lang=None, tgt_lang=None) -> BilingualFile:
     elif len(others) == 1:
         tgt = others[0]
     else:
-        raise InputError(
+        raise MissingLanguageError(
             path,
             f"has {len(others)} languages besides the source {src!r} ({_listing(others)}); "
             "termqa checks one pair",
             fix="pass --tgt-lang",
+            candidates=tuple(others),
         )
 
     segments: list[Segment] = []

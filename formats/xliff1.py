@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from termqa.errors import InputError
+from termqa.errors import InputError, MissingLanguageError
 from termqa.langtags import normalise_tag
 from termqa.model import BilingualFile, Document, Segment
 
@@ -124,9 +124,10 @@ class _Reader:
         any_s = next((s for s, _ in pairs if s), "")
         any_t = next((t for _, t in pairs if t), "")
         if not any_s:
-            raise InputError(self.path, "has no source language; pass --src-lang", fix="e.g. --src-lang en")
+            raise MissingLanguageError(self.path, "has no source language; pass --src-lang", fix="e.g. --src-lang en",
+                                       which="source")
         if not any_t:
-            raise InputError(self.path, "has no target language; pass --tgt-lang", fix="e.g. --tgt-lang fr")
+            raise MissingLanguageError(self.path, "has no target language; pass --tgt-lang", fix="e.g. --tgt-lang fr")
         return [(s or any_s, t or any_t) for s, t in pairs]
 
     def _where(self, f) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Optional
 
-from termqa.errors import InputError
+from termqa.errors import InputError, MissingLanguageError
 from termqa.langtags import lang_matches, normalise_tag
 from termqa.model import BilingualFile, Document, InlineCode, Segment
 
@@ -281,7 +281,7 @@ def _language(path: str, given: Optional[str], written: Optional[str], what: str
         return normalise_tag(given)
     if written and written.strip():
         return normalise_tag(written)
-    raise InputError(path, f"has no {what} language; pass {option}")
+    raise MissingLanguageError(path, f"has no {what} language; pass {option}", which=what)
 
 
 def read(path: str, root, *, src_lang=None, tgt_lang=None) -> BilingualFile:

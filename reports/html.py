@@ -188,6 +188,40 @@ def _outcome_counts(occs: list[dict]) -> list[dict]:
          if k not in OUTCOMES]
 
 
+def _outcome_counts_from(counts: dict) -> list[dict]:
+    """Badges for a precomputed {outcome: count} mapping (zero counts left out)."""
+    return [{"outcome": k, "count": counts[k], "text": OUTCOME_TEXT[k][0], "icon": OUTCOME_TEXT[k][1]}
+            for k in OUTCOMES if counts.get(k)]
+
+
+ACCOUNTING_TEXT = (
+    ("calls", "LLM calls made"), ("cached", "Answers from the cache"), ("failed", "Failed calls"),
+    ("tokens_in", "Tokens in"), ("tokens_out", "Tokens out"), ("cost_usd", "Estimated cost"),
+    ("calls_per_scored_occurrence", "Calls per scored occurrence"),
+)
+
+
+def _accounting(acc: Optional[dict]) -> Optional[list]:
+    """Rows (name, value text) of the judge's account, known keys first, in a fixed order."""
+    if not acc:
+        return None
+    rows = []
+    for key, name in ACCOUNTING_TEXT + tuple((k, k.replace("_", " ")) for k in sorted(acc)
+                                             if k not in dict(ACCOUNTING_TEXT)):
+        if key in acc:
+            val = acc[key]
+            if val is None:
+                text = "—"
+            elif key == "cost_usd":
+                text = f"${val:.4f}"
+            elif isinstance(val, float):
+                text = f"{val:.2f}"
+            else:
+                text = f"{val:,}" if isinstance(val, int) and not isinstance(val, bool) else str(val)
+            rows.append((name, text))
+    return rows
+
+
 def _chart(outcomes: dict) -> dict:
     """Geometry for the stacked verdict bar (an inline SVG; the legend is HTML text)."""
     total = sum(outcomes.get(k, 0) for k in OUTCOMES)
@@ -320,7 +354,7 @@ def build_view(result: dict) -> dict:
                                "outcomes": _outcome_counts(r["occs"]),
                                "labels": [dict(label_info(l), count=n) for l, n in labels.most_common()],
                                "docs": len({o["doc_id"] for o in r["occs"]})})
-        rend_views.sort(key=lambda r: (-r["count"], r["form"], r["target"] or ""))
+        rend_views.sort(key=lambda r: (-r["count"], r["form"], r["target"] is None, r["target"] or ""))
         flagged = [occurrence_view(o) for o in occs if o["outcome"] != "conforming"]
         conforming = [occurrence_view(o) for o in occs if o["outcome"] == "conforming"]
         penalties = [o["penalty"] for o in occs if o.get("penalty") is not None]
@@ -346,7 +380,7 @@ def build_view(result: dict) -> dict:
         em = (m.get("em") or {}).get("value")
         doc_views.append({"d": d, "key": doc_key[d["doc_id"]], "score": fmt_score(d.get("score")),
                           "score_sort": _num(d.get("score")), "em": fmt_pct(em), "em_sort": _num(em),
-                          "outcomes": [(k, (d.get("outcomes") or {}).get(k, 0)) for k in OUTCOMES]})
+                          "outcomes": _outcome_counts_from(d.get("outcomes") or {})})
 
     overall = metrics.get("overall") or {}
     metric_views = []
@@ -360,7 +394,8 @@ def build_view(result: dict) -> dict:
                                  "coverage": fmt_pct(scored / total) if total else "—"})
 
     problems = [dict(label_info(l), count=n, penalty=(sig.get("penalties") or {}).get(l))
-                for l, n in sorted((summary.get("labels") or {}).items(), key=lambda kv: (-kv[1], kv[0]))]
+                for l, n in sorted((summary.get("labels") or {}).items(),
+                                   key=lambda kv: (-kv[1], -float((sig.get("penalties") or {}).get(kv[0]) or 0), kv[0]))]
 
     scores = result.get("scores") or {}
     unjudged_total = sum((summary.get("unjudged_reasons") or {}).values())
@@ -390,7 +425,7 @@ def build_view(result: dict) -> dict:
         "chart": _chart(summary.get("outcomes") or {}),
         "metrics": metric_views, "problems": problems,
         "unjudged_reasons": reasons, "unjudged_total": unjudged_total,
-        "accounting": result.get("accounting"),
+        "accounting": _accounting(result.get("accounting")),
         "warnings": result.get("warnings") or [],
         "concepts": concept_views,
         "filter_json": json_for_script(filter_data),
@@ -425,8 +460,9 @@ def _env():
 def _asset(name: str, closing: str) -> str:
     env = _env()
     text = env.loader.get_source(env, name)[0]
-    # Our own files, inserted verbatim: they must not be able to close their element.
-    if closing in text.lower():
+    # Our own files, inserted verbatim: they must not be able to close their element (nor put
+    # the HTML parser into a script's "escaped" states).
+    if closing in text.lower() or "<!--" in text or "<script" in text.lower():
         raise UsageError(f"report asset {name} contains {closing!r}", fix="remove it from the asset")
     return text
 

@@ -35,6 +35,7 @@ class TargetForm:
     text: str
     kind: str  # glossary | forbidden | established
     status: Optional[str] = None
+    skey: tuple[str, ...] = ()  # surface keys; a token matches on its lemma or surface, see detect.py
 
 
 @dataclass(frozen=True)
@@ -58,21 +59,39 @@ class TargetIndex:
         self.pos = [i for i, t in enumerate(tokens) if not is_gap(t)]
         self.keys = [tokens[i].key for i in self.pos]
         self.surf = [_surface_key(tokens[i].text) for i in self.pos]
-        first = defaultdict(list)
-        for j, k in enumerate(self.keys):
-            first[k].append(j)
+        first = defaultdict(set)
+        for j, (k, sk) in enumerate(zip(self.keys, self.surf)):
+            first[k].add(j)
+            first[sk].add(j)
         self.first = first
 
-    def find(self, key: Sequence[str], *, surface: bool = False) -> list[tuple[int, int]]:
-        """Content-index spans [a, b) where `key` occurs (on lemma keys, or on surface keys)."""
+    def find(self, key: Sequence[str], skey: Sequence[str] = (), *, surface: bool = False) -> list[tuple[int, int]]:
+        """Content-index spans [a, b) where the term occurs.
+
+        A text token matches a term token when its lemma or surface key equals the term's lemma or
+        surface key. With `surface=True` only surface keys are compared (copies of the source).
+        """
         if not key:
             return []
-        seq = self.surf if surface else self.keys
-        n, m = len(seq), len(key)
-        starts = range(n) if surface else self.first.get(key[0], ())
+        m = len(key)
+        skey = tuple(skey) if skey and len(skey) == m else tuple(key)
+        n = len(self.keys)
+        starts = set(self.first.get(key[0], ())) | set(self.first.get(skey[0], ()))
         out = []
-        for a in starts:
-            if a + m <= n and seq[a] == key[0] and tuple(seq[a:a + m]) == tuple(key):
+        for a in sorted(starts):
+            if a + m > n:
+                continue
+            ok = True
+            for x in range(m):
+                want = (key[x], skey[x])
+                if surface:
+                    if self.surf[a + x] not in want:
+                        ok = False
+                        break
+                elif self.keys[a + x] not in want and self.surf[a + x] not in want:
+                    ok = False
+                    break
+            if ok:
                 out.append((a, a + m))
         return out
 
@@ -94,16 +113,16 @@ def surface_key(tokens) -> tuple[str, ...]:
 
 def target_forms(concept, tgt_lang, lemmatiser) -> list[TargetForm]:
     """The concept's target designations with their lemma keys (hidden labels included: matchable)."""
-    from termqa.normalise import term_key
+    from termqa.detect import keys_of
 
     terms = [t for t in concept.terms_in(tgt_lang) if t.text.strip()]
     toks = lemmatiser.tokenize_many([t.text for t in terms])
     out = []
     for t, tk in zip(terms, toks):
-        key = term_key([x for x in tk if not is_gap(x)])
+        key, skey = keys_of(tk)
         if key:
             kind = "forbidden" if t.status in FORBIDDEN_STATUSES else "glossary"
-            out.append(TargetForm(key, t.text, kind, t.status))
+            out.append(TargetForm(key, t.text, kind, t.status, skey))
     return out
 
 
@@ -134,10 +153,10 @@ def candidates(p: Pending, idx: TargetIndex, target: str, extra: Sequence[Target
             ta, tb, s, e, txt = idx.span(a, b, target)
             add(a, b, "dnt" if txt == p.source_text else "dnt_altered")
     for f in p.forms:
-        for a, b in idx.find(f.key):
+        for a, b in idx.find(f.key, f.skey):
             add(a, b, f.kind, f)
     for f in extra:
-        for a, b in idx.find(f.key):
+        for a, b in idx.find(f.key, f.skey):
             add(a, b, "established", f)
     if not p.dnt and p.has_target_terms:
         for a, b in idx.find(p.source_surface_key, surface=True):
@@ -177,13 +196,11 @@ def mine_renderings(chain_targets: Sequence[TargetIndex], doc_counts: Counter, s
     Returns (key, chain count) with chain count >= 2.
     """
     chain_counts: Counter = Counter()
-    for idx in chain_targets:
-        seen = set()
-        for g in ngrams(idx, stop, max_n):
-            seen.add(g)
-        chain_counts.update(seen)
+    distinct = list({id(idx): idx for idx in chain_targets}.values())  # a segment counts once
+    for idx in distinct:
+        chain_counts.update(set(ngrams(idx, stop, max_n)))
     scored = []
-    k = len(chain_targets)
+    k = len(distinct)
     for g, c in chain_counts.items():
         if c < 2 or c * 2 < k:
             continue

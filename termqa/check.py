@@ -93,8 +93,9 @@ def check(
         raise UsageError("no glossary given", fix="pass --glossary FILE (TBX, SKOS, CSV/TSV)")
     table = validate_table(penalties or {})
     gl = [formats.read_glossary(g, default_lang=glossary_lang) for g in glossaries]
-    concepts = merge_glossaries(gl)
     files = [formats.read_bilingual(p, src_lang=src_lang, tgt_lang=tgt_lang) for p in expand(inputs)]
+    gl = _give_languages(gl, files, src_lang, tgt_lang)
+    concepts = merge_glossaries(gl)
     warnings = [w for f in files for w in f.warnings] + [w for g in gl for w in g.warnings]
     warnings += [f"{f.path}: {p}" for f in files for p in f.problems]
     documents = [d for f in files for d in f.documents]
@@ -180,6 +181,21 @@ def check(
     )
 
 
+def _give_languages(gl, files, src_lang, tgt_lang):
+    """A glossary without language columns (two bare columns) takes the run's language pair."""
+    if all(g.languages for g in gl):
+        return gl
+    from termqa.formats.csvgloss import assign_languages
+
+    first = next((d for f in files for d in f.documents), None)
+    src = src_lang or (first.src_lang if first else None)
+    tgt = tgt_lang or (first.tgt_lang if first else None)
+    if not src or not tgt:
+        raise LanguageError("a glossary has no language columns and the languages are unknown",
+                            fix="pass --src-lang and --tgt-lang")
+    return [g if g.languages or g.format not in ("csv", "tsv") else assign_languages(g, src, tgt) for g in gl]
+
+
 def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cache):
     """Occurrences of one document, with chains, first mentions and target spans."""
     by_id = {c.id: c for c in concepts}
@@ -250,6 +266,8 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
     for chain_key, members in chain_members.items():
         if len(members) < 2 or all(work[i].alignment is not None for i in members):
             continue
+        if work[members[0]].concept.dnt:
+            continue  # a do-not-translate item has exactly one acceptable rendering: itself
         if stop is None:
             stop = al.stop_words(primary(tgt_l))
             doc_counts = Counter()
@@ -257,7 +275,11 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
                 doc_counts.update(set(al.ngrams(idx, stop)))
         known = {f.key for f in pendings[members[0]].forms}
         mined = al.mine_renderings([indexes[work[i].seg.key] for i in members], doc_counts, stop)
-        extra = [al.TargetForm(k, " ".join(k), "established") for k, _c in mined[:3] if k not in known]
+        # a rendering shorter than the source term is usually just its head noun ("palier" for
+        # "bearing bracket"): require as many content words as the source has, up to two
+        need = min(2, len(chain_key[1].split()))
+        extra = [al.TargetForm(k, " ".join(k), "established") for k, _c in mined
+                 if k not in known and sum(1 for x in k if x not in stop) >= need][:3]
         if not extra:
             continue
         for i in members:

@@ -29,6 +29,8 @@ class _Group(click.Group):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
+            raise
         except TermqaError as exc:
             _fail(str(exc))
         except OSError as exc:  # a file we were asked to write or read outside the readers
@@ -37,6 +39,11 @@ class _Group(click.Group):
         except KeyboardInterrupt:
             click.echo("termqa: interrupted (finished judgements are kept in the cache)", err=True)
             sys.exit(130)
+        except Exception as exc:  # a bug of ours: one line, the traceback only on request
+            if os.environ.get("TERMQA_DEBUG"):
+                raise
+            _fail(f"internal error: {type(exc).__name__}: {exc} (please report it; TERMQA_DEBUG=1 shows "
+                  "the traceback)")
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

@@ -26,6 +26,12 @@ _OPEN = {"(", "["}
 _CLOSE = {")", "]"}
 
 
+def _loose(s: str) -> str:
+    from termqa.normalise import loose
+
+    return loose(s)
+
+
 def is_gap(tok) -> bool:
     """Tokens that matching skips: hyphens joining the parts of a compound."""
     return tok.punct and tok.text in ("-", "‐", "‑", "–", "/")
@@ -37,9 +43,11 @@ class SourceEntry:
 
     concept_id: str
     text: str  # surface as written in the glossary (or the document, for acronyms)
-    key: tuple[str, ...]
+    key: tuple[str, ...]  # lemma keys
     term_type: Optional[str]
     via: str  # "glossary" or "acronym"
+    skey: tuple[str, ...] = ()  # surface keys (a term lemmatised out of context can go wrong:
+    # "pompe" -> "pomper"; matching accepts a token whose lemma or surface equals either key)
 
 
 @dataclass(frozen=True)
@@ -64,15 +72,16 @@ class TermTrie:
         self.size = 0
 
     def add(self, entry: SourceEntry) -> None:
-        if not entry.key:
-            return
-        node = self.root
-        for k in entry.key:
-            node = node.setdefault(k, {})
-        ends = node.setdefault(None, [])
-        if all(e.concept_id != entry.concept_id for e in ends):
-            ends.append(entry)
-            self.size += 1
+        for path in {entry.key, entry.skey or entry.key}:
+            if not path:
+                continue
+            node = self.root
+            for k in path:
+                node = node.setdefault(k, {})
+            ends = node.setdefault(None, [])
+            if all(e.concept_id != entry.concept_id for e in ends):
+                ends.append(entry)
+                self.size += 1
 
     def copy_with(self, extra: Sequence[SourceEntry]) -> "TermTrie":
         """A trie with extra entries; shares nothing mutable with self (tries are small per doc)."""
@@ -85,26 +94,33 @@ class TermTrie:
             t.add(e)
         return t
 
-    def longest_at(self, keys: Sequence[str], i: int) -> tuple[int, list]:
-        """Longest match starting at keys[i]: (end index, entries) or (i, [])."""
-        node = self.root
+    def longest_at(self, keys: Sequence[tuple[str, str]], i: int) -> tuple[int, list]:
+        """Longest match starting at keys[i]: (end index, entries) or (i, []).
+
+        Each text position offers two keys, (lemma, surface); either may continue a path.
+        """
         best_end, best = i, []
-        j = i
         n = len(keys)
-        while j < n:
-            node = node.get(keys[j])
-            if node is None:
-                break
-            j += 1
-            if None in node:
+        stack = [(self.root, i)]
+        while stack:
+            node, j = stack.pop()
+            if j > i and None in node and (j > best_end or (j == best_end and not best)):
                 best_end, best = j, node[None]
+            if j >= n:
+                continue
+            lk, sk = keys[j]
+            nxt = node.get(lk)
+            if nxt is not None:
+                stack.append((nxt, j + 1))
+            if sk != lk:
+                nxt = node.get(sk)
+                if nxt is not None:
+                    stack.append((nxt, j + 1))
         return best_end, best
 
 
 def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser) -> list[SourceEntry]:
     """Every source-language designation of every concept, with its matching key."""
-    from termqa.normalise import term_key
-
     items: list[tuple[Concept, Term]] = []
     for c in concepts:
         for t in c.terms_in(src_lang):
@@ -113,10 +129,25 @@ def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser) -> lis
     toks = lemmatiser.tokenize_many([t.text for _, t in items])
     out = []
     for (c, t), tk in zip(items, toks):
-        key = term_key([x for x in tk if not is_gap(x)])
+        key, skey = keys_of(tk)
         if key:
-            out.append(SourceEntry(c.id, t.text, key, t.term_type, "glossary"))
+            out.append(SourceEntry(c.id, t.text, key, t.term_type, "glossary", skey))
     return out
+
+
+def keys_of(tokens) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(lemma keys, surface keys) of a term's tokens: leading articles and hyphens dropped."""
+    from termqa.normalise import loose, term_tokens
+
+    toks = [x for x in term_tokens([x for x in tokens if not is_gap(x)])]
+    return tuple(x.key for x in toks), tuple(loose(x.text) for x in toks)
+
+
+def text_keys(tokens, positions) -> list[tuple[str, str]]:
+    """(lemma key, surface key) for each content position of a text."""
+    from termqa.normalise import loose
+
+    return [(tokens[i].key, loose(tokens[i].text)) for i in positions]
 
 
 def content_positions(tokens) -> list[int]:
@@ -127,7 +158,7 @@ def content_positions(tokens) -> list[int]:
 def find_in_segment(trie: TermTrie, segment: Segment, tokens) -> list[Match]:
     """Leftmost-longest matches of the trie in one segment's source tokens."""
     pos = content_positions(tokens)
-    keys = [tokens[i].key for i in pos]
+    keys = text_keys(tokens, pos)
     out = []
     i, n = 0, len(keys)
     while i < n:
@@ -161,7 +192,7 @@ def find_acronyms(matches: Sequence[Match], tokens_by_seg: dict) -> list[SourceE
                 if cand[0].lower() == m.entry.text.strip()[:1].lower():
                     key = (toks[j + 1].key,)
                     found.setdefault((m.entry.concept_id, key[0]), SourceEntry(
-                        m.entry.concept_id, cand, key, "acronym", "acronym"))
+                        m.entry.concept_id, cand, key, "acronym", "acronym", (_loose(cand),)))
     return list(found.values())
 
 
@@ -187,7 +218,7 @@ def detect_document(doc: Document, trie: TermTrie, tokens_by_seg: dict, segments
     for seg in segments:
         matches.extend(find_in_segment(trie, seg, tokens_by_seg[seg.key]))
     acronyms = [a for a in find_acronyms(matches, tokens_by_seg)
-                if trie.longest_at(list(a.key), 0)[1] == []]
+                if trie.longest_at([(a.key[0], a.key[0])], 0)[1] == []]
     if acronyms:
         skip = acronym_definition_spans(matches, tokens_by_seg, acronyms)
         doc_trie = trie.copy_with(acronyms)

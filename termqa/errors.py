@@ -57,3 +57,14 @@ class BudgetExceeded(JudgeError):
 
 class OfflineCacheMiss(JudgeError):
     """--offline was given and a judgement is not in the cache."""
+
+
+class MissingLanguageError(InputError):
+    """A file does not say one of its languages (or offers several). `candidates` lists the
+    languages it does have, for callers such as `inspect` that can go on without choosing."""
+
+    def __init__(self, path, problem: str, *, fix: Optional[str] = None, which: str = "target",
+                 candidates: tuple = ()):
+        self.which = which
+        self.candidates = tuple(candidates)
+        super().__init__(path, problem, fix=fix)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 
+from termqa.errors import MissingLanguageError
 from termqa.model import STATUSES, BilingualFile, Glossary
 
 _WORD = re.compile(r"\w+(?:['’-]\w+)*", re.UNICODE)
@@ -78,10 +79,26 @@ def inspect_file(path, *, src_lang=None, tgt_lang=None, glossary_lang=None) -> d
     """Read any supported file and describe it."""
     from termqa import formats
 
-    obj = formats.read_any(path, src_lang=src_lang, tgt_lang=tgt_lang, default_lang=glossary_lang)
+    note, stand_in_target = None, False
+    try:
+        obj = formats.read_any(path, src_lang=src_lang, tgt_lang=tgt_lang, default_lang=glossary_lang)
+    except MissingLanguageError as exc:
+        # inspect describes the file as it is: read it with a stand-in language and say so
+        if exc.which != "target" or tgt_lang:
+            raise
+        stand_in = exc.candidates[0] if exc.candidates else "und"
+        obj = formats.read_any(path, src_lang=src_lang, tgt_lang=stand_in, default_lang=glossary_lang)
+        note = (f"{exc.problem}; counted here with {stand_in}" if exc.candidates
+                else "the file names no target language (check needs --tgt-lang)")
+        stand_in_target = not exc.candidates
     if isinstance(obj, Glossary):
         return describe_glossary(obj)
-    return describe_bilingual(obj)
+    info = describe_bilingual(obj)
+    if note:
+        info["warnings"].insert(0, note)
+        if stand_in_target:
+            info["target_language"] = None
+    return info
 
 
 def render_text(info: dict) -> str:

@@ -362,6 +362,7 @@ class Backend:
         self._stop = threading.Event()
         self._fatal: Optional[JudgeError] = None
         self._rng = random.Random(seed)
+        self._abandoned: list[ThreadPoolExecutor] = []
 
     # -- public ---------------------------------------------------------------------------------
 
@@ -418,15 +419,21 @@ class Backend:
                             if isinstance(outcome, (BudgetExceeded, OfflineCacheMiss)):
                                 self.account.add(not_sent=1)
             except BaseException:
-                # Ctrl-C (or a bug): stop retry loops, drop queued questions, keep what is cached.
+                # Ctrl-C (or a bug): stop retry loops and drop queued questions. Calls already on
+                # the wire finish (bounded by the timeout) and land in the cache; close() waits.
                 self._stop.set()
+                self._abandoned.append(pool)
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
             pool.shutdown(wait=True)
         return results  # type: ignore[return-value]
 
     def close(self) -> None:
+        """Stop, let in-flight answers reach the cache, then release the client and the cache."""
         self._stop.set()
+        for pool in self._abandoned:
+            pool.shutdown(wait=True)
+        self._abandoned.clear()
         if self._client is not None:
             self._client.close()
         self.cache.close()

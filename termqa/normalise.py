@@ -89,15 +89,15 @@ def term_tokens(tokens: Sequence["Token"]) -> tuple["Token", ...]:
         n -= 1
     while i < n - 1:
         t = toks[i]
-        if t.article or t.key in _LEADING_ELIDED:
+        low = loose(t.text)  # the key is the lemma ("d'" -> "de"): test the surface instead
+        if t.article or low in _LEADING_ELIDED:
             i += 1
-        elif t.key in _LEADING_BEFORE_ARTICLE and toks[i + 1].article:
+        elif low in _LEADING_BEFORE_ARTICLE and toks[i + 1].article:
             i += 1
         elif t.punct:
             i += 1
         else:
             break
-    # if only punctuation/articles were left after the last word, nothing more to strip: n fixed
     return tuple(toks[i:n])
 
 
@@ -288,6 +288,10 @@ def _word_ok(f: "Token", e: "Token", lang: str, rule: SpellingRule) -> bool:
     if ref is not None and not _accents_ok(f.text, ref, rule):
         return False
     if f.lemma == e.lemma:
+        return True
+    if loose(f.lemma) != loose(e.lemma):
+        # lemmas differ in letters, not accents: one of them was lemmatised out of context
+        # ("pompe" -> "pomper"); the surface check above has already settled the spelling
         return True
     return _accents_ok(f.lemma, e.lemma, rule, caps=_lemma_caps(f.text, f.lemma))
 

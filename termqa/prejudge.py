@@ -40,6 +40,9 @@ def decide(*, kind: Optional[str], rendering: Optional[str], concept, reference,
     """
     ref_text = reference.text if reference else None
     if kind is None:
+        if concept.dnt:
+            return Decision(ERROR, "A5", f"do-not-translate item '{ref_text}' not found in the target "
+                            "(translated, altered or omitted)", "dnt_missing")
         if reference is None:
             return Decision(UNJUDGED, None, R_HAPAX if chain_size == 1 else R_NO_REFERENCE)
         return Decision(UNJUDGED, None, R_MISSING)

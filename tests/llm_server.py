@@ -112,7 +112,7 @@ class ScriptedLLM:
         class Handler(_Handler):
             server_script = script
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = _Server(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="scripted-llm", daemon=True)
@@ -150,6 +150,12 @@ class ScriptedLLM:
     def _leave(self) -> None:
         with self._lock:
             self._active -= 1
+
+
+class _Server(ThreadingHTTPServer):
+    # The default listen backlog (5) makes a burst of connections wait for a SYN retransmit.
+    request_queue_size = 128
+    daemon_threads = True
 
 
 class _Handler(BaseHTTPRequestHandler):

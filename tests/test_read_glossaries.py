@@ -6,6 +6,7 @@ fixtures for the edge cases."""
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 
 import pytest
 
@@ -20,6 +21,8 @@ except ImportError:  # running from the source tree
     from formats import csvgloss, read_glossary, skos, status
 
 TBX_FILES = corpus_files("formats/tbx")
+# Glossaries are frozen: the 3 MB UNESCO file is read once for the contract and the exact test.
+_read_once = lru_cache(maxsize=None)(lambda path: read_glossary(path))
 SKOS_FILES = corpus_files("formats/skos")
 
 
@@ -410,7 +413,7 @@ def test_tbx_without_terms_is_empty_glossary(tmp_path):
 
 @pytest.mark.parametrize("path", SKOS_FILES, ids=[p.name for p in SKOS_FILES])
 def test_skos_corpus_contract(path):
-    g = read_glossary(path)
+    g = _read_once(str(path))
     assert g.format == "skos"
     assert len(g.concepts) > 0
     assert g.problems == ()
@@ -460,7 +463,8 @@ def test_skos_owl_deprecated_inline(tmp_path):
         'ex:fw a skos:Concept ; skos:prefLabel "firewall"@en ; skosxl:altLabel ex:l1, ex:l2 ;\n'
         "   skos:inScheme ex:s .\n"
         'ex:l1 a skosxl:Label ; skosxl:literalForm "pare-feu"@fr .\n'
-        'ex:l2 a skosxl:Label ; skosxl:literalForm "garde-barrière"@fr ; owl:deprecated "true"^^<http://www.w3.org/2001/XMLSchema#boolean> .\n'
+        'ex:l2 a skosxl:Label ; skosxl:literalForm "garde-barrière"@fr ;\n'
+        '   owl:deprecated "true"^^<http://www.w3.org/2001/XMLSchema#boolean> .\n'
         'ex:s a skos:ConceptScheme ; skos:prefLabel "Réseau"@fr, "Networking"@en .\n',
     )
     g = read_glossary(path)
@@ -516,7 +520,7 @@ def test_skos_yso_hidden_labels(corpus):
 
 
 def test_skos_unesco(corpus):
-    g = read_glossary(corpus / "formats/skos/unesco_thesaurus_2013.ttl")
+    g = _read_once(str(corpus / "formats/skos/unesco_thesaurus_2013.ttl"))
     assert len(g.concepts) == 4408  # the ConceptScheme and 96 Collections are not concepts
     assert g.languages == ("en", "es", "fr", "ru")
     assert Counter(t.status for c in g.concepts for t in c.terms) == {PREFERRED: 17597, ADMITTED: 13867}
@@ -559,6 +563,16 @@ def test_skos_other_syntaxes_inline(tmp_path):
         ("serveur", "fr-FR", PREFERRED, False),
         ("srv", "en", UNKNOWN, True),
     ]
+
+
+def test_skos_jsonld_remote_context_is_refused(tmp_path):
+    path = _write(
+        tmp_path,
+        "r.jsonld",
+        '{"@context": "https://example.org/context.jsonld", "@id": "http://ex.org/c", "prefLabel": "x"}',
+    )
+    with pytest.raises(InputError, match="remote JSON-LD @context"):
+        read_glossary(path)
 
 
 def test_skos_invalid_turtle_is_refused(tmp_path):
@@ -607,7 +621,11 @@ def test_csv_wide_with_statuses_and_synonyms(tmp_path):
     g = read_glossary(path)
     assert (g.format, g.languages, g.warnings) == ("csv", ("en", "fr"), ())
     k1, k2, k3 = g.concepts
-    assert _terms(k1) == [("firewall", "en", UNKNOWN), ("pare-feu", "fr", PREFERRED), ("garde-barrière", "fr", DEPRECATED)]
+    assert _terms(k1) == [
+        ("firewall", "en", UNKNOWN),
+        ("pare-feu", "fr", PREFERRED),
+        ("garde-barrière", "fr", DEPRECATED),
+    ]
     assert (k1.definition, k1.subject, k1.dnt) == ("A barrier, in software", "Networking", False)
     assert (k2.dnt, k2.note) == (True, "brand")
     assert _terms(k3) == [("log in", "en", UNKNOWN), ("sign in", "en", UNKNOWN), ("se connecter", "fr", ADMITTED)]

@@ -184,7 +184,7 @@
       data.documents.forEach(function (d) { reset(); fDoc.value = d.key; out.doc[d.name] = apply(); });
       data.concepts.forEach(function (c) { reset(); fConcept.value = c.key; out.concept[c.id] = apply(); });
       out.search = {};
-      ['garniture', 'REGLEE', '<script>alert(1)</script>', 'u9"><b>', 'zzz-nothing'].forEach(function (q) {
+      ['garniture', 'REGLEE', '\x3cscript>alert(1)\x3c/script>', 'u9"><b>', 'zzz-nothing'].forEach(function (q) {
         reset(); fQ.value = q; out.search[q] = apply();
       });
       out.none_message_shown = !$('#f-none').hidden;
@@ -202,8 +202,8 @@
       out.imgs = $$('img').length;
       out.bold = $$('main b').map(function (b) { return b.textContent; }).filter(function (t) { return t === 'x' || t === 'de'; });
       out.pwned = window.__pwned || null;
-      out.hostile_text = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>',
-                          '</script><script>window.__pwned=1</script>'].map(function (t) {
+      out.hostile_text = ['\x3cscript>alert(1)\x3c/script>', '"\x3e\x3cimg src=x onerror=alert(1)\x3e',
+                          '\x3c/script>\x3cscript>window.__pwned=1\x3c/script>'].map(function (t) {
         return document.body.textContent.indexOf(t) !== -1;
       });
       out.controls_visible = !form.hidden;

@@ -1,0 +1,554 @@
+"""Typed judge questions: what each prompt needs, and what its answer means.
+
+A question is a frozen record of plain strings and tuples (no pipeline objects), so it can be
+built by any stage, logged, compared and hashed. `to_request()` renders it with its prompt
+template into an `llm.Request`; `read_answer()` turns the `llm.Answer` back into a typed result.
+`ask_many()` does both around `Backend.complete_many()`.
+
+Questions and results:
+- ErrorQuestion (Q1, error judge)                -> ErrorVerdict
+- ReferenceCheckQuestion (validate R(s))         -> ErrorVerdict (no_error = validated)
+- ConsistencyQuestion (Q2, consistency judge)    -> ConsistencyVerdict
+- AlignQuestion (find the term's rendering)      -> AlignResult
+- ReferenceQuestion (generate R(s))              -> ReferenceResult
+
+Labels outside the registry never crash a run: they are kept in `raw_label`, flagged
+`out_of_registry`, and read as no_error for Q1 (what the method prescribes) and as
+gratuitous_divergence for Q2 (the least lenient reading that is not an error: an answer we cannot
+interpret gives no reason that would justify the divergence; the TermJudge paper counts such
+answers the same way).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Optional, Sequence, Union
+
+from termqa.errors import JudgeError
+from termqa.labels import (
+    COHERENT_LABELS,
+    CONSISTENCY_LABELS,
+    ERROR_LABELS,
+    INCONSISTENT_LABELS,
+    NO_ERROR,
+    code_for,
+)
+from termqa.llm import Answer, Backend, Request
+from termqa.model import JUSTIFIED, UNJUSTIFIED
+
+# How many preceding segment pairs a judge sees (the method uses five).
+MAX_PRECEDING = 5
+# How many source sentences the reference prompts see.
+MAX_CONTEXTS = 5
+# Q2 reading of an answer outside the registry (see module docstring).
+Q2_FALLBACK_LABEL = "gratuitous_divergence"
+
+# --- JSON schemas (justification first: the label must follow from the reasoning) ---------------
+
+
+def _object(properties: dict[str, Any]) -> dict[str, Any]:
+    # Strict structured outputs need every property required and no extra ones.
+    return {"type": "object", "properties": properties, "required": list(properties),
+            "additionalProperties": False}
+
+
+ERROR_SCHEMA = {
+    "name": "term_error_verdict",
+    "strict": True,
+    "schema": _object({
+        "justification": {"type": "string"},
+        "label": {"type": "string", "enum": [*ERROR_LABELS, NO_ERROR]},
+    }),
+}
+CONSISTENCY_SCHEMA = {
+    "name": "term_consistency_verdict",
+    "strict": True,
+    "schema": _object({
+        "justification": {"type": "string"},
+        "label": {"type": "string", "enum": list(CONSISTENCY_LABELS)},
+    }),
+}
+ALIGN_SCHEMA = {
+    "name": "term_alignment",
+    "strict": True,
+    "schema": _object({
+        "translation": {"type": "string"},
+        "found": {"type": "boolean"},
+    }),
+}
+REFERENCE_SCHEMA = {
+    "name": "term_reference",
+    "strict": True,
+    "schema": _object({
+        "justification": {"type": "string"},
+        "generatable": {"type": "boolean"},
+        "reference": {"type": "string"},
+        "confidence": {"type": "string", "enum": ["high", "medium", "low"]},
+    }),
+}
+
+# --- context records ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TermInfo:
+    """One glossary designation as the judge sees it. `status` is a model.STATUSES value."""
+
+    text: str
+    status: str = "unknown"
+    term_type: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class ConceptInfo:
+    """The glossary entry of the concept, in the two languages of the run."""
+
+    concept_id: str
+    source_terms: tuple[TermInfo, ...] = ()
+    target_terms: tuple[TermInfo, ...] = ()
+    definition: Optional[str] = None
+    subject: Optional[str] = None
+    dnt: bool = False
+    note: Optional[str] = None
+
+    @classmethod
+    def from_concept(cls, concept, src_lang: str, tgt_lang: str) -> "ConceptInfo":
+        """From a `model.Concept` (language tags, e.g. "en", "fr-FR"); hidden labels left out."""
+
+        def terms(lang: str) -> tuple[TermInfo, ...]:
+            return tuple(TermInfo(t.text, t.status, t.term_type)
+                         for t in concept.terms_in(lang) if not t.matchable_only)
+
+        return cls(concept.id, terms(src_lang), terms(tgt_lang), concept.definition,
+                   concept.subject, concept.dnt, concept.note)
+
+
+@dataclass(frozen=True)
+class SegmentText:
+    source: str
+    target: Optional[str]
+
+
+@dataclass(frozen=True)
+class RenderingCount:
+    """One rendering of a source form and how often the document uses it."""
+
+    text: str
+    count: int
+    dominant: bool = False  # the document's most frequent rendering for this form
+    first: bool = False  # the rendering at the form's first mention
+
+
+@dataclass(frozen=True)
+class FormRenderings:
+    """How one source form of the concept is rendered across the document."""
+
+    source_form: str
+    renderings: tuple[RenderingCount, ...]
+    is_head: bool = False
+    in_glossary: bool = False
+    reference: Optional[str] = None
+    provenance: Optional[str] = None  # glossary, validated, generated
+
+
+# --- questions ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ErrorQuestion:
+    """Q1: is `target_text` an acceptable rendering of `source_form` in this segment?
+
+    `target_glossary_status` is the glossary status of the rendering among the concept's target
+    terms (a model.STATUSES value) or None when it is not one of them. `target_text` None means
+    no rendering was found in the segment.
+    """
+
+    source_form: str
+    target_text: Optional[str]
+    segment: SegmentText
+    src_lang: str  # language names as the prompt shows them, e.g. "English"
+    tgt_lang: str
+    domain: str = ""
+    concept: Optional[ConceptInfo] = None
+    preceding: tuple[SegmentText, ...] = ()
+    forms: tuple[FormRenderings, ...] = ()
+    is_head: bool = True
+    target_glossary_status: Optional[str] = None
+    is_hapax: bool = False
+
+
+@dataclass(frozen=True)
+class ConsistencyQuestion:
+    """Q2: is this (error-free) divergent rendering coherent with the document's usage?"""
+
+    source_form: str
+    target_text: str
+    segment: SegmentText
+    src_lang: str
+    tgt_lang: str
+    domain: str = ""
+    concept: Optional[ConceptInfo] = None
+    preceding: tuple[SegmentText, ...] = ()
+    forms: tuple[FormRenderings, ...] = ()
+    is_head: bool = True
+    target_glossary_status: Optional[str] = None
+    is_first_mention: bool = False
+    reference: Optional[str] = None
+    reference_provenance: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class ReferenceCheckQuestion:
+    """Is the translation's own most frequent rendering `candidate` fit to be R(s)?
+
+    Judged on source-side evidence only (glossary entry, source sentences): the candidate comes
+    from the output under evaluation, so its own target sentences are deliberately not shown.
+    """
+
+    source_form: str
+    candidate: str
+    src_lang: str
+    tgt_lang: str
+    count: int = 1  # occurrences rendered `candidate`
+    total: int = 1  # occurrences of the source form
+    domain: str = ""
+    concept: Optional[ConceptInfo] = None
+    contexts: tuple[str, ...] = ()  # source sentences containing the form
+    is_head: bool = True
+    variation: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class ReferenceQuestion:
+    """Generate R(s) from the concept entry and source sentences, never from the output."""
+
+    source_form: str
+    src_lang: str
+    tgt_lang: str
+    domain: str = ""
+    concept: Optional[ConceptInfo] = None
+    head_term: Optional[str] = None  # the concept's head term in the source language
+    head_target: Optional[str] = None  # its established target term, if the glossary has one
+    variation: Optional[str] = None  # how the source form relates to the head term
+    contexts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AlignQuestion:
+    """Which words of `target_segment` translate `source_form` (which occurs in `source_segment`)?"""
+
+    source_form: str
+    source_segment: str
+    target_segment: str
+    src_lang: str
+    tgt_lang: str
+    hints: tuple[str, ...] = ()  # glossary target terms, shown as a hint
+
+
+Question = Union[ErrorQuestion, ConsistencyQuestion, ReferenceCheckQuestion, ReferenceQuestion,
+                 AlignQuestion]
+
+# --- results ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ErrorVerdict:
+    """`code` is an error code (A1..H) or None for no_error (including unreadable labels)."""
+
+    code: Optional[str]
+    raw_label: str
+    justification: str
+    out_of_registry: bool = False
+    prompt_version: Optional[str] = None
+    cache_key: Optional[str] = None  # links the verdict to its row in the audit log
+
+    @property
+    def is_error(self) -> bool:
+        return self.code is not None
+
+
+@dataclass(frozen=True)
+class ConsistencyVerdict:
+    label: str  # a CONSISTENCY_LABELS value (the fallback when out of registry)
+    outcome: str  # model.JUSTIFIED or model.UNJUSTIFIED
+    justification: str
+    out_of_registry: bool = False
+    raw_label: str = ""
+    prompt_version: Optional[str] = None
+    cache_key: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class AlignResult:
+    """`text` is the rendering as written in the target segment, None when there is none.
+
+    `found_in_segment` says the text was located in the segment (then `span` gives its offsets,
+    end-exclusive); a rendering the model reworded despite the instructions keeps its text but
+    has `found_in_segment=False`.
+    """
+
+    text: Optional[str]
+    found_in_segment: bool
+    raw: str
+    span: Optional[tuple[int, int]] = None
+    prompt_version: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class ReferenceResult:
+    """`text` None when the model declined (no established designation it is sure of)."""
+
+    text: Optional[str]
+    justification: str
+    confidence: Optional[str] = None
+    prompt_version: Optional[str] = None
+
+
+Result = Union[ErrorVerdict, ConsistencyVerdict, AlignResult, ReferenceResult]
+
+# --- questions -> requests ----------------------------------------------------------------------
+
+
+def _concept_ctx(c: Optional[ConceptInfo]) -> Optional[dict[str, Any]]:
+    if c is None:
+        return None
+
+    def terms(ts):
+        return [{"text": t.text, "status": t.status, "type": t.term_type} for t in ts]
+
+    return {"id": c.concept_id, "definition": c.definition, "subject": c.subject, "dnt": c.dnt,
+            "note": c.note, "source_terms": terms(c.source_terms), "target_terms": terms(c.target_terms)}
+
+
+def _forms_ctx(forms: Sequence[FormRenderings]) -> list[dict[str, Any]]:
+    return [{
+        "source_form": f.source_form, "is_head": f.is_head, "in_glossary": f.in_glossary,
+        "reference": f.reference, "provenance": f.provenance,
+        "renderings": [{"text": r.text, "count": r.count, "dominant": r.dominant, "first": r.first}
+                       for r in f.renderings],
+    } for f in forms]
+
+
+def _segments_ctx(segments: Sequence[SegmentText]) -> list[dict[str, Any]]:
+    return [{"source": s.source, "target": s.target} for s in segments[-MAX_PRECEDING:]] if segments else []
+
+
+def _common(q) -> dict[str, Any]:
+    return {"src_lang": q.src_lang, "tgt_lang": q.tgt_lang, "domain": q.domain or "",
+            "concept": _concept_ctx(q.concept)}
+
+
+def _error_ctx(q: ErrorQuestion) -> dict[str, Any]:
+    return {**_common(q), "source_form": q.source_form, "target_text": q.target_text,
+            "segment": {"source": q.segment.source, "target": q.segment.target},
+            "preceding": _segments_ctx(q.preceding), "forms": _forms_ctx(q.forms),
+            "is_head": q.is_head, "target_glossary_status": q.target_glossary_status,
+            "is_hapax": q.is_hapax}
+
+
+def _consistency_ctx(q: ConsistencyQuestion) -> dict[str, Any]:
+    return {**_common(q), "source_form": q.source_form, "target_text": q.target_text,
+            "segment": {"source": q.segment.source, "target": q.segment.target},
+            "preceding": _segments_ctx(q.preceding), "forms": _forms_ctx(q.forms),
+            "is_head": q.is_head, "target_glossary_status": q.target_glossary_status,
+            "is_first_mention": q.is_first_mention, "reference": q.reference,
+            "reference_provenance": q.reference_provenance}
+
+
+def _check_ctx(q: ReferenceCheckQuestion) -> dict[str, Any]:
+    return {**_common(q), "source_form": q.source_form, "candidate": q.candidate,
+            "count": q.count, "total": max(q.total, q.count), "contexts": list(q.contexts[:MAX_CONTEXTS]),
+            "is_head": q.is_head, "variation": q.variation}
+
+
+def _reference_ctx(q: ReferenceQuestion) -> dict[str, Any]:
+    return {**_common(q), "source_form": q.source_form, "head_term": q.head_term,
+            "head_target": q.head_target, "variation": q.variation,
+            "contexts": list(q.contexts[:MAX_CONTEXTS])}
+
+
+def _align_ctx(q: AlignQuestion) -> dict[str, Any]:
+    return {"src_lang": q.src_lang, "tgt_lang": q.tgt_lang, "source_form": q.source_form,
+            "source_segment": q.source_segment, "target_segment": q.target_segment,
+            "hints": list(q.hints)}
+
+
+# question type -> (prompt id, context builder, schema)
+_PROMPTS: dict[type, tuple[str, Callable[[Any], dict[str, Any]], dict[str, Any]]] = {
+    ErrorQuestion: ("error_judge", _error_ctx, ERROR_SCHEMA),
+    ConsistencyQuestion: ("consistency_judge", _consistency_ctx, CONSISTENCY_SCHEMA),
+    ReferenceCheckQuestion: ("reference_check", _check_ctx, ERROR_SCHEMA),
+    ReferenceQuestion: ("reference", _reference_ctx, REFERENCE_SCHEMA),
+    AlignQuestion: ("align", _align_ctx, ALIGN_SCHEMA),
+}
+
+
+def prompt_id_for(question: Question) -> str:
+    return _PROMPTS[type(question)][0]
+
+
+def to_request(question: Question, library=None) -> Request:
+    """Render the question with its template (default: the packaged prompts)."""
+    from termqa.prompting import library as default_library
+
+    try:
+        prompt_id, build, schema = _PROMPTS[type(question)]
+    except KeyError:
+        raise TypeError(f"not a judge question: {type(question).__name__}") from None
+    rendered = (library or default_library()).render(prompt_id, build(question))
+    return Request(prompt_id=prompt_id, prompt_version=rendered.prompt_version,
+                   messages=rendered.messages, json_schema=schema)
+
+
+def prompt_versions(library=None) -> dict[str, str]:
+    """Full versions of every judge prompt, for the run signature."""
+    from termqa.prompting import library as default_library
+
+    lib = library or default_library()
+    return {pid: lib.version(pid) for pid, _, _ in _PROMPTS.values()}
+
+
+# --- answers -> results -------------------------------------------------------------------------
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value).strip()
+
+
+def _norm_label(value: Any) -> str:
+    """`"Invented calque"`, `invented-calque`, ` invented_calque ` -> `invented_calque`."""
+    return re.sub(r"[\s\-]+", "_", _text(value).strip("\"'`.").lower())
+
+
+def read_error(answer: Answer) -> ErrorVerdict:
+    data = answer.data if isinstance(answer.data, dict) else {}
+    raw = _text(data.get("label"))
+    label = _norm_label(raw)
+    justification = _text(data.get("justification"))
+    if label == NO_ERROR:
+        return ErrorVerdict(None, raw, justification, False, answer.prompt_version, answer.key)
+    code = code_for(label)
+    if code is None:
+        # The method's rule: an unreadable label counts as no_error. We keep it visible.
+        return ErrorVerdict(None, raw, justification, True, answer.prompt_version, answer.key)
+    return ErrorVerdict(code, raw, justification, False, answer.prompt_version, answer.key)
+
+
+def read_consistency(answer: Answer) -> ConsistencyVerdict:
+    data = answer.data if isinstance(answer.data, dict) else {}
+    raw = _text(data.get("label"))
+    label = _norm_label(raw)
+    justification = _text(data.get("justification"))
+    if label in COHERENT_LABELS:
+        return ConsistencyVerdict(label, JUSTIFIED, justification, False, raw, answer.prompt_version, answer.key)
+    if label in INCONSISTENT_LABELS:
+        return ConsistencyVerdict(label, UNJUSTIFIED, justification, False, raw, answer.prompt_version, answer.key)
+    return ConsistencyVerdict(Q2_FALLBACK_LABEL, UNJUSTIFIED, justification, True, raw,
+                              answer.prompt_version, answer.key)
+
+
+_QUOTES = "\"'`“”«»„‘’"
+
+
+def locate(text: str, segment: str) -> Optional[tuple[int, int]]:
+    """Offsets of `text` in `segment`: exact first, then ignoring case, runs of spaces and the
+    apostrophe/quote style (models often retype ’ as ')."""
+    if not text or not segment:
+        return None
+    i = segment.find(text)
+    if i >= 0:
+        return (i, i + len(text))
+    parts = []
+    for ch in text:
+        if ch.isspace():
+            if not parts or parts[-1] != r"\s+":
+                parts.append(r"\s+")
+        elif ch in "'’ʼ`":
+            parts.append("['’ʼ`]")
+        elif ch == "-" or ch == "‑":
+            parts.append("[-‑]")
+        else:
+            parts.append(re.escape(ch))
+    m = re.search("".join(parts), segment, flags=re.IGNORECASE)
+    return (m.start(), m.end()) if m else None
+
+
+def read_align(answer: Answer, question: AlignQuestion) -> AlignResult:
+    data = answer.data if isinstance(answer.data, dict) else {}
+    text = _text(data.get("translation")).strip(_QUOTES).strip()
+    found = data.get("found")
+    if isinstance(found, str):
+        found = found.strip().lower() in ("true", "yes", "1")
+    if not text or found is False:
+        return AlignResult(None, False, answer.raw, None, answer.prompt_version)
+    span = locate(text, question.target_segment)
+    if span is None:
+        return AlignResult(text, False, answer.raw, None, answer.prompt_version)
+    return AlignResult(question.target_segment[span[0]:span[1]], True, answer.raw, span,
+                       answer.prompt_version)
+
+
+def read_reference(answer: Answer) -> ReferenceResult:
+    data = answer.data if isinstance(answer.data, dict) else {}
+    text = _text(data.get("reference")).strip(_QUOTES).strip()
+    generatable = data.get("generatable")
+    if isinstance(generatable, str):
+        generatable = generatable.strip().lower() in ("true", "yes", "1")
+    confidence = _text(data.get("confidence")).lower() or None
+    if generatable is False or not text:
+        text = None
+    return ReferenceResult(text, _text(data.get("justification")), confidence, answer.prompt_version)
+
+
+def read_answer(question: Question, answer: Answer) -> Result:
+    if isinstance(question, (ErrorQuestion, ReferenceCheckQuestion)):
+        return read_error(answer)
+    if isinstance(question, ConsistencyQuestion):
+        return read_consistency(answer)
+    if isinstance(question, AlignQuestion):
+        return read_align(answer, question)
+    if isinstance(question, ReferenceQuestion):
+        return read_reference(answer)
+    raise TypeError(f"not a judge question: {type(question).__name__}")
+
+
+# --- asking -------------------------------------------------------------------------------------
+
+
+def ask(backend: Backend, question: Question, library=None) -> Result:
+    """One question; raises JudgeError (BudgetExceeded, OfflineCacheMiss...) when unanswered."""
+    return read_answer(question, backend.complete(to_request(question, library)))
+
+
+def ask_many(backend: Backend, questions: Iterable[Question], library=None) -> list[Union[Result, JudgeError]]:
+    """Many questions at the backend's concurrency; each slot holds a result or its JudgeError."""
+    questions = list(questions)
+    answers = backend.complete_many([to_request(q, library) for q in questions])
+    return [a if isinstance(a, JudgeError) else read_answer(q, a) for q, a in zip(questions, answers)]
+
+
+# --- language names -----------------------------------------------------------------------------
+
+_NAMES = {
+    "ar": "Arabic", "bg": "Bulgarian", "ca": "Catalan", "cs": "Czech", "da": "Danish",
+    "de": "German", "el": "Greek", "en": "English", "es": "Spanish", "et": "Estonian",
+    "fi": "Finnish", "fr": "French", "ga": "Irish", "he": "Hebrew", "hi": "Hindi",
+    "hr": "Croatian", "hu": "Hungarian", "id": "Indonesian", "is": "Icelandic", "it": "Italian",
+    "ja": "Japanese", "ko": "Korean", "lt": "Lithuanian", "lv": "Latvian", "mt": "Maltese",
+    "nb": "Norwegian Bokmål", "nl": "Dutch", "nn": "Norwegian Nynorsk", "no": "Norwegian",
+    "pl": "Polish", "pt": "Portuguese", "ro": "Romanian", "ru": "Russian", "sk": "Slovak",
+    "sl": "Slovenian", "sr": "Serbian", "sv": "Swedish", "th": "Thai", "tr": "Turkish",
+    "uk": "Ukrainian", "vi": "Vietnamese", "zh": "Chinese",
+}
+
+
+def language_name(tag: str) -> str:
+    """English name of a language tag for prompts (`fr-CA` -> `French (fr-CA)`); the tag itself
+    when the language is not in the small built-in table."""
+    from termqa.langtags import normalise_tag, primary
+
+    norm = normalise_tag(tag)
+    name = _NAMES.get(primary(tag))
+    if name is None:
+        return norm or "an unnamed language"
+    return name if norm == primary(tag) else f"{name} ({norm})"

@@ -1,0 +1,38 @@
+"""Small builders for stage tests: an XLIFF 1.2 file and a CSV glossary written to tmp_path."""
+from __future__ import annotations
+
+from xml.sax.saxutils import escape
+
+
+def write_xliff(path, pairs, src="en", tgt="fr"):
+    """pairs: list of (source, target) or (id, source, target)."""
+    units = []
+    for n, p in enumerate(pairs, 1):
+        uid, s, t = p if len(p) == 3 else (f"u{n}", *p)
+        tgt_el = "" if t is None else f"<target>{escape(t)}</target>"
+        units.append(f'<trans-unit id="{uid}"><source>{escape(s)}</source>{tgt_el}</trans-unit>')
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">'
+        f'<file original="t.txt" datatype="plaintext" source-language="{src}" target-language="{tgt}">'
+        f'<body>{"".join(units)}</body></file></xliff>', encoding="utf-8")
+    return str(path)
+
+
+def write_csv(path, header, rows):
+    path.write_text("\n".join([",".join(header)] + [",".join(r) for r in rows]) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def run(tmp_path, pairs, gloss_header, gloss_rows, **kw):
+    from termqa.check import check
+
+    x = write_xliff(tmp_path / "doc.xlf", pairs, kw.pop("src", "en"), kw.pop("tgt", "fr"))
+    g = write_csv(tmp_path / "g.csv", gloss_header, gloss_rows)
+    kw.setdefault("lemmatiser", "lookup")
+    return check([x], [g], **kw).to_dict()
+
+
+def outcomes(result, concept=None):
+    return [(o["source_text"], o["target_text"], o["outcome"], o["label"]) for o in result["occurrences"]
+            if concept is None or o["concept_id"] == concept]

@@ -1,0 +1,672 @@
+"""Write-back of verdicts into XLIFF (formats.annotate, formats.splice).
+
+Every valid corpus file is annotated (notes, and ITS markup) and checked: the output parses, adds no
+schema error, re-reads to the same plain text, strips back to the exact input bytes, is idempotent,
+and leaves everyone else's notes and comments alone.
+"""
+from __future__ import annotations
+
+import codecs
+import copy
+import os
+import re
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from formats import inline, read_bilingual
+from formats.annotate import (ITS_NS, SDL_NS, AnnotateReport, Annotation, annotate, annotate_bytes,
+                              annotations_from_result, note_text, priority)
+from formats.xmlsafe import parse_bytes
+from termqa.errors import InputError, UsageError
+
+from .conftest import CORPUS, corpus_files, is_invalid_name
+
+FOLDERS = ("formats/xliff12", "formats/sdlxliff", "formats/mqxliff", "formats/xliff2")
+VALID = [p for sub in FOLDERS for p in corpus_files(sub) if not is_invalid_name(p)]
+X12 = "urn:oasis:names:tc:xliff:document:1.2"
+X20 = "urn:oasis:names:tc:xliff:document:2.0"
+X22 = "urn:oasis:names:tc:xliff:document:2.2"
+T0 = datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=timezone.utc)
+T1 = datetime(2025, 1, 1, tzinfo=timezone.utc)
+HOSTILE = 'error A4 (left untranslated), penalty 4: "a & b" -> "<x>"; expected "\u00e9t\u00e9 \u2192 \u6f22".'
+
+# Corpus inputs the schemas reject before we touch them (recorded, and then checked for no NEW errors).
+KNOWN_INVALID = {
+    "okapi_lqiExtensions.xlf",  # its:locQualityIssues as a child of <xliff> after <file>
+    "okapi_segmented_nonamespace.xlf",  # no namespace: no schema applies
+    "passolo_PAS-10-Test01_xliff10.xlf",  # XLIFF 1.0, no namespace
+    "ttk_odf2xliff_inline.xlf",  # XLIFF 1.1 namespace
+    "ttk_states.xlf",  # XLIFF 1.1 namespace
+}
+
+
+# --- helpers ----------------------------------------------------------------------------------------
+
+
+def _parser():
+    return etree.XMLParser(no_network=True, resolve_entities=False, load_dtd=False)
+
+
+@lru_cache(maxsize=None)
+def _schema(uri: str):
+    """The core schema for a namespace, loaded from ../shared without network; None when none applies."""
+    rel = {X12: "xliff12/xliff-core-1.2-transitional.xsd", X20: "xliff20/xliff_core_2.0.xsd",
+           X22: "xliff22/xliff_core_2.2.xsd"}.get(uri)
+    if rel is None or CORPUS is None:
+        return None
+    return etree.XMLSchema(etree.parse(str(CORPUS / "schemas" / rel), _parser()))
+
+
+def _errors(data: bytes) -> set | None:
+    root = etree.fromstring(data, _parser())
+    schema = _schema(etree.QName(root).namespace or "")
+    if schema is None:
+        return None
+    schema.validate(root)
+    return {e.message for e in schema.error_log}
+
+
+def _ns(root) -> str:
+    return etree.QName(root).namespace or ""
+
+
+def _pick(path: Path, n: int = 4) -> list[Annotation]:
+    """A few annotations on the file's units, chosen by reading it with lxml here (not the reader).
+
+    Spans cover the last word of the segment's plain target (as formats.inline flattens it); units
+    without a target text get an annotation without span. One annotation names a unit that does
+    not exist.
+    """
+    data = path.read_bytes()
+    root = etree.fromstring(data, _parser())
+    uri = _ns(root)
+    q = (lambda t: f"{{{uri}}}{t}") if uri else (lambda t: t)
+    v2 = uri.startswith("urn:oasis:names:tc:xliff:document:2")
+    files = root.findall(q("file"))
+    out = []
+    outcomes = ["error", "unjudged", "unjustified", "error"]
+    for k, f in enumerate(files, start=1):
+        doc_id = str(path) if len(files) == 1 else f"{path}#{k}"
+        for unit in f.iter(q("unit" if v2 else "trans-unit")):
+            if unit.get("translate") == "no":
+                continue
+            segs = []  # (seg_id, target element or None)
+            if v2:
+                for i, s in enumerate(unit.findall(q("segment")), start=1):
+                    segs.append((s.get("id") or f"s{i}", s.find(q("target"))))
+            else:
+                target = unit.find(q("target"))
+                ss = unit.find(q("seg-source"))
+                mids = [m.get("mid") for m in ss.iter(q("mrk")) if m.get("mtype") == "seg"] if ss is not None else []
+                tm = {m.get("mid"): m for m in target.iter(q("mrk")) if m.get("mtype") == "seg"} if target is not None else {}
+                if mids:
+                    segs = [(mid, tm.get(mid, target if not tm and len(mids) == 1 else None)) for mid in mids[:2]]
+                else:
+                    segs = [("", target)]
+            for seg_id, tgt in segs[:2]:
+                span = text = None
+                if tgt is not None:
+                    plain, _ = inline.flatten(tgt, inline.XLIFF2 if v2 else inline.XLIFF12, namespace=uri)
+                    words = list(re.finditer(r"\w{3,}", plain))
+                    if words:
+                        span, text = (words[-1].start(), words[-1].end()), words[-1].group(0)
+                outcome = outcomes[len(out) % len(outcomes)]
+                out.append(Annotation(
+                    doc_id=doc_id, unit_id=unit.get("id"), seg_id=seg_id, outcome=outcome,
+                    label="A4" if outcome == "error" else None, penalty=4.0 if outcome == "error" else None,
+                    text=f"{HOSTILE} #{len(out) + 1}", its_type="untranslated", severity=100.0,
+                    target_span=span, target_text=text))
+                if len(out) >= n:
+                    break
+            if len(out) >= n:
+                break
+        if len(out) >= n:
+            break
+    out.append(Annotation(str(path), "no-such-unit-id", "", "error", "A1", 1.0, "x", "terminology", 55.0, None))
+    return out
+
+
+def _is_ours(el) -> bool:
+    name = etree.QName(el).localname
+    if name == "note":
+        return el.get("from") == "termqa" or el.get("category") == "termqa"
+    if name == "cmt-def":
+        return all(c.get("user") == "termqa" for c in el.iter("Comment"))
+    if name == "locQualityIssues":
+        return (el.get("{http://www.w3.org/XML/1998/namespace}id") or "").startswith("termqa-")
+    return False
+
+
+def _remove_keep_tail(el, unwrap: bool = False):
+    """Remove `el` as the writer does: with the whitespace-only text right before it; or unwrap it."""
+    parent = el.getparent()
+    prev = el.getprevious()
+    tail = el.tail or ""
+    if unwrap:
+        idx = parent.index(el)
+        kids = list(el)
+        if prev is not None:
+            prev.tail = (prev.tail or "") + (el.text or "")
+        else:
+            parent.text = (parent.text or "") + (el.text or "")
+        for i, c in enumerate(kids):
+            parent.insert(idx + i, c)
+        last = kids[-1] if kids else prev
+        if last is not None:
+            last.tail = (last.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+        el.tail = None
+        parent.remove(el)
+        return
+    if prev is not None:
+        prev.tail = (prev.tail if (prev.tail or "").strip() else "") + tail
+    else:
+        parent.text = (parent.text if (parent.text or "").strip() else "") + tail
+    el.tail = None
+    parent.remove(el)
+
+
+def _lxml_strip(data: bytes) -> bytes:
+    """Remove termqa's additions with lxml (independently of the writer) and canonicalise (C14N 2.0)."""
+    root = etree.fromstring(data, _parser())
+    cids = _our_cids(root)
+    for el in list(root.iter()):
+        if not isinstance(el.tag, str):
+            continue
+        name = etree.QName(el).localname
+        ref = el.get(f"{{{ITS_NS}}}locQualityIssuesRef") or ""
+        if name == "mrk" and (ref.startswith("#termqa-") or (el.get("id") or "").startswith("termqa-")
+                              or (el.get("mtype") == "x-sdl-comment" and el.get(f"{{{SDL_NS}}}cid") in cids)):
+            _remove_keep_tail(el, unwrap=True)
+        elif name in ("trans-unit", "unit") and ref.startswith("#termqa-"):
+            del el.attrib[f"{{{ITS_NS}}}locQualityIssuesRef"]
+    for el in [e for e in root.iter() if isinstance(e.tag, str) and _is_ours(e)]:
+        parent = el.getparent()
+        _remove_keep_tail(el)
+        if etree.QName(parent).localname in ("notes", "cmt-defs") and len(parent) == 0:
+            gp = parent.getparent()
+            _remove_keep_tail(parent)
+            if etree.QName(gp).localname == "doc-info" and len(gp) == 0:
+                _remove_keep_tail(gp)
+    return etree.tostring(root, method="c14n2")
+
+
+def _our_cids(root) -> set:
+    return {d.get("id") for d in root.iter(f"{{{SDL_NS}}}cmt-def") if _is_ours(d)}
+
+
+def _canon(data: bytes) -> bytes:
+    return etree.tostring(etree.fromstring(data, _parser()), method="c14n2")
+
+
+def _foreign(data: bytes) -> list[bytes]:
+    """Everyone else's notes and comment definitions, serialised."""
+    root = etree.fromstring(data, _parser())
+    return [etree.tostring(e, with_tail=False) for e in root.iter()
+            if isinstance(e.tag, str) and etree.QName(e).localname in ("note", "cmt-def") and not _is_ours(e)]
+
+
+def _plain_targets(path: Path, data: bytes, tmp_path: Path) -> list:
+    p = tmp_path / ("reread" + path.suffix)
+    p.write_bytes(data)
+    try:
+        bf = read_bilingual(str(p))
+    except InputError:
+        bf = read_bilingual(str(p), tgt_lang="fr")
+    return [(s.unit_id, s.seg_id, s.source, s.target) for s in bf.segments]
+
+
+# --- every valid corpus file -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", VALID, ids=lambda p: p.name)
+@pytest.mark.parametrize("its", [False, True], ids=["notes", "its"])
+def test_corpus_roundtrip(path: Path, its: bool, tmp_path: Path):
+    data = path.read_bytes()
+    anns = _pick(path)
+    real = [a for a in anns if a.unit_id != "no-such-unit-id"]
+    out, rep = annotate_bytes(data, anns, its=its, path=str(path), now=T0)
+
+    # (1) it parses, with the hardened parser too
+    parse_bytes(out, str(path))
+    assert out != data or not real
+    assert rep.written == len(real)
+    assert rep.units_not_found == 1 and rep.unmatched == (f"{path} no-such-unit-id",)
+    assert rep.removed == 0
+
+    # (2) no new schema errors (and none at all when the input was valid)
+    before, after = _errors(data), _errors(out)
+    if before is None:
+        assert path.name in KNOWN_INVALID
+    else:
+        assert after <= before, after - before
+        assert (not before) == (path.name not in KNOWN_INVALID)
+
+    # (3) removing termqa's additions gives exactly the input bytes, and the same C14N done by lxml
+    stripped, rep0 = annotate_bytes(out, [], path=str(path))
+    assert stripped == data
+    assert rep0.removed == len(real) and rep0.written == 0
+    assert _lxml_strip(out) == _canon(data)
+
+    # (4) running twice gives the same bytes as once (Trados comment dates are kept from the first run)
+    again, rep2 = annotate_bytes(out, anns, its=its, path=str(path), now=T1)
+    assert again == out
+    assert rep2.removed == len(real)
+
+    # (5) foreign notes and comments untouched; ours are there with the exact text
+    assert _foreign(out) == _foreign(data)
+    root = etree.fromstring(out, _parser())
+    sdl = SDL_NS in root.nsmap.values()
+    if sdl:
+        texts = [c.text for c in root.iter("Comment") if c.get("user") == "termqa"]
+        texts += [n.text for n in root.iter(f"{{{X12}}}note") if n.get("from") == "termqa"]
+    else:
+        texts = [n.text for n in root.iter() if isinstance(n.tag, str) and _is_ours(n)
+                 and etree.QName(n).localname == "note"]
+    assert sorted(t.split(": ", 1)[-1] if t.startswith("segment ") else t for t in texts) == sorted(a.text for a in real)
+
+    # the target text the tools see is unchanged: markers only wrap it
+    if not path.name.startswith(("passolo", "ttk_")):
+        assert _plain_targets(path, out, tmp_path) == _plain_targets(path, data, tmp_path)
+
+    # every inline marker wraps exactly the flagged rendering (or, for Trados, the whole segment)
+    markers = _markers(root)
+    assert len(markers) == rep.spans_marked + (rep.unit_level if sdl else 0)
+    wanted = {a.target_text for a in real if a.target_text}
+    assert all(text in wanted or whole for text, whole in markers)
+    if its and not sdl:
+        assert rep.spans_marked + rep.unit_level <= len(real)
+
+
+def _markers(root) -> list[tuple[str, bool]]:
+    """(text, wraps the whole content of its parent) of each termqa inline marker."""
+    out = []
+    cids = _our_cids(root)
+    for el in root.iter():
+        if not isinstance(el.tag, str) or etree.QName(el).localname != "mrk":
+            continue
+        ref = el.get(f"{{{ITS_NS}}}locQualityIssuesRef") or ""
+        if ref.startswith("#termqa-") or (el.get("id") or "").startswith("termqa-") or (
+                el.get("mtype") == "x-sdl-comment" and el.get(f"{{{SDL_NS}}}cid") in cids):
+            whole = (el.getprevious() is None and el.getnext() is None and not (el.getparent().text or "")
+                     and not (el.tail or ""))
+            out.append(("".join(el.itertext()), whole))
+    return out
+
+
+def _marked_texts(root) -> list[str]:
+    return [t for t, _ in _markers(root)]
+
+
+def test_corpus_report_of_schema_status():
+    """Which real inputs fail the schemas before termqa touches them (documented, not hidden)."""
+    if not VALID:
+        pytest.skip("../shared/corpus is not present")
+    invalid = set()
+    for p in VALID:
+        errs = _errors(p.read_bytes())
+        if errs is None or errs:
+            invalid.add(p.name)
+    assert invalid == KNOWN_INVALID
+
+
+# --- exact output on small files ---------------------------------------------------------------------
+
+
+def _ann(unit="1", seg="", span=(0, 3), text="error A4: x", outcome="error", doc="f.xlf", target=None, penalty=4.0):
+    return Annotation(doc, unit, seg, outcome, "A4" if outcome == "error" else None,
+                      penalty if outcome == "error" else None, text, "untranslated", 100.0, span, target)
+
+
+X12_DOC = """<?xml version="1.0" encoding="UTF-8"?>
+<!-- keep me -->
+<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2" xmlns:sdl="urn:vendor">
+  <file original="a" source-language="en" target-language="fr" datatype="plaintext">
+    <body>
+      <trans-unit id="1">
+        <source>Replace the oil filter &amp; seal.</source>
+        <target>Remplacez le <g id="1">filtre &#224; huile</g> &amp; le joint.</target>
+        <note from="translator">keep this note</note>
+        <sdl:seg-defs><sdl:seg id="1"/></sdl:seg-defs>
+      </trans-unit>
+    </body>
+  </file>
+</xliff>
+"""
+
+
+def test_xliff12_note_placement_and_exact_text():
+    data = X12_DOC.encode()
+    out, rep = annotate_bytes(data, [_ann(span=(13, 27), text=HOSTILE)], now=T0)
+    text = out.decode()
+    assert rep.written == 1 and rep.spans_marked == 0
+    expected_note = ('<note from="termqa" annotates="target" priority="1">error A4 (left untranslated), penalty 4: '
+                     '"a &amp; b" -&gt; "&lt;x&gt;"; expected "\u00e9t\u00e9 \u2192 \u6f22".</note>')
+    # after the foreign note, before the vendor element, with the file's indentation
+    assert (f'<note from="translator">keep this note</note>\n        {expected_note}\n'
+            f'        <sdl:seg-defs>') in text
+    assert text.replace(f"\n        {expected_note}", "") == X12_DOC
+    assert _errors(out) == set()
+
+
+def test_xliff12_its_wraps_span_inside_inline_code():
+    data = X12_DOC.encode()
+    # plain target: "Remplacez le filtre à huile & le joint." -> "filtre à huile" is 13..27, inside <g>
+    out, rep = annotate_bytes(data, [_ann(span=(13, 27), target="filtre \u00e0 huile")], its=True, now=T0)
+    text = out.decode()
+    assert rep.spans_marked == 1 and rep.unit_level == 0
+    assert ('<g id="1"><mrk mtype="x-its" xmlns:its="http://www.w3.org/2005/11/its" '
+            'its:locQualityIssuesRef="#termqa-lqi-1">filtre &#224; huile</mrk></g>') in text
+    assert ('<its:locQualityIssues xmlns:its="http://www.w3.org/2005/11/its" xml:id="termqa-lqi-1">'
+            '<its:locQualityIssue locQualityIssueType="untranslated" locQualityIssueComment="error A4: x" '
+            'locQualityIssueSeverity="100"/></its:locQualityIssues>') in text
+    assert _errors(out) == set()
+    assert annotate_bytes(out, [])[0] == data
+
+
+def test_span_across_code_boundary_goes_to_the_unit():
+    data = X12_DOC.encode()
+    # "le filtre" starts outside <g> and ends inside it: no well-formed wrapping exists
+    out, rep = annotate_bytes(data, [_ann(span=(10, 19))], its=True, now=T0)
+    text = out.decode()
+    assert rep.spans_marked == 0 and rep.unit_level == 1
+    assert ('<trans-unit id="1" its:locQualityIssuesRef="#termqa-lqi-1" '
+            'xmlns:its="http://www.w3.org/2005/11/its">') in text
+    assert annotate_bytes(out, [])[0] == data
+    assert _errors(out) == set()
+
+
+def test_overlapping_spans_do_not_cross():
+    data = X12_DOC.encode()
+    anns = [_ann(span=(0, 12)), _ann(span=(10, 12)), _ann(span=(3, 9)), _ann(span=(0, 12))]
+    # plain: "Remplacez le ..." [0,12) "Remplacez le", [10,12) "le" nested, [3,9) crosses nothing
+    out, rep = annotate_bytes(data, anns, its=True, now=T0)
+    assert rep.spans_marked == 4
+    parse_bytes(out, "x")
+    root = etree.fromstring(out)
+    assert _marked_texts(root) == ["Remplacez le", "Remplacez le", "placez", "le"]
+    crossing = [_ann(span=(0, 5)), _ann(span=(3, 9))]
+    out, rep = annotate_bytes(data, crossing, its=True, now=T0)
+    assert (rep.spans_marked, rep.unit_level) == (1, 1)
+    assert annotate_bytes(out, [])[0] == data
+
+
+def test_utf16_crlf_bom_entities_cdata_comments_preserved():
+    doc = X12_DOC.replace('encoding="UTF-8"', 'encoding="UTF-16"').replace("\n", "\r\n").replace(
+        "<source>", "<source><![CDATA[a<b]]>").replace("<body>", "<body><!-- c -->")
+    data = codecs.BOM_UTF16_LE + doc.encode("utf-16-le")
+    out, rep = annotate_bytes(data, [_ann(span=(13, 27), target="filtre \u00e0 huile")], its=True, now=T0)
+    assert out.startswith(codecs.BOM_UTF16_LE)
+    text = out[2:].decode("utf-16-le")
+    assert "<![CDATA[a<b]]>" in text and "&#224;" in text and "<!-- c -->" in text
+    assert "\r\n        <note from=\"termqa\"" in text
+    assert annotate_bytes(out, [])[0] == data
+    assert rep.spans_marked == 1
+
+
+def test_latin1_file_gets_character_references():
+    doc = X12_DOC.replace("UTF-8", "ISO-8859-1").replace("&#224;", "\u00e0")
+    data = doc.encode("latin-1")
+    out, _ = annotate_bytes(data, [_ann(text="\u2192 \u6f22 \u00e9")], now=T0)
+    assert b"&#8594; &#28450; \xe9" in out
+    root = etree.fromstring(out)
+    assert [n.text for n in root.iter(f"{{{X12}}}note") if n.get("from") == "termqa"] == ["\u2192 \u6f22 \u00e9"]
+
+
+def test_span_inside_cdata_falls_back_to_unit():
+    doc = X12_DOC.replace("<target>Remplacez le", "<target><![CDATA[Remplacez le]]>")
+    out, rep = annotate_bytes(doc.encode(), [_ann(span=(0, 9))], its=True, now=T0)
+    assert (rep.spans_marked, rep.unit_level) == (0, 1)
+    # a span that starts and ends on the CDATA's edges is fine
+    out, rep = annotate_bytes(doc.encode(), [_ann(span=(0, 12))], its=True, now=T0)
+    assert rep.spans_marked == 1
+    assert b'its:locQualityIssuesRef="#termqa-lqi-1"><![CDATA[Remplacez le]]></mrk>' in out
+
+
+def test_target_text_mismatch_searches_the_text():
+    data = X12_DOC.encode()
+    out, rep = annotate_bytes(data, [_ann(span=(0, 5), target="joint")], its=True, now=T0)
+    assert _marked_texts(etree.fromstring(out)) == ["joint"]
+
+
+def test_priorities_and_outcomes():
+    assert [priority(_ann(outcome=o, penalty=p)) for o, p in
+            [("error", 4.0), ("error", 1.0), ("unjustified", None), ("unjudged", None), ("justified", None)]] == [1, 2, 3, 5, 8]
+
+
+X2_DOC = """<?xml version="1.0"?>
+<xliff xmlns="urn:oasis:names:tc:xliff:document:2.2" version="2.2" srcLang="en" trgLang="fr"
+       xmlns:mda="urn:oasis:names:tc:xliff:metadata:2.0">
+ <file id="f1">
+  <unit id="u1">
+   <mda:metadata><mda:metaGroup><mda:meta type="k">v</mda:meta></mda:metaGroup></mda:metadata>
+   <originalData><data id="d1">&lt;b&gt;</data></originalData>
+   <segment id="s1">
+    <source>The <ph id="1" dataRef="d1"/>oil filter</source>
+    <target>Le <ph id="1" dataRef="d1"/>filtre<cp hex="00A0"/>à huile</target>
+   </segment>
+  </unit>
+  <unit id="u2">
+   <notes><note id="1">a</note><note id="1">b</note><note id="termqa-1">someone else's id</note></notes>
+   <segment><source>Two</source><target>Deux</target></segment>
+   <segment><source>Three</source><target>Trois</target></segment>
+  </unit>
+ </file>
+ <file id="f2"><unit id="u1"><segment><source>x</source><target>y</target></segment></unit></file>
+</xliff>
+"""
+
+
+def test_xliff2_notes_created_after_extensions_and_ids_unique():
+    data = X2_DOC.encode()
+    anns = [_ann("u1", "s1", (3, 9), doc="p.xlf#1"), _ann("u2", "s2", (0, 5), doc="p.xlf#1", outcome="unjudged"),
+            _ann("u1", "", None, doc="moved/elsewhere.xlf#2", outcome="unjustified")]
+    out, rep = annotate_bytes(data, anns, its=True, now=T0)
+    text = out.decode()
+    assert rep.written == 3 and rep.units_not_found == 0
+    # notes between mda:metadata and originalData
+    assert ('</mda:metadata>\n   <notes>\n    <note category="termqa" appliesTo="target" priority="1" '
+            'id="termqa-1">error A4: x</note>\n   </notes>\n   <originalData>') in text
+    # reused <notes>, fresh id avoiding the existing ones, segment named
+    assert ('<note id="termqa-1">someone else\'s id</note><note category="termqa" appliesTo="target" '
+            'priority="5" id="termqa-2">segment s2: error A4: x</note></notes>') in text
+    # the k-th <file>: matched on "#2" whatever the path; no span, so the ITS issue hangs on the unit
+    assert ('<unit id="u1" its:locQualityIssuesRef="#termqa-lqi-1" xmlns:its="http://www.w3.org/2005/11/its">'
+            '<its:locQualityIssues xmlns:its="http://www.w3.org/2005/11/its" xml:id="termqa-lqi-1">'
+            '<its:locQualityIssue locQualityIssueType="untranslated" locQualityIssueComment="error A4: x" '
+            'locQualityIssueSeverity="100"/></its:locQualityIssues><notes><note category="termqa" '
+            'appliesTo="target" priority="3" id="termqa-1">') in text
+    # ITS mrk around "filtre" after the placeholder; the cp character counts as one plain character
+    assert ('<ph id="1" dataRef="d1"/><mrk id="termqa-m1" type="its:any" xmlns:its="http://www.w3.org/2005/11/its" '
+            'its:locQualityIssueType="untranslated" its:locQualityIssueComment="error A4: x" '
+            'its:locQualityIssueSeverity="100">filtre</mrk><cp hex="00A0"/>') in text
+    assert _errors(out) == set()
+    assert annotate_bytes(out, [])[0] == data
+    assert annotate_bytes(out, anns, its=True, now=T1)[0] == out
+
+
+SDL_DOC = """\ufeff<?xml version="1.0" encoding="utf-8"?><xliff xmlns:sdl="http://sdl.com/FileTypes/SdlXliff/1.0" xmlns="urn:oasis:names:tc:xliff:document:1.2" version="1.2" sdl:version="1.0"><file original="a.docx" datatype="x-sdlfilterframework2" source-language="en-US" target-language="fr-FR"><body><trans-unit id="tu1"><source>Oil filter</source><seg-source><mrk mtype="seg" mid="1">Oil filter</mrk></seg-source><target><mrk mtype="seg" mid="1">Filtre <mrk mtype="x-sdl-comment" sdl:cid="aaaa">huile</mrk></mrk></target><sdl:seg-defs><sdl:seg id="1" conf="Translated"/></sdl:seg-defs></trans-unit></body></file></xliff>"""
+SDL_INFO = ('<doc-info xmlns="http://sdl.com/FileTypes/SdlXliff/1.0"><cmt-defs><cmt-def id="aaaa"><Comments xmlns="">'
+            '<Comment severity="Low" user="reviewer" date="2020-01-01T00:00:00" version="1.0">check</Comment>'
+            '</Comments></cmt-def></cmt-defs><cmt-meta-defs/></doc-info>')
+
+
+def test_sdlxliff_comment_structure_created():
+    data = SDL_DOC.encode("utf-8")
+    out, rep = annotate_bytes(data, [_ann("tu1", "1", (0, 6), doc="a.sdlxliff", text="error A4: Filtre")], now=T0)
+    text = out.decode("utf-8")
+    assert out.startswith(codecs.BOM_UTF8)
+    m = re.search(r'<mrk mtype="x-sdl-comment" sdl:cid="([0-9a-f-]{36})">Filtre</mrk>', text)
+    assert m, text
+    cid = m.group(1)
+    assert (f'version="1.2" sdl:version="1.0"><doc-info xmlns="http://sdl.com/FileTypes/SdlXliff/1.0"><cmt-defs>'
+            f'<cmt-def id="{cid}"><Comments xmlns=""><Comment severity="High" user="termqa" '
+            f'date="2024-05-06T07:08:09.1234560+00:00" version="1.0">error A4: Filtre</Comment></Comments></cmt-def>'
+            f'</cmt-defs></doc-info><file ') in text
+    assert "<note" not in text
+    assert annotate_bytes(out, [])[0] == data
+    # a second run at another time keeps the first date and GUID
+    assert annotate_bytes(out, [_ann("tu1", "1", (0, 6), doc="a.sdlxliff", text="error A4: Filtre")], now=T1)[0] == out
+    assert _errors(out) == set()
+
+
+def test_sdlxliff_existing_doc_info_and_foreign_comment_kept():
+    data = SDL_DOC.replace('sdl:version="1.0">', 'sdl:version="1.0">' + SDL_INFO).encode("utf-8")
+    anns = [_ann("tu1", "1", (7, 12), doc="a.sdlxliff", text="unjudged: huile", outcome="unjudged"),
+            _ann("tu1", "1", None, doc="a.sdlxliff", text="whole segment")]
+    out, rep = annotate_bytes(data, anns, now=T0)
+    text = out.decode("utf-8")
+    assert (rep.written, rep.spans_marked, rep.unit_level) == (2, 1, 1)
+    # ours go after the reviewer's cmt-def, cmt-meta-defs stays last
+    assert re.search(r'</Comment></Comments></cmt-def><cmt-def id="[0-9a-f-]{36}"><Comments xmlns=""><Comment '
+                     r'severity="Low" user="termqa"[^>]*>unjudged: huile</Comment>.*</cmt-defs><cmt-meta-defs/>', text)
+    # nested inside the reviewer's marker; the whole-segment comment wraps everything
+    assert re.search(r'<mrk mtype="seg" mid="1"><mrk mtype="x-sdl-comment" sdl:cid="[0-9a-f-]{36}">Filtre '
+                     r'<mrk mtype="x-sdl-comment" sdl:cid="aaaa"><mrk mtype="x-sdl-comment" sdl:cid="[0-9a-f-]{36}">'
+                     r'huile</mrk></mrk></mrk></mrk>', text)
+    assert annotate_bytes(out, [])[0] == data
+    assert _foreign(out) == _foreign(data)
+
+
+def test_sdlxliff_reply_to_our_comment_is_kept():
+    data = SDL_DOC.encode("utf-8")
+    out, _ = annotate_bytes(data, [_ann("tu1", "1", (0, 6), doc="a.sdlxliff", text="ours")], now=T0)
+    # a reviewer answers in Trados: their Comment joins ours in the same cmt-def
+    replied = out.replace(b"</Comment></Comments>",
+                          b'</Comment><Comment severity="Low" user="rev" date="d" version="1.0">fixed</Comment></Comments>')
+    stripped, rep = annotate_bytes(replied, [], now=T0)
+    assert rep.removed == 1
+    assert b">ours<" not in stripped and b">fixed<" in stripped
+    assert b'mtype="x-sdl-comment"' in stripped  # the thread keeps its marker
+
+
+MQ_DOC = """<?xml version="1.0" encoding="utf-8"?>
+<xliff xmlns:mq="MQXliff" version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+<file original="a" source-language="en" target-language="fr" datatype="x-mq"><body>
+<trans-unit id="1" mq:status="NotStarted"><source>Oil</source><target>Huile</target></trans-unit>
+</body></file></xliff>"""
+
+
+def test_mqxliff_notes_stay_in_default_namespace():
+    out, _ = annotate_bytes(MQ_DOC.encode(), [_ann(doc="x")], now=T0)
+    assert b'<target>Huile</target><note from="termqa" annotates="target" priority="1">error A4: x</note></trans-unit>' in out
+    assert b"xlf:" not in out and b"<x:" not in out
+
+
+def test_prefixed_xliff_uses_the_unit_prefix():
+    doc = MQ_DOC.replace('xmlns="urn:', 'xmlns:x="urn:').replace("<xliff ", "<x:xliff ").replace("</xliff>", "</x:xliff>")
+    for t in ("file", "body", "trans-unit", "source", "target"):
+        doc = doc.replace(f"<{t}", f"<x:{t}").replace(f"</{t}>", f"</x:{t}>")
+    out, _ = annotate_bytes(doc.encode(), [_ann(doc="x")], its=True, now=T0)
+    assert b'<x:note from="termqa"' in out
+    assert b'<x:mrk mtype="x-its"' in out
+    assert _errors(out) == set()
+
+
+def test_idempotent_after_input_changed():
+    data = X12_DOC.encode()
+    first, _ = annotate_bytes(data, [_ann(text="one"), _ann(text="two")], its=True, now=T0)
+    second, rep = annotate_bytes(first, [_ann(text="three")], its=True, now=T0)
+    assert rep.removed == 2
+    assert second == annotate_bytes(data, [_ann(text="three")], its=True, now=T0)[0]
+
+
+def test_doc_id_suffix_out_of_range_is_not_found():
+    out, rep = annotate_bytes(X2_DOC.encode(), [_ann("u1", doc="p.xlf#3")], now=T0)
+    assert rep.units_not_found == 1 and rep.written == 0
+    assert out == X2_DOC.encode()
+
+
+def test_non_xliff_is_refused():
+    with pytest.raises(InputError, match="is not XLIFF"):
+        annotate_bytes(b"<tmx version='1.4'/>", [])
+
+
+# --- files on disk ------------------------------------------------------------------------------------
+
+
+def test_annotate_to_out_leaves_input_untouched(tmp_path: Path):
+    src = tmp_path / "p.xlf"
+    src.write_bytes(X12_DOC.encode())
+    before = src.stat().st_mtime_ns
+    rep = annotate(src, [_ann()], out=tmp_path / "sub" / "o.xlf", now=T0)
+    assert isinstance(rep, AnnotateReport) and rep.backup is None and rep.written == 1
+    assert src.read_bytes() == X12_DOC.encode() and src.stat().st_mtime_ns == before
+    assert b'from="termqa"' in (tmp_path / "sub" / "o.xlf").read_bytes()
+    with pytest.raises(UsageError):
+        annotate(src, [_ann()], out=src)
+    with pytest.raises(UsageError):
+        annotate(src, [_ann()])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.xlf", "sub"]
+
+
+def test_in_place_is_atomic_and_keeps_a_backup(tmp_path: Path, monkeypatch):
+    src = tmp_path / "p.xlf"
+    src.write_bytes(X12_DOC.encode())
+    rep = annotate(src, [_ann()], in_place=True, now=T0)
+    assert rep.backup == str(src) + ".bak" and rep.out == str(src)
+    assert Path(rep.backup).read_bytes() == X12_DOC.encode()
+    annotated = src.read_bytes()
+    assert b'from="termqa"' in annotated
+    # a failure at the final rename leaves the file as it was and no temporary file behind
+    def boom(a, b):
+        raise OSError("disk full")
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(OSError):
+        annotate(src, [_ann(text="other")], in_place=True, backup=False, now=T0)
+    assert src.read_bytes() == annotated
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.xlf", "p.xlf.bak"]
+
+
+# --- from the result object -------------------------------------------------------------------------
+
+
+def _occ(**kw):
+    base = {"doc_id": "d.xlf", "unit_id": "u7", "segment_id": "", "source_text": "oil filter",
+            "target_text": "oil filter", "target_span": [14, 24], "reference": {"text": "filtre \u00e0 huile"},
+            "outcome": "error", "label": "A4", "penalty": 4.0, "reason": "Left in English."}
+    base.update(kw)
+    return base
+
+
+def test_note_text():
+    assert note_text(_occ()) == ('error A4 (left untranslated), penalty 4: "oil filter" -> "oil filter"; '
+                                 'expected "filtre \u00e0 huile". Left in English.')
+    assert note_text(_occ(outcome="unjudged", label=None, penalty=None, target_text=None, target_span=None,
+                          reason="no rendering found (missing or paraphrased)")) == (
+        'unjudged: "oil filter" -> not found in the target; expected "filtre \u00e0 huile". '
+        "no rendering found (missing or paraphrased)")
+    assert note_text(_occ(outcome="unjustified", label="neutralisation", penalty=0.5, reason="")) == (
+        'unjustified (neutralisation), penalty 0.5: "oil filter" -> "oil filter"; expected "filtre \u00e0 huile".')
+
+
+def test_annotations_from_result_levels():
+    result = {"occurrences": [_occ(), _occ(outcome="unjustified", label="gratuitous_divergence", penalty=0.5),
+                              _occ(outcome="unjudged", label=None, penalty=None, target_span=None),
+                              _occ(outcome="justified", label="first_mention", penalty=0.0),
+                              _occ(outcome="conforming", label=None, penalty=0.0)]}
+    assert [a.outcome for a in annotations_from_result(result, level="errors")] == ["error"]
+    flagged = annotations_from_result(result)
+    assert [(a.outcome, a.its_type, a.severity) for a in flagged] == [
+        ("error", "untranslated", 100.0), ("unjustified", "inconsistency", 30.0), ("unjudged", "omission", 10.0)]
+    assert flagged[0].target_span == (14, 24) and flagged[2].target_span is None
+    assert [a.outcome for a in annotations_from_result(result, level="all")] == [
+        "error", "unjustified", "unjudged", "justified"]
+    with pytest.raises(UsageError):
+        annotations_from_result(result, level="some")
+
+
+def test_annotations_from_built_result():
+    from .fixtures_result import build_result
+
+    result = build_result()
+    anns = annotations_from_result(result, level="all")
+    want = [o for o in result["occurrences"] if o["outcome"] != "conforming"]
+    assert len(anns) == len(want) > 0
+    assert all(a.text and 0 <= a.severity <= 100 for a in anns)
+    assert {a.doc_id for a in anns} <= {d["doc_id"] for d in result["documents"]}
