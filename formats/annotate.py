@@ -385,21 +385,8 @@ def _strip(f: _File) -> tuple[list[Edit], int, dict]:
     our_cids: set = set()
     collapsible: list[Element] = []
     for el in f.root.iter():
-        if el.local == "note" and el.ns == f.uri and el.parent is not None:
-            if not f.v2 and el.parent.is_(f.uri, "trans-unit") and el.get("from") == TERMQA:
-                remove(el)
-                count += 1
-            elif f.v2 and el.parent.is_(f.uri, "notes") and el.get("category") == TERMQA:
-                remove(el)
-                count += 1
-                collapsible.append(el.parent)
-        elif el.is_(ITS_NS, "locQualityIssues") and (el.get("id", splice.XML_NS) or "").startswith(_ID_PREFIX):
-            remove(el)
-        elif el.local == "mrk" and el.ns == f.uri:
-            ref = el.get("locQualityIssuesRef", ITS_NS) or ""
-            if ref.startswith("#" + _ID_PREFIX) or (f.v2 and (el.get("id") or "").startswith(_ID_PREFIX)):
-                unwrap(el)
-        elif el.is_(SDL_NS, "cmt-def"):
+        loc = el.local
+        if loc == "cmt-def" and el.ns == SDL_NS:
             comments = [c for c in el.iter() if c.local == "Comment"]
             ours = [c for c in comments if c.get("user") == TERMQA]
             if comments and len(ours) == len(comments):
@@ -412,11 +399,31 @@ def _strip(f: _File) -> tuple[list[Edit], int, dict]:
                 for c in ours:  # someone answered our comment in Trados: keep the thread, drop our part
                     remove(c)
                     count += 1
-        if el.local in ("trans-unit", "unit") and el.ns == f.uri:
+            continue
+        # Everything else of ours carries "termqa" in its attributes: skip the rest without parsing them.
+        if TERMQA not in el.raw_attrs:
+            continue
+        if loc == "note" and el.ns == f.uri and el.parent is not None:
+            if not f.v2 and el.parent.is_(f.uri, "trans-unit") and el.get("from") == TERMQA:
+                remove(el)
+                count += 1
+            elif f.v2 and el.parent.is_(f.uri, "notes") and el.get("category") == TERMQA:
+                remove(el)
+                count += 1
+                collapsible.append(el.parent)
+        elif loc == "locQualityIssues" and el.ns == ITS_NS:
+            if (el.get("id", splice.XML_NS) or "").startswith(_ID_PREFIX):
+                remove(el)
+        elif loc == "mrk" and el.ns == f.uri:
+            ref = el.get("locQualityIssuesRef", ITS_NS) or ""
+            if ref.startswith("#" + _ID_PREFIX) or (f.v2 and (el.get("id") or "").startswith(_ID_PREFIX)):
+                unwrap(el)
+        elif loc in ("trans-unit", "unit") and el.ns == f.uri:
             edits.extend(_strip_unit_ref(el))
     if our_cids:
         for el in f.root.iter():
-            if el.local == "mrk" and el.get("mtype") == "x-sdl-comment" and el.get("cid", SDL_NS) in our_cids:
+            if (el.local == "mrk" and "x-sdl-comment" in el.raw_attrs and el.get("mtype") == "x-sdl-comment"
+                    and el.get("cid", SDL_NS) in our_cids):
                 unwrap(el)
     # A <notes>/<cmt-defs>/<doc-info> left with nothing but whitespace was ours: remove it whole.
     for parent in collapsible:
@@ -474,7 +481,8 @@ class _Writer:
         self.edits: list[Edit] = []
         self.counts = _Counts()
         self.seq = 0
-        self.xml_ids = _Ids(e.get("id", splice.XML_NS) for e in f.root.iter() if e.get("id", splice.XML_NS))
+        # Every xml:id value in the file (a regex over the text: a superset is fine, we only avoid them).
+        self.xml_ids = _Ids(re.findall(r"""\sxml:id\s*=\s*["']([^"']*)""", f.doc.text))
         self.cmt_defs: list[str] = []
 
     def _key(self, *k) -> tuple:

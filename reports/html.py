@@ -247,8 +247,13 @@ def build_view(result: dict) -> dict:
 
     sig = result["signature"]
     settings = sig.get("settings") or {}
-    src_lang, tgt_lang = settings.get("src_lang") or "", settings.get("tgt_lang") or ""
     documents = result.get("documents") or []
+    # Languages the run was told, else the ones every document agrees on (auto-detected runs).
+    src_lang, tgt_lang = settings.get("src_lang") or "", settings.get("tgt_lang") or ""
+    if not src_lang and len({d.get("src_lang") for d in documents}) == 1:
+        src_lang = documents[0].get("src_lang") or ""
+    if not tgt_lang and len({d.get("tgt_lang") for d in documents}) == 1:
+        tgt_lang = documents[0].get("tgt_lang") or ""
     occurrences = result.get("occurrences") or []
     summary = result["summary"]
 
@@ -319,8 +324,11 @@ def build_view(result: dict) -> dict:
         occs = sorted(by_concept.get(cid, []), key=doc_order)
         terms_by_lang = defaultdict(list)
         for t in c.get("terms") or []:
+            # Glossary readers may leave the optional fields out; the template needs them all.
             terms_by_lang[t.get("lang") or "?"].append(
-                dict(t, css=STATUS_CLASS.get(t.get("status") or "unknown", "plain")))
+                dict(t, css=STATUS_CLASS.get(t.get("status") or "unknown", "plain"),
+                     status=t.get("status") or "unknown", raw_status=t.get("raw_status") or "",
+                     type=t.get("type")))
         # Source forms, with their reference in each document.
         forms: dict = {}
         for o in occs:

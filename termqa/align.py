@@ -188,17 +188,23 @@ def assign(pendings: Sequence[Pending], cands: dict[int, list[tuple]]) -> dict[i
 
 
 def mine_renderings(chain_targets: Sequence[TargetIndex], doc_counts: Counter, stop: frozenset,
-                    max_n: int = 4) -> list[tuple[tuple[str, ...], int]]:
+                    max_n: int = 4, claimed: Optional[dict] = None,
+                    exclude: frozenset = frozenset()) -> list[tuple[tuple[str, ...], int]]:
     """Recurring target n-grams among a chain's segments, most chain-specific first.
 
     For a source form with no glossary rendering in a segment, the n-gram that recurs in most of the
     chain's target segments (and is rare elsewhere in the document) is its established rendering.
-    Returns (key, chain count) with chain count >= 2.
+    Words already aligned to other occurrences (`claimed`: id(index) -> content positions) and other
+    concepts' glossary renderings (`exclude`) are never candidates. Returns (key, chain count) with
+    chain count >= 2.
     """
+    claimed = claimed or {}
     chain_counts: Counter = Counter()
     distinct = list({id(idx): idx for idx in chain_targets}.values())  # a segment counts once
     for idx in distinct:
-        chain_counts.update(set(ngrams(idx, stop, max_n)))
+        taken = claimed.get(id(idx), ())
+        chain_counts.update({g for a, b, g in ngrams(idx, stop, max_n, spans=True)
+                             if g not in exclude and not any(a <= p < b for p in taken)})
     scored = []
     k = len(distinct)
     for g, c in chain_counts.items():
@@ -210,8 +216,11 @@ def mine_renderings(chain_targets: Sequence[TargetIndex], doc_counts: Counter, s
     return [(g, c) for _s, _l, c, g in scored]
 
 
-def ngrams(idx: TargetIndex, stop: frozenset, max_n: int = 4):
-    """Content n-grams of a target segment that could be a term: no edge stop word or punctuation."""
+def ngrams(idx: TargetIndex, stop: frozenset, max_n: int = 4, spans: bool = False):
+    """Content n-grams of a target segment that could be a term: no edge stop word or punctuation.
+
+    Yields keys, or (start, end, key) in content positions with `spans=True`.
+    """
     toks = [idx.tokens[i] for i in idx.pos]
     n = len(toks)
     for a in range(n):
@@ -224,7 +233,8 @@ def ngrams(idx: TargetIndex, stop: frozenset, max_n: int = 4):
                 break
             if tb.article or tb.key in stop:
                 continue
-            yield tuple(idx.keys[a:b])
+            g = tuple(idx.keys[a:b])
+            yield (a, b, g) if spans else g
 
 
 def stop_words(lang: str) -> frozenset:

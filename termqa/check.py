@@ -22,6 +22,10 @@ from termqa.reference import glossary_reference, pseudo_reference
 
 Progress = Callable[[str, int, int], None]
 
+# Above this many words (source + target), `--lemmatiser auto` uses the lookup tables even when a
+# trained spaCy pipeline is installed.
+TRAINED_MAX_WORDS = 50_000
+
 
 @dataclass
 class Work:
@@ -101,11 +105,20 @@ def check(
     documents = [d for f in files for d in f.documents]
 
     lemmatisers: dict[str, object] = {}
+    mode = lemmatiser
+    if mode == "auto":
+        # a trained pipeline lemmatises better but about 25x slower than the lookup tables: use it
+        # where it helps, on projects small enough to stay fast
+        words = sum(len(s.source.split()) + len((s.target or "").split()) for d in documents for s in d.segments)
+        if words > TRAINED_MAX_WORDS:
+            mode = "lookup"
+            warnings.append(f"{words} words: lookup lemmatiser used for speed (--lemmatiser trained to force "
+                            "a trained pipeline)")
 
     def lem(lang):
         key = primary(lang)
         if key not in lemmatisers:
-            lemmatisers[key] = get_lemmatiser(key, mode=lemmatiser)
+            lemmatisers[key] = get_lemmatiser(key, mode=mode)
         return lemmatisers[key]
 
     tries: dict[str, tuple] = {}
@@ -159,7 +172,7 @@ def check(
 
         verdicts, references, accounting, judge_info = run_judge(
             verdicts, references, documents, {c.id: c for c in concepts}, judge,
-            table=table, exhaustive=exhaustive, domain=domain, progress=progress,
+            table=table, exhaustive=exhaustive, domain=domain, progress=progress, lem=lem,
         )
     from termqa import signature
 
@@ -274,7 +287,17 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
             for idx in indexes.values():
                 doc_counts.update(set(al.ngrams(idx, stop)))
         known = {f.key for f in pendings[members[0]].forms}
-        mined = al.mine_renderings([indexes[work[i].seg.key] for i in members], doc_counts, stop)
+        chain_idx, claimed = [], {}
+        # only segments where this chain is still unaligned: where it is aligned, the other words
+        # of the segment are not its rendering
+        for seg_key in dict.fromkeys(work[i].seg.key for i in members if work[i].alignment is None):
+            idx = indexes[seg_key]
+            chain_idx.append(idx)
+            spans = [(work[j].alignment.tok_start, work[j].alignment.tok_end) for j in by_seg[seg_key]
+                     if work[j].alignment is not None]
+            claimed[id(idx)] = {c for c, p in enumerate(idx.pos) if any(a <= p < b for a, b in spans)}
+        other = frozenset(f.key for cid2, forms in forms_cache.items() if cid2[0] != chain_key[0] for f in forms)
+        mined = al.mine_renderings(chain_idx, doc_counts, stop, claimed=claimed, exclude=other)
         # a rendering shorter than the source term is usually just its head noun ("palier" for
         # "bearing bracket"): require as many content words as the source has, up to two
         need = min(2, len(chain_key[1].split()))

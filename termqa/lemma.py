@@ -28,7 +28,7 @@ import importlib.util
 import re
 import threading
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
+from typing import Optional, Sequence
 
 from .errors import UsageError
 from .langtags import primary

@@ -121,7 +121,8 @@ class JudgeSettings:
     prices: Mapping[str, tuple[float, float]] = field(default_factory=lambda: DEFAULT_PRICES, hash=False,
                                                       repr=False)
     temperature: float = 0.0
-    max_tokens: Optional[int] = 1024
+    # A bound on runaway output; generous because reasoning models count their thinking in it.
+    max_tokens: Optional[int] = 4096
     # Retry waits: base * 2**(attempt-1), jittered, capped; tests shrink these.
     backoff_base: float = 1.0
     backoff_max: float = 30.0
@@ -253,6 +254,7 @@ class Accounting:
         self.tokens_in = 0
         self.tokens_out = 0
         self.json_mode_fallback = False
+        self.adapted: list[str] = []  # request parameters changed because the server refused them
         self.budget_exhausted = False
         self.fatal_error: Optional[str] = None
 
@@ -283,6 +285,7 @@ class Accounting:
             "estimated_cost_usd": None if cost is None else round(cost, 6),
             "price_per_million": None if self._price is None else list(self._price),
             "json_mode_fallback": self.json_mode_fallback,
+            "adapted": list(self.adapted),
             "budget_exhausted": self.budget_exhausted,
             "fatal_error": self.fatal_error,
         }
@@ -333,12 +336,17 @@ class _Retry(Exception):
         self.wait_hint = wait_hint
 
 
-def _schema_rejected(exc: Exception) -> bool:
-    """Does this 400/422 say the server cannot do `response_format: json_schema`?"""
+def _error_text(exc: Exception) -> str:
     text = str(exc).lower()
     body = getattr(exc, "body", None)
     if body is not None:
         text += " " + json.dumps(body, default=str).lower()
+    return text
+
+
+def _schema_rejected(exc: Exception) -> bool:
+    """Does this 400/422 say the server cannot do `response_format: json_schema`?"""
+    text = _error_text(exc)
     return any(w in text for w in ("response_format", "json_schema", "response format",
                                    "structured output", "schema"))
 
@@ -363,6 +371,8 @@ class Backend:
         self._fatal: Optional[JudgeError] = None
         self._rng = random.Random(seed)
         self._abandoned: list[ThreadPoolExecutor] = []
+        self._send_temperature = True
+        self._max_tokens_param = "max_tokens"
 
     # -- public ---------------------------------------------------------------------------------
 
@@ -523,12 +533,11 @@ class Backend:
     def _payload(self, request: Request, mode: str) -> dict[str, Any]:
         s = self.settings
         messages = request.message_dicts()
-        kwargs: dict[str, Any] = {
-            "model": s.model,
-            "temperature": s.temperature if request.temperature is None else request.temperature,
-        }
+        kwargs: dict[str, Any] = {"model": s.model}
+        if self._send_temperature:
+            kwargs["temperature"] = s.temperature if request.temperature is None else request.temperature
         if s.max_tokens:
-            kwargs["max_tokens"] = s.max_tokens
+            kwargs[self._max_tokens_param] = s.max_tokens
         schema = request.json_schema
         if schema is not None:
             if mode == JSON_SCHEMA:
@@ -598,6 +607,19 @@ class Backend:
     def _classify_status(self, exc, mode: str) -> Optional[_Retry]:
         """None: retry at once in json_object mode. _Retry: wait and retry. Raises otherwise."""
         status = exc.status_code
+        if status in (400, 422):
+            # Reasoning models refuse temperature / max_tokens: adapt once for the whole run.
+            text = _error_text(exc)
+            if "max_tokens" in text and self._max_tokens_param == "max_tokens":
+                with self._lock:
+                    self._max_tokens_param = "max_completion_tokens"
+                    self.account.adapted.append("max_completion_tokens")
+                return None
+            if "temperature" in text and self._send_temperature:
+                with self._lock:
+                    self._send_temperature = False
+                    self.account.adapted.append("no_temperature")
+                return None
         if status in (400, 422) and mode == JSON_SCHEMA and _schema_rejected(exc):
             with self._lock:
                 self._mode = JSON_OBJECT

@@ -6,6 +6,7 @@ accounting are exercised exactly as against a real server. Nothing here is mocke
     server.on("first_mention", {"justification": "...", "label": "first_mention"})
     server.fail_next("429", "timeout")        # the next two requests fail, in that order
     server.reject_json_schema = True          # like a server that only knows json_object
+    server.reject_params = ("temperature",)   # like a reasoning model
     server.latency = 0.3                      # every answer takes 300 ms
 
 Faults: "429", "500", "503", "timeout" (hang past the client's timeout), "malformed" (a 200
@@ -64,6 +65,8 @@ class ScriptedLLM:
     hang: float = 3.0  # how long a "timeout" fault stalls (cut short when the server stops)
     tokens: tuple[int, int] = (100, 10)  # usage reported per answer (prompt, completion)
     reject_json_schema: bool = False
+    # Parameters refused with a 400, like reasoning models do ("temperature", "max_tokens").
+    reject_params: tuple[str, ...] = ()
     model_ids: tuple[str, ...] = ("scripted-judge",)
 
     def __post_init__(self) -> None:
@@ -200,7 +203,8 @@ class _Handler(BaseHTTPRequestHandler):
         entry = LoggedRequest("POST", self.path, body, time.monotonic())
         rf = body.get("response_format") or {}
         # A server that cannot do json_schema says so before anything else (no fault consumed).
-        rejects = s.reject_json_schema and isinstance(rf, dict) and rf.get("type") == "json_schema"
+        rejects = ((s.reject_json_schema and isinstance(rf, dict) and rf.get("type") == "json_schema")
+                   or any(p in body for p in s.reject_params))
         with s._lock:
             s.log.append(entry)
             fault = (s.faults.popleft() if s.faults and not rejects
@@ -227,6 +231,13 @@ class _Handler(BaseHTTPRequestHandler):
                 "message": "response_format type 'json_schema' is not supported; use 'json_object'",
                 "type": "invalid_request_error", "param": "response_format", "code": None}})
             return
+        for param in s.reject_params:
+            if param in body:
+                entry.status = 400
+                self._send(400, {"error": {
+                    "message": f"Unsupported parameter: '{param}' is not supported with this model.",
+                    "type": "invalid_request_error", "param": param, "code": "unsupported_parameter"}})
+                return
         if fault == "timeout":
             entry.status = 0  # never answered in time
             s._stopping.wait(s.hang)

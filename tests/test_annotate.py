@@ -175,9 +175,7 @@ def _lxml_strip(data: bytes) -> bytes:
     """Remove termqa's additions with lxml (independently of the writer) and canonicalise (C14N 2.0)."""
     root = etree.fromstring(data, _parser())
     cids = _our_cids(root)
-    for el in list(root.iter()):
-        if not isinstance(el.tag, str):
-            continue
+    for el in list(root.iter("{*}mrk", "{*}trans-unit", "{*}unit", "mrk", "trans-unit", "unit")):
         name = etree.QName(el).localname
         ref = el.get(f"{{{ITS_NS}}}locQualityIssuesRef") or ""
         if name == "mrk" and (ref.startswith("#termqa-") or (el.get("id") or "").startswith("termqa-")
@@ -185,7 +183,7 @@ def _lxml_strip(data: bytes) -> bytes:
             _remove_keep_tail(el, unwrap=True)
         elif name in ("trans-unit", "unit") and ref.startswith("#termqa-"):
             del el.attrib[f"{{{ITS_NS}}}locQualityIssuesRef"]
-    for el in [e for e in root.iter() if isinstance(e.tag, str) and _is_ours(e)]:
+    for el in [e for e in root.iter("{*}note", "note", "{*}cmt-def", "{*}locQualityIssues") if _is_ours(e)]:
         parent = el.getparent()
         _remove_keep_tail(el)
         if etree.QName(parent).localname in ("notes", "cmt-defs") and len(parent) == 0:
@@ -287,9 +285,7 @@ def _markers(root) -> list[tuple[str, bool]]:
     """(text, wraps the whole content of its parent) of each termqa inline marker."""
     out = []
     cids = _our_cids(root)
-    for el in root.iter():
-        if not isinstance(el.tag, str) or etree.QName(el).localname != "mrk":
-            continue
+    for el in root.iter("{*}mrk", "mrk"):
         ref = el.get(f"{{{ITS_NS}}}locQualityIssuesRef") or ""
         if ref.startswith("#termqa-") or (el.get("id") or "").startswith("termqa-") or (
                 el.get("mtype") == "x-sdl-comment" and el.get(f"{{{SDL_NS}}}cid") in cids):

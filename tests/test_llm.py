@@ -367,3 +367,16 @@ def test_ctrl_c_keeps_answers_already_received_and_sends_no_more(llm_server, tmp
         stored = sorted(e.messages[-1][1] for e in cache.entries())
     assert stored == ["q0", "q1", "q2"]
     assert [r.body["messages"][-1]["content"] for r in llm_server.completions] == ["q0", "q1", "q2"]
+
+
+def test_parameters_a_reasoning_model_refuses_are_adapted_once(llm_server, tmp_path):
+    llm_server.reject_params = ("temperature", "max_tokens")
+    with make_backend(llm_server, tmp_path) as b:
+        out = b.complete_many([req("a"), req("b")])
+        acc = b.account.as_dict()
+    assert all(isinstance(o, Answer) for o in out)
+    assert sorted(acc["adapted"]) == ["max_completion_tokens", "no_temperature"]
+    assert (acc["retries"], acc["failed"], acc["calls"]) == (0, 0, 2)
+    log = llm_server.completions
+    assert [r.status for r in log] == [400, 400, 200, 200]
+    assert "temperature" not in log[-1].body and log[-1].body["max_completion_tokens"] == 4096

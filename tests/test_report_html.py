@@ -73,7 +73,7 @@ def test_verdict_chart_is_inline_svg_with_text_legend(page):
 def test_counting_mode_explains_how_to_configure_a_judge():
     r = build_result(judge=False, accounting=False)
     page = render_html(r)
-    assert "How to judge them:" in page and "OPENAI_BASE_URL" in page
+    assert "How to judge them:" in page and "<code>--judge-model</code>" in page and "OPENAI_BASE_URL" in page
     assert "A judge was configured" not in page
     assert "none — counting mode" in page
     assert "Judge accounting" not in page

@@ -126,7 +126,7 @@
     $$('table.sortable').forEach(function (table) {
       var heads = $$('thead th', table);
       heads.forEach(function (th, col) {
-        if (!th.textContent.trim() || th.classList.contains('noprint')) { return; }
+        if (!th.textContent.trim() || th.hasAttribute('data-nosort')) { return; }
         var btn = document.createElement('button');
         btn.type = 'button';
         btn.className = 'sort';

@@ -1,0 +1,477 @@
+"""The LLM judge stage: what counting could not settle, judged in document context (TermJudge §3.2).
+
+On top of the counting verdicts, in order:
+1. align: the model copies, from the target segment, the rendering of each occurrence counting could
+   not align (one-to-one: a span already claimed in the segment is not taken twice);
+2. references: a pseudo-reference (the document's own majority rendering) is checked on source-side
+   evidence; if rejected, a reference is generated from the concept and the source contexts only;
+   provenance becomes `validated` or `generated`;
+3. Q1, the error judge: every divergence from R(s), and every hapax without a glossary reference,
+   once per distinct (document, source form, unlemmatised rendering), the answer propagated;
+   an error label is final; an error-free hapax is conforming;
+4. Q2, the consistency judge: once per error-free divergent occurrence of a chain: justified or
+   unjustified with one of ten labels.
+`exhaustive=True` sends every occurrence not settled by a certain rule through Q1 (no propagation)
+and Q2, for validation.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import replace
+from typing import Optional
+
+from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss
+from termqa.langtags import primary
+from termqa.model import (
+    CONFORMING, ERROR, GENERATED, GLOSSARY, PSEUDO, UNJUDGED, VALIDATED, Reference, Span,
+)
+
+R_BUDGET = "not judged: the judge budget (--max-calls / --max-cost) was reached"
+R_NO_RENDERING = "the judge found no rendering in the target segment"
+R_NOT_IN_SEGMENT = "the judge's rendering is not in the target segment"
+
+
+def _failed(exc) -> str:
+    return f"not judged: the judge failed ({exc})"
+
+
+class _Stage:
+    """State shared by the phases: documents, concepts, lemmatisers, the backend and counts."""
+
+    def __init__(self, documents, concepts, backend, lem, domain, exhaustive):
+        from termqa.asks import language_name
+
+        self.docs = {d.doc_id: d for d in documents}
+        self.concepts = concepts
+        self.backend = backend
+        self.lem = lem
+        self.domain = domain or ""
+        self.exhaustive = exhaustive
+        self.lang_name = language_name
+        self.asked = Counter()
+        self.out_of_registry = 0
+        self._forms = {}
+
+    def segment(self, occ):
+        return self.docs[occ.doc_id].segments_by_index[occ.segment_index]
+
+    def langs(self, doc_id):
+        d = self.docs[doc_id]
+        return d.src_lang, d.tgt_lang
+
+    def ask(self, phase, questions):
+        from termqa.asks import ask_many
+
+        if not questions:
+            return []
+        self.asked[phase] += len(questions)
+        results = ask_many(self.backend, questions)
+        for r in results:
+            if isinstance(r, OfflineCacheMiss):
+                raise r
+            if getattr(r, "out_of_registry", False):
+                self.out_of_registry += 1
+        return results
+
+    def concept_info(self, cid, doc_id):
+        from termqa.asks import ConceptInfo
+
+        src, tgt = self.langs(doc_id)
+        return ConceptInfo.from_concept(self.concepts[cid], src, tgt)
+
+    def target_forms(self, cid, tgt):
+        from termqa.align import target_forms
+
+        k = (cid, tgt)
+        if k not in self._forms:
+            self._forms[k] = target_forms(self.concepts[cid], tgt, self.lem(primary(tgt)))
+        return self._forms[k]
+
+    def key(self, text, lang):
+        from termqa.detect import keys_of
+
+        if not text:
+            return None
+        return keys_of(self.lem(primary(lang)).tokenize(text))[0] or None
+
+
+class _Doc:
+    """A document with its segments indexed by position (unit ids are not always unique)."""
+
+    def __init__(self, doc):
+        self.__dict__.update(doc.__dict__)
+        self.segments_by_index = {s.index: s for s in doc.segments}
+
+
+def run_judge(verdicts, references, documents, concepts, settings, *, table, exhaustive=False,
+              domain=None, progress=None, lem=None):
+    """Judge what counting left open. Returns (verdicts, references, accounting, judge_info)."""
+    from termqa.asks import prompt_versions
+    from termqa.llm import Backend
+
+    backend = Backend(settings)
+    stage = _Stage([_Doc(d) for d in documents], concepts, backend, lem, domain, exhaustive)
+    try:
+        verdicts = _align(stage, verdicts, progress)
+        references = _rebuild_pseudo(stage, verdicts, references)
+        references = _check_references(stage, verdicts, references, progress)
+        verdicts = _redecide(stage, verdicts, references, table)
+        verdicts = _q1_q2(stage, verdicts, references, table, progress)
+    finally:
+        backend.close()
+    acc = backend.account.as_dict()
+    acc["questions"] = dict(stage.asked)
+    acc["out_of_registry_labels"] = stage.out_of_registry
+    info = {"model": settings.model, "endpoint": settings.endpoint, "prompt_versions": prompt_versions()}
+    return verdicts, references, acc, info
+
+
+# --- 1. alignment ---------------------------------------------------------------------------------
+
+def _align(stage, verdicts, progress):
+    from termqa.asks import AlignQuestion
+
+    todo = [i for i, v in enumerate(verdicts)
+            if v.outcome == UNJUDGED and v.occurrence.target_span is None
+            and not stage.concepts[v.occurrence.concept_id].dnt]
+    if progress:
+        progress("aligning", 0, len(todo))
+    questions = []
+    for i in todo:
+        o = verdicts[i].occurrence
+        seg = stage.segment(o)
+        src, tgt = stage.langs(o.doc_id)
+        hints = tuple(t.text for t in stage.concepts[o.concept_id].terms_in(tgt) if not t.matchable_only)
+        questions.append(AlignQuestion(o.source_text, seg.source, seg.target, stage.lang_name(src),
+                                       stage.lang_name(tgt), hints))
+    results = stage.ask("align", questions)
+    claimed = defaultdict(list)
+    for v in verdicts:
+        o = v.occurrence
+        if o.target_span is not None:
+            claimed[(o.doc_id, o.segment_index)].append((o.target_span.start, o.target_span.end))
+    out = list(verdicts)
+    for i, r in zip(todo, results):
+        v = verdicts[i]
+        o = v.occurrence
+        if isinstance(r, JudgeError):
+            reason = R_BUDGET if isinstance(r, BudgetExceeded) else _failed(r)
+            out[i] = replace(v, reason=reason)
+            continue
+        if r.text is None:
+            out[i] = replace(v, reason=R_NO_RENDERING, prompt_version=r.prompt_version)
+            continue
+        if not r.found_in_segment:
+            out[i] = replace(v, reason=f"{R_NOT_IN_SEGMENT} ('{r.text}')", prompt_version=r.prompt_version)
+            continue
+        s, e = r.span
+        taken = claimed[(o.doc_id, o.segment_index)]
+        if any(s < b and a < e for a, b in taken):
+            out[i] = replace(v, reason=f"the judge's rendering '{r.text}' already answers another occurrence")
+            continue
+        taken.append((s, e))
+        occ = replace(o, target_text=r.text, target_span=Span(s, e), align_method="judge")
+        out[i] = replace(v, occurrence=occ)
+    if progress:
+        progress("aligning", len(todo), len(todo))
+    return out
+
+
+# --- 2. references --------------------------------------------------------------------------------
+
+def _chains(verdicts):
+    chains = defaultdict(list)
+    for i, v in enumerate(verdicts):
+        o = v.occurrence
+        chains[(o.doc_id, o.concept_id, o.source_form)].append(i)
+    return chains
+
+
+def _rebuild_pseudo(stage, verdicts, references):
+    """Pseudo-references again, now that the judge aligned more occurrences."""
+    from termqa.reference import pseudo_reference
+
+    refs = dict(references)
+    for (doc_id, cid, sf), idxs in _chains(verdicts).items():
+        ref = refs.get((doc_id, cid, sf))
+        if ref is not None and ref.provenance == GLOSSARY:
+            continue
+        tgt = stage.langs(doc_id)[1]
+        rend = [(stage.key(verdicts[i].occurrence.target_text, tgt), verdicts[i].occurrence.target_text)
+                for i in idxs]
+        new = pseudo_reference(doc_id, cid, sf, rend)
+        if new is not None:
+            refs[(doc_id, cid, sf)] = new
+    return refs
+
+
+def _check_references(stage, verdicts, references, progress):
+    """Validate pseudo-references on source-side evidence; generate those that fail."""
+    from termqa.asks import ReferenceCheckQuestion, ReferenceQuestion
+
+    chains = _chains(verdicts)
+    pending = [(k, r) for k, r in references.items() if r.provenance == PSEUDO]
+    if progress:
+        progress("references", 0, len(pending))
+    checks = []
+    for (doc_id, cid, sf), ref in pending:
+        idxs = chains[(doc_id, cid, sf)]
+        src, tgt = stage.langs(doc_id)
+        occs = [verdicts[i].occurrence for i in idxs]
+        tkey = stage.key(ref.text, tgt)
+        count = sum(1 for o in occs if o.target_text and stage.key(o.target_text, tgt) == tkey)
+        checks.append(ReferenceCheckQuestion(
+            occs[0].source_text, ref.text, stage.lang_name(src), stage.lang_name(tgt), count, len(occs),
+            stage.domain, stage.concept_info(cid, doc_id), _contexts(stage, occs),
+            occs[0].via == "glossary" and occs[0].variation in ("none", "morphosyntactic"), occs[0].variation,
+        ))
+    results = stage.ask("reference_check", checks)
+    refs = dict(references)
+    regenerate = []
+    for ((k, ref), r) in zip(pending, results):
+        if isinstance(r, JudgeError):
+            continue  # stays pseudo: divergences from it are still judged
+        if r.code is None:
+            refs[k] = replace(ref, provenance=VALIDATED)
+        else:
+            regenerate.append(k)
+    gen_q = []
+    for (doc_id, cid, sf) in regenerate:
+        occs = [verdicts[i].occurrence for i in chains[(doc_id, cid, sf)]]
+        src, tgt = stage.langs(doc_id)
+        c = stage.concepts[cid]
+        head = c.preferred(src)
+        head_t = c.preferred(tgt)
+        gen_q.append(ReferenceQuestion(
+            occs[0].source_text, stage.lang_name(src), stage.lang_name(tgt), stage.domain,
+            stage.concept_info(cid, doc_id), head.text if head else None, head_t.text if head_t else None,
+            occs[0].variation, _contexts(stage, occs),
+        ))
+    for k, r in zip(regenerate, stage.ask("reference", gen_q)):
+        if isinstance(r, JudgeError) or not r.text:
+            refs.pop(k, None)  # rejected and nothing better: judged in absolute terms only
+            continue
+        refs[k] = Reference(k[0], k[1], k[2], r.text, GENERATED)
+    if progress:
+        progress("references", len(pending), len(pending))
+    return refs
+
+
+def _contexts(stage, occs, n=3):
+    seen, out = set(), []
+    for o in occs:
+        seg = stage.segment(o)
+        if seg.source not in seen:
+            seen.add(seg.source)
+            out.append(seg.source)
+        if len(out) >= n:
+            break
+    return tuple(out)
+
+
+# --- deterministic verdicts again, for what alignment or the references changed --------------------
+
+def _redecide(stage, verdicts, references, table):
+    """Re-run the deterministic rules on occurrences the judge aligned or whose reference changed."""
+    from termqa.align import surface_key
+    from termqa.normalise import loose, spelling_issue, term_tokens
+    from termqa.prejudge import decide
+    from termqa.score import penalty_for
+
+    out = list(verdicts)
+    for i, v in enumerate(verdicts):
+        if v.judge == "rule" and v.outcome == ERROR:
+            continue  # certain errors stay
+        o = v.occurrence
+        ref = references.get((o.doc_id, o.concept_id, o.source_form))
+        if o.align_method != "judge" and ref == v.reference:
+            continue  # nothing the judge stage changed
+        if o.target_text is None:
+            out[i] = replace(v, reference=ref)
+            continue
+        tgt = stage.langs(o.doc_id)[1]
+        lt = stage.lem(primary(tgt))
+        toks = term_tokens(lt.tokenize(o.target_text))
+        from termqa.detect import keys_of
+
+        key, skey = keys_of(toks)
+        kind, form = "established", None
+        for f in stage.target_forms(o.concept_id, tgt):
+            if len(f.key) == len(key) and all(a in (x, y) or b in (x, y)
+                                             for a, b, x, y in zip(key, skey, f.key, f.skey or f.key)):
+                kind, form = f.kind, f
+                break
+        if kind == "established" and tuple(loose(t) for t in surface_key(toks)) == \
+                tuple(loose(x) for x in o.source_text.split()) and any(
+                f.kind == "glossary" for f in stage.target_forms(o.concept_id, tgt)):
+            kind = "untranslated"
+        spelling, same = None, False
+        if kind == "glossary" and form is not None:
+            spelling = spelling_issue(toks, term_tokens(lt.tokenize(form.text)), tgt)
+        elif ref is not None and ref.text:
+            same = stage.key(ref.text, tgt) == (key or None)
+        d = decide(kind=kind, rendering=o.target_text, concept=stage.concepts[o.concept_id], reference=ref,
+                   form=form, chain_size=o.chain_size, same_as_reference=same, spelling=spelling)
+        if ref is not None and ref.provenance == GENERATED and d.outcome == UNJUDGED and same:
+            # a generated reference comes from the concept, not from this output: matching it is
+            # not circular, even for a single occurrence
+            d = d.__class__(CONFORMING, None, f"matches the generated reference '{ref.text}'", "reference")
+        out[i] = replace(v, outcome=d.outcome, label=d.label, penalty=penalty_for(d.outcome, d.label, table),
+                         reason=d.reason, reference=ref, judge="rule" if d.rule else None,
+                         extra=(("rule", d.rule),) if d.rule else ())
+    return out
+
+
+# --- 3 and 4. the error judge, then the consistency judge ------------------------------------------
+
+def _needs_q1(stage, v) -> bool:
+    if v.judge == "rule" and v.outcome == ERROR:
+        return False
+    o = v.occurrence
+    if stage.exhaustive:
+        return True
+    if v.outcome == UNJUDGED:
+        return True
+    ref = v.reference
+    # a hapax's own rendering as its reference would be circular: judged in absolute terms
+    return o.chain_size == 1 and (ref is None or ref.provenance != GLOSSARY) and v.outcome == CONFORMING \
+        and v.judge == "rule" and dict(v.extra).get("rule") == "pseudo_reference"
+
+
+def _forms(stage, verdicts, doc_id, cid):
+    """The concept's renderings in the document, grouped by source form (evidence for the judges)."""
+    from termqa.asks import FormRenderings, RenderingCount
+
+    by_form = defaultdict(list)
+    for v in verdicts:
+        o = v.occurrence
+        if o.doc_id == doc_id and o.concept_id == cid:
+            by_form[o.source_form].append(v)
+    out = []
+    for sf, vs in by_form.items():
+        counts = Counter(v.occurrence.target_text for v in vs if v.occurrence.target_text)
+        first = next((v.occurrence.target_text for v in vs if v.occurrence.target_text), None)
+        top = counts.most_common(1)[0][0] if counts else None
+        ref = vs[0].reference
+        o = vs[0].occurrence
+        out.append(FormRenderings(
+            vs[0].occurrence.source_text, tuple(RenderingCount(t, n, t == top, t == first)
+                                                for t, n in counts.most_common()),
+            is_head=o.via == "glossary" and o.variation in ("none", "morphosyntactic"),
+            in_glossary=o.via == "glossary", reference=ref.text if ref else None,
+            provenance=ref.provenance if ref else None,
+        ))
+    return tuple(out)
+
+
+def _status_of(stage, cid, tgt, text) -> Optional[str]:
+    from termqa.normalise import loose
+
+    if not text:
+        return None
+    for t in stage.concepts[cid].terms_in(tgt):
+        if loose(t.text) == loose(text):
+            return t.status
+    return None
+
+
+def _preceding(stage, o, n=2):
+    from termqa.asks import SegmentText
+
+    segs = stage.docs[o.doc_id].segments_by_index
+    out = []
+    for k in range(o.segment_index - n, o.segment_index):
+        s = segs.get(k)
+        if s is not None:
+            out.append(SegmentText(s.source, s.target))
+    return tuple(out)
+
+
+def _q1_q2(stage, verdicts, references, table, progress):
+    from termqa.asks import ConsistencyQuestion, ErrorQuestion, SegmentText
+    from termqa.score import penalty_for
+
+    out = list(verdicts)
+    todo = [i for i, v in enumerate(verdicts) if _needs_q1(stage, v)]
+    groups = defaultdict(list)
+    for i in todo:
+        o = verdicts[i].occurrence
+        key = (o.doc_id, o.source_form, o.target_text) if not stage.exhaustive else (i,)
+        groups[key].append(i)
+    forms_cache = {}
+
+    def forms(o):
+        k = (o.doc_id, o.concept_id)
+        if k not in forms_cache:
+            forms_cache[k] = _forms(stage, verdicts, o.doc_id, o.concept_id)
+        return forms_cache[k]
+
+    keys = list(groups)
+    q1 = []
+    for k in keys:
+        o = verdicts[groups[k][0]].occurrence
+        seg = stage.segment(o)
+        src, tgt = stage.langs(o.doc_id)
+        q1.append(ErrorQuestion(
+            o.source_text, o.target_text, SegmentText(seg.source, seg.target), stage.lang_name(src),
+            stage.lang_name(tgt), stage.domain, stage.concept_info(o.concept_id, o.doc_id), _preceding(stage, o),
+            forms(o), o.via == "glossary" and o.variation in ("none", "morphosyntactic"),
+            _status_of(stage, o.concept_id, tgt, o.target_text), o.chain_size == 1,
+        ))
+    if progress:
+        progress("error judge", 0, len(q1))
+    model = stage.backend.settings.model
+    to_q2 = []
+    for k, r in zip(keys, stage.ask("error", q1)):
+        for i in groups[k]:
+            v = out[i]
+            if isinstance(r, JudgeError):
+                out[i] = replace(v, outcome=UNJUDGED, label=None, penalty=None, judge=None,
+                                 reason=R_BUDGET if isinstance(r, BudgetExceeded) else _failed(r))
+            elif r.code is not None:
+                out[i] = replace(v, outcome=ERROR, label=r.code, penalty=penalty_for(ERROR, r.code, table),
+                                 reason=r.justification, judge=model, prompt_version=r.prompt_version,
+                                 extra=_extra(r))
+            elif v.occurrence.chain_size == 1 or v.occurrence.target_text is None:
+                # error-free hapax: conforming (consistency is undefined for one occurrence)
+                out[i] = replace(v, outcome=CONFORMING, label=None, penalty=penalty_for(CONFORMING, None, table),
+                                 reason=r.justification or "judged error-free", judge=model,
+                                 prompt_version=r.prompt_version, extra=_extra(r))
+            else:
+                to_q2.append(i)
+    if progress:
+        progress("error judge", len(q1), len(q1))
+        progress("consistency judge", 0, len(to_q2))
+    q2 = []
+    for i in to_q2:
+        o = out[i].occurrence
+        seg = stage.segment(o)
+        src, tgt = stage.langs(o.doc_id)
+        ref = out[i].reference
+        q2.append(ConsistencyQuestion(
+            o.source_text, o.target_text, SegmentText(seg.source, seg.target), stage.lang_name(src),
+            stage.lang_name(tgt), stage.domain, stage.concept_info(o.concept_id, o.doc_id), _preceding(stage, o),
+            forms(o), o.via == "glossary" and o.variation in ("none", "morphosyntactic"),
+            _status_of(stage, o.concept_id, tgt, o.target_text), o.is_first_mention,
+            ref.text if ref else None, ref.provenance if ref else None,
+        ))
+    for i, r in zip(to_q2, stage.ask("consistency", q2)):
+        v = out[i]
+        if isinstance(r, JudgeError):
+            out[i] = replace(v, outcome=UNJUDGED, label=None, penalty=None, judge=None,
+                             reason=R_BUDGET if isinstance(r, BudgetExceeded) else _failed(r))
+            continue
+        out[i] = replace(v, outcome=r.outcome, label=r.label, penalty=penalty_for(r.outcome, r.label, table),
+                         reason=r.justification, judge=model, prompt_version=r.prompt_version, extra=_extra(r))
+    if progress:
+        progress("consistency judge", len(to_q2), len(to_q2))
+    return out
+
+
+def _extra(r) -> tuple:
+    extra = []
+    if getattr(r, "out_of_registry", False):
+        extra.append(("out_of_registry_label", r.raw_label))
+    if getattr(r, "cache_key", None):
+        extra.append(("cache_key", r.cache_key))
+    return tuple(extra)
