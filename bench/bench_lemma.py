@@ -8,7 +8,8 @@ import argparse, glob, json, sys, time
 from pathlib import Path
 from lxml import etree
 
-CORPUS = Path("/work/shared/corpus/eval")
+# ../shared/corpus beside the checkout, as CI lays it out
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "eval"
 
 
 def segments():
@@ -33,7 +34,6 @@ def main():
     ap.add_argument("--mode", default="lookup")
     ap.add_argument("--langs", default="en,fr")
     a = ap.parse_args()
-    sys.path.insert(0, "/work/main")
     from termqa.lemma import get_lemmatiser
 
     en, fr = segments()

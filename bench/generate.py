@@ -168,6 +168,19 @@ def _compose(kind: tuple, nouns, adjs):
     )
 
 
+# Every word the templates and word lists use: an acronym spelling one of them ("ALL", "ONE") would be
+# found in ordinary text by a case-insensitive matcher, which is not what a benchmark should measure.
+_PLAIN_WORDS = {
+    w.strip(".,").lower()
+    for group in (lx.VERBS, lx.WHEN, lx.GENERAL_NP, lx.GENERAL_OBJ, lx.ADVERBS, lx.TERM_NOUNS, lx.TERM_ADJECTIVES)
+    for entry in group for phrase in entry for w in phrase.split()
+} | set(
+    "all any are and the for not one per set use via off top bar must read before starting work keep up to date at "
+    "times wear protective gloves safety glasses during this operation keeps in a safe place inform of anomaly "
+    "record condition is connected if damaged contact do operate unit without note result checks".split()
+)
+
+
 def make_concepts(k: int, rng: random.Random) -> list[Concept]:
     nouns, adjs = lx.TERM_NOUNS, lx.TERM_ADJECTIVES
     n_n, n_a = len(nouns), len(adjs)
@@ -226,7 +239,7 @@ def make_concepts(k: int, rng: random.Random) -> list[Concept]:
             c.admitted = c.admitted_pl = None
         if c.deprecated in fr_main:
             c.deprecated = c.deprecated_pl = None
-        if c.acronym and (acr_count[c.acronym] > 1 or len(c.acronym) < 3):
+        if c.acronym and (acr_count[c.acronym] > 1 or len(c.acronym) < 3 or c.acronym.lower() in _PLAIN_WORDS):
             c.acronym = None
     # Do-not-translate product names.
     names = [s + t for s, t in itertools.product(lx.PRODUCT_STEMS, lx.PRODUCT_TAILS)]

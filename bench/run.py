@@ -58,7 +58,7 @@ def project_for(words: int, concepts: int, seed: int, out: Path, words_per_file:
     return gen.generate(words, concepts, out, seed=seed, words_per_file=words_per_file)
 
 
-def run_measured(cmd: list[str], project: Path, json_out: Path, keep_env: bool) -> dict:
+def run_measured(cmd: list[str], project: Path, json_out: Path, keep_env: bool, extra: list[str] = ()) -> dict:
     """Run the child and measure its wall time and peak RSS from its own rusage."""
     env = dict(os.environ)
     if not keep_env:
@@ -66,6 +66,7 @@ def run_measured(cmd: list[str], project: Path, json_out: Path, keep_env: bool) 
             if k.startswith("OPENAI_"):
                 del env[k]
     argv = cmd + ["check", str(project / "xliff"), "--glossary", str(project / "glossary.tbx"), "--json", str(json_out)]
+    argv += list(extra)
     with tempfile.TemporaryFile() as out_f, tempfile.TemporaryFile() as err_f:
         t0 = time.perf_counter()
         proc = subprocess.Popen(argv, stdout=out_f, stderr=err_f, env=env)
@@ -107,6 +108,7 @@ def main(argv=None) -> int:
     ap.add_argument("--termqa", help='command that runs termqa (default: "termqa" on PATH, else python -m termqa)')
     ap.add_argument("--keep-env", action="store_true", help="pass OPENAI_* variables to the child")
     ap.add_argument("--ok-codes", default="0,1", help="exit codes that mean the check ran (default 0,1: 1 = findings)")
+    ap.add_argument("--check-args", default="", help='extra arguments for termqa check, e.g. "--lemmatiser lookup"')
     ap.add_argument("--results", type=Path, help="also write the measurements as JSON here")
     a = ap.parse_args(argv)
 
@@ -121,7 +123,7 @@ def main(argv=None) -> int:
         for _ in range(a.repeat):
             with tempfile.TemporaryDirectory() as tmp:
                 json_out = Path(tmp) / "result.json"
-                r = run_measured(cmd, project, json_out, a.keep_env)
+                r = run_measured(cmd, project, json_out, a.keep_env, shlex.split(a.check_args))
                 r["summary"] = _summary(json_out)
                 r["json_written"] = json_out.exists()
             if r["returncode"] not in ok_codes or not r["json_written"]:
@@ -146,7 +148,7 @@ def main(argv=None) -> int:
         })
 
     if rows:
-        print(f"termqa check, counting mode, {a.concepts} concepts ({' '.join(cmd)})")
+        print(f"termqa check, counting mode, {a.concepts} concepts ({' '.join(cmd)} check ... {a.check_args})".rstrip())
         print(f"{'words':>10} {'segments':>9} {'occ. found':>10} {'seconds':>8} {'words/s':>9} {'peak MB':>8} "
               f"{'x words':>8} {'x time':>7} {'x mem':>6}")
         prev = None

@@ -29,6 +29,9 @@ What is written, per flagged occurrence:
   issues of that unit go into one standoff block referenced from the unit's start tag
   (`its:locQualityIssuesRef` on trans-unit/unit); the report counts these as `unit_level`.
 
+In a unit with several segments, notes start with "segment <id>: ". Units are found by id within the
+`<file>` the annotation's doc_id names (the first unit when a file repeats an id, as XLIFF 1.0 tools do).
+
 Note priority (XLIFF 1 to 10, 1 = most important): error with penalty >= 3 -> 1, other error -> 2,
 unjustified -> 3, unjudged -> 5, justified -> 8, conforming -> 10. Trados severity: error -> High,
 unjustified -> Medium, anything else -> Low.
@@ -472,7 +475,8 @@ class _Counts:
 
 
 class _Writer:
-    def __init__(self, f: _File, its: bool, dates: dict, now: datetime):
+    def __init__(self, f: _File, its: bool, dates: dict, now: datetime, path: str):
+        self.path = path
         self.f = f
         self.doc = f.doc
         self.its = its and not f.sdl
@@ -503,16 +507,18 @@ class _Writer:
         for x in xml:
             self.edits.append(Edit(start, ws + x, key=self._key(5)))
 
-    def append_child(self, parent: Element, xml: list[str]) -> bool:
+    def append_child(self, parent: Element, xml: list[str]) -> None:
         kids = list(parent.elements())
         if kids:
             self.insert_after(kids[-1], xml, kids[-1])
-            return True
+            return
         if parent.empty:
-            return False
+            # <notes/>, <cmt-defs/>...: rewriting the tag would break the byte-exact removal. Invalid
+            # XLIFF anyway (these need children), so say so rather than guess.
+            raise InputError(self.path, f"<{parent.qname}/> at character {parent.start} is empty; "
+                             "termqa cannot add its annotations there", fix="remove the empty element")
         for x in xml:
             self.edits.append(Edit(parent.content_start, x, key=self._key(5)))
-        return True
 
     def wrap(self, rs: int, re_: int, open_tag: str, close_tag: str) -> None:
         n = re_ - rs
@@ -727,11 +733,9 @@ class _Writer:
             return
         p = info.prefix_for(SDL_NS)
         defs = next((e for e in info.elements() if e.is_(SDL_NS, "cmt-defs")), None)
-        if defs is not None and not defs.empty:
+        if defs is not None:
             self.append_child(defs, self.cmt_defs)
             return
-        if defs is not None:
-            raise TermqaError("the file's <cmt-defs/> is empty-element tagged; cannot add Trados comments to it")
         qn = f"{p}:cmt-defs" if p else "cmt-defs"
         decl = "" if p is not None else f' xmlns="{SDL_NS}"'
         xml = f"<{qn}{decl}>{''.join(self.cmt_defs)}</{qn}>"
@@ -739,8 +743,8 @@ class _Writer:
         after = next((e for e in info.elements() if e.ns == SDL_NS and e.local not in ("rev-defs", "rep-defs")), None)
         if after is not None:
             self.insert_before(after, [xml])
-        elif not self.append_child(info, [xml]):
-            raise TermqaError("the file's <doc-info/> is empty-element tagged; cannot add Trados comments to it")
+        else:
+            self.append_child(info, [xml])
 
     # pieces ------------------------------------------------------------------------------------------
 
@@ -804,7 +808,7 @@ def annotate_bytes(data: bytes, annotations, *, its: bool = False, path: str = "
     if strip_edits:
         text = splice.apply(text, strip_edits)
         f = _File(splice.parse(text, path))
-    writer = _Writer(f, its, dates, now or datetime.now(timezone.utc))
+    writer = _Writer(f, its, dates, now or datetime.now(timezone.utc), path)
     by_unit: dict = {}
     for a in annotations:
         file_el = _file_for(f, a.doc_id)

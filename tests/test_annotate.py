@@ -7,7 +7,6 @@ and leaves everyone else's notes and comments alone.
 from __future__ import annotations
 
 import codecs
-import copy
 import os
 import re
 from datetime import datetime, timezone
@@ -576,6 +575,13 @@ def test_doc_id_suffix_out_of_range_is_not_found():
     out, rep = annotate_bytes(X2_DOC.encode(), [_ann("u1", doc="p.xlf#3")], now=T0)
     assert rep.units_not_found == 1 and rep.written == 0
     assert out == X2_DOC.encode()
+
+
+def test_empty_notes_element_is_refused_with_a_fix():
+    doc = X2_DOC.replace('<notes><note id="1">a</note><note id="1">b</note><note id="termqa-1">someone else\'s id</note></notes>',
+                         "<notes/>")
+    with pytest.raises(InputError, match="<notes/> at character .* is empty.*remove the empty element"):
+        annotate_bytes(doc.encode(), [_ann("u2", "s1", None, doc="p#1")])
 
 
 def test_non_xliff_is_refused():

@@ -161,7 +161,6 @@ def _frame(report: Path, top: int, height: int, tmp_path: Path, name: str) -> Pa
 
 def test_screenshots(result, tmp_path):
     ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / ".gitignore").write_text("*\n", encoding="utf-8")
     report = tmp_path / "report.html"
     report.write_text(render_html(result), encoding="utf-8")
     shots = {

@@ -338,3 +338,11 @@ def test_csv_guards_formula_cells(tmp_path):
 def test_csv_of_empty_result_has_only_the_header(tmp_path):
     path = write_csv(build_empty_result(), tmp_path / "out.csv")
     assert path.read_bytes() == b"\xef\xbb\xbf" + ",".join(CSV_COLUMNS).encode() + b"\r\n"
+
+
+def test_languages_fall_back_to_the_documents():
+    r = build_result(judge=False)
+    r["signature"]["settings"].update(src_lang=None, tgt_lang=None)  # auto-detected run
+    view = build_view(r)
+    assert (view["src_lang"], view["tgt_lang"]) == ("en", "fr")
+    assert "<span><b>en → fr</b></span>" in render_html(r)

@@ -1,0 +1,206 @@
+"""The judge stage through the real openai client against the scripted server (tests/llm_server.py).
+
+Documents are built by hand so each assertion names which occurrences reach which judge.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from termqa.check import check
+from termqa.llm import settings_from_env
+from tests.helpers import write_csv, write_xliff
+from tests.llm_server import ScriptedLLM
+
+
+def schema_name(body):
+    rf = body.get("response_format") or {}
+    return (rf.get("json_schema") or {}).get("name", "")
+
+
+def prompt_of(body):
+    return "\n".join(m["content"] for m in body["messages"])
+
+
+class Script:
+    """Answers chosen by question kind and content; counts what was asked."""
+
+    def __init__(self, errors=None, consistency="document_usage", align=None, reference_ok=True,
+                 generated="bague d'usure"):
+        self.errors = errors or {}  # rendering substring -> error label
+        self.consistency = consistency
+        self.align = align or {}  # source term -> rendering
+        self.reference_ok = reference_ok
+        self.generated = generated
+        self.asked = {}
+
+    def __call__(self, body):
+        name = schema_name(body)
+        p = prompt_of(body)
+        self.asked[name] = self.asked.get(name, 0) + 1
+        if name == "term_alignment":
+            for term, rendering in self.align.items():
+                if f"Term: {term}" in p or f'"{term}"' in p or term in p.split("Translation")[0][-400:]:
+                    return {"translation": rendering, "found": True}
+            return {"translation": "", "found": False}
+        if name == "term_reference":
+            return {"justification": "From the concept.", "generatable": True, "reference": self.generated,
+                    "confidence": "high"}
+        if name == "term_consistency_verdict":
+            return {"justification": "Scripted.", "label": self.consistency}
+        if "proposed as the reference" in p and not self.reference_ok:
+            return {"justification": "Not a term.", "label": "general_word_instead_of_term"}
+        for needle, label in self.errors.items():
+            if needle in p:
+                return {"justification": f"Scripted {label}.", "label": label}
+        return {"justification": "Acceptable.", "label": "no_error"}
+
+
+@pytest.fixture
+def server():
+    s = ScriptedLLM().start()
+    yield s
+    s.stop()
+
+
+def judge(server, tmp_path, **kw):
+    return settings_from_env(model="scripted-judge", base_url=server.url, cache_path=str(tmp_path / "cache.db"),
+                             backoff_base=0.01, backoff_max=0.05, timeout=2.0, **kw)
+
+
+PAIRS = [
+    ("u1", "Replace the suction line.", "Remplacez la conduite d'aspiration."),
+    ("u2", "Drain the suction line.", "Videz la conduite d'aspiration."),
+    ("u3", "Flush the suction line.", "Rincez la tuyauterie d'aspiration."),
+    ("u4", "Insulate the suction line.", "Isolez la tuyauterie d'aspiration."),
+    ("u5", "Check the wear ring.", "Contrôlez la bague d'usure."),
+    ("u6", "Fit the coupling guard.", "Montez le protège-accouplement."),
+]
+GLOSS = [["c1", "suction line", "conduite d'aspiration"], ["c2", "wear ring", ""], ["c3", "coupling guard", ""]]
+
+
+def run(server, tmp_path, script, **kw):
+    server.default = script
+    x = write_xliff(tmp_path / "doc.xlf", PAIRS)
+    g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSS)
+    settings = judge(server, tmp_path, **{k: kw.pop(k) for k in list(kw) if k in ("max_calls", "offline")})
+    return check([x], [g], judge=settings, lemmatiser="lookup", **kw).to_dict()
+
+
+def by_unit(r):
+    return {o["unit_id"]: o for o in r["occurrences"]}
+
+
+def test_decision_flow_q1_once_per_rendering_then_q2_per_occurrence(server, tmp_path):
+    script = Script(align={"coupling guard": "protège-accouplement", "wear ring": "bague d'usure"})
+    r = run(server, tmp_path, script)
+    o = by_unit(r)
+    # conforming by the glossary: no call
+    assert o["u1"]["outcome"] == "conforming" and o["u1"]["judge"] == "rule"
+    # two identical divergent renderings: one Q1 call, propagated; Q2 once per occurrence
+    assert o["u3"]["outcome"] == o["u4"]["outcome"] == "justified"
+    assert o["u3"]["label"] == "document_usage" and o["u3"]["judge"] == "scripted-judge"
+    assert o["u3"]["prompt_version"].startswith("consistency_judge@")
+    # hapaxes without a glossary reference go to Q1 and, error-free, are conforming without Q2
+    assert o["u5"]["outcome"] == "conforming" and o["u5"]["judge"] == "scripted-judge"
+    assert o["u6"]["outcome"] == "conforming" and o["u6"]["target_text"] == "protège-accouplement"
+    assert o["u6"]["align_method"] == "judge"
+    acc = r["accounting"]
+    assert acc["questions"]["error"] == 3  # tuyauterie (x2 -> 1), wear ring hapax, coupling guard hapax
+    assert acc["questions"]["consistency"] == 2
+    assert r["signature"]["judge"]["model"] == "scripted-judge"
+    assert "judge:scripted-judge@local" in r["signature"]["string"]
+    assert r["scores"]["coverage"] == 1.0
+
+
+def test_error_label_is_final_and_penalised(server, tmp_path):
+    script = Script(errors={"tuyauterie": "paraphrase_instead_of_term"})
+    r = run(server, tmp_path, script)
+    o = by_unit(r)
+    assert (o["u3"]["outcome"], o["u3"]["label"], o["u3"]["penalty"]) == ("error", "A2", 1.0)
+    assert o["u4"]["label"] == "A2" and r["accounting"]["questions"].get("consistency", 0) == 0
+    assert o["u3"]["reason"] == "Scripted paraphrase_instead_of_term."
+
+
+def test_unjustified_and_scores(server, tmp_path):
+    r = run(server, tmp_path, Script(consistency="gratuitous_divergence"))
+    o = by_unit(r)
+    assert (o["u3"]["outcome"], o["u3"]["penalty"]) == ("unjustified", 0.5)
+    # doc score: u1,u2 conforming 0; u3,u4 0.5; u5 judged conforming; u6 (no rendering, error-free) 0
+    assert r["scores"]["micro"] == pytest.approx(1.0 / 6, abs=1e-5)
+
+
+def test_rerun_is_served_from_cache_and_offline_works(server, tmp_path):
+    run(server, tmp_path, Script())
+    sent = len(server.completions)
+    r2 = run(server, tmp_path, Script(), offline=True)
+    assert len(server.completions) == sent  # nothing sent again
+    assert r2["accounting"]["calls"] == 0 and r2["accounting"]["cached"] > 0
+
+
+def test_offline_cache_miss_is_an_error(server, tmp_path):
+    from termqa.errors import OfflineCacheMiss
+
+    with pytest.raises(OfflineCacheMiss):
+        run(server, tmp_path, Script(), offline=True)
+
+
+def test_budget_stops_cleanly_and_keeps_unjudged(server, tmp_path):
+    r = run(server, tmp_path, Script(), max_calls=1)
+    assert r["accounting"]["budget_exhausted"] is True
+    unjudged = [o for o in r["occurrences"] if o["outcome"] == "unjudged"]
+    assert unjudged and all(o["penalty"] is None for o in unjudged)
+    assert any("budget" in o["reason"] for o in unjudged)
+
+
+def test_faults_are_retried(server, tmp_path):
+    server.fail_next("429", "500", "malformed")
+    r = run(server, tmp_path, Script())
+    assert r["accounting"]["retries"] >= 3 and r["summary"]["outcomes"]["unjudged"] == 0
+
+
+def test_out_of_registry_label_is_recorded_and_counted(server, tmp_path):
+    r = run(server, tmp_path, Script(errors={"tuyauterie": "totally_made_up"}))
+    o = by_unit(r)
+    assert o["u3"]["outcome"] == "justified"  # no_error per the method, then Q2
+    assert r["accounting"]["out_of_registry_labels"] >= 1
+
+
+def test_exhaustive_sends_conforming_occurrences_too(server, tmp_path):
+    r = run(server, tmp_path, Script(), exhaustive=True)
+    # 6 occurrences, none settled by a certain rule: 6 Q1 questions (no propagation)
+    assert r["accounting"]["questions"]["error"] == 6
+    assert r["signature"]["settings"]["exhaustive"] is True
+
+
+def test_rejected_pseudo_reference_is_regenerated(server, tmp_path):
+    pairs = [("u1", "Check the wear ring.", "Contrôlez l'anneau d'usure."),
+             ("u2", "Replace the wear ring.", "Remplacez l'anneau d'usure."),
+             ("u3", "Measure the wear ring.", "Mesurez la bague d'usure.")]
+    server.default = Script(reference_ok=False)
+    x = write_xliff(tmp_path / "doc.xlf", pairs)
+    g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c2", "wear ring", ""]])
+    r = check([x], [g], judge=judge(server, tmp_path), lemmatiser="lookup").to_dict()
+    refs = r["references"]
+    assert refs[0]["provenance"] == "generated" and refs[0]["text"] == "bague d'usure"
+    o = by_unit(r)
+    assert o["u3"]["outcome"] == "conforming" and o["u3"]["reference"]["provenance"] == "generated"
+
+
+def test_cli_judge_end_to_end_writes_json(server, tmp_path):
+    from click.testing import CliRunner
+
+    from termqa.cli import main
+
+    server.default = Script()
+    x = write_xliff(tmp_path / "doc.xlf", PAIRS)
+    g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSS)
+    out = tmp_path / "r.json"
+    res = CliRunner().invoke(main, ["check", x, "-g", g, "--judge-model", "scripted-judge", "--judge-base-url",
+                                    server.url, "--cache", str(tmp_path / "c.db"), "--json", str(out),
+                                    "--lemmatiser", "lookup"], env={"OPENAI_API_KEY": ""})
+    assert res.exit_code == 0, res.output
+    data = json.loads(out.read_text())
+    assert data["accounting"]["calls"] > 0 and "calls_per_scored_occurrence" in data["accounting"]
+    assert "judge:" in res.output or "judge" in res.output
