@@ -34,6 +34,9 @@ from typing import Optional
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lexicon as lx  # noqa: E402  (bench scripts run from anywhere, without installing)
 
+# Bumped whenever the same arguments would produce different files, so bench/run.py regenerates.
+GENERATOR_VERSION = 2
+
 # Target-side variants of one occurrence and their default shares. Variants a concept cannot have
 # (no admitted/deprecated term, nothing to misspell) fall back to the preferred rendering.
 VARIANT_SHARES = (
@@ -501,6 +504,7 @@ def generate(words: int, concepts_n: int, out: Path, seed: int = 7, words_per_fi
         files.append(name)
     manifest = {
         "generator": "termqa bench/generate.py",
+        "generator_version": GENERATOR_VERSION,
         "seed": seed,
         "words_requested": words,
         "source_words": w.words,
@@ -508,6 +512,7 @@ def generate(words: int, concepts_n: int, out: Path, seed: int = 7, words_per_fi
         "term_token_rate": round(w.term_tokens / max(w.words, 1), 4),
         "occurrences": w.occurrences,
         "variants": w.variants,
+        "concept_request": concepts_n,
         "concepts": len(concepts),
         "concepts_source_only": sum(1 for c in concepts if c.fr is None),
         "concepts_dnt": sum(1 for c in concepts if c.dnt),

@@ -51,7 +51,8 @@ def project_for(words: int, concepts: int, seed: int, out: Path, words_per_file:
     manifest = target / "manifest.json"
     if manifest.exists():
         m = json.loads(manifest.read_text(encoding="utf-8"))
-        if m.get("words_requested") == words and m.get("concepts") and m.get("seed") == seed and all(
+        if m.get("generator_version") == gen.GENERATOR_VERSION and m.get("words_requested") == words \
+                and m.get("seed") == seed and m.get("concept_request") == concepts and all(
             (target / "xliff" / f).exists() for f in m.get("files", ())
         ):
             return target
