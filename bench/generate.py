@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lexicon as lx  # noqa: E402  (bench scripts run from anywhere, without installing)
 
 # Bumped whenever the same arguments would produce different files, so bench/run.py regenerates.
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 
 # Target-side variants of one occurrence and their default shares. Variants a concept cannot have
 # (no admitted/deprecated term, nothing to misspell) fall back to the preferred rendering.
@@ -341,13 +341,13 @@ class Writer:
         return self.concepts[bisect.bisect_right(self.cum, x)]
 
     def _term(self):
-        """One occurrence: (English NP without article, French NP with article fn, tokens, gender, plural)."""
+        """One occurrence: (English term as written, French rendering without article, French gender, plural)."""
         c = self._concept()
         rng = self.rng
         plural = (not c.dnt) and rng.random() < 0.2
         en = c.en_pl if plural else c.en
-        if c.acronym and rng.random() < 0.25:
-            en = c.acronym + ("s" if plural else "")
+        if c.acronym and not plural and rng.random() < 0.25:
+            en = c.acronym
             self.variants["acronym_source"] += 1
         x = rng.random() * self.shares_cum[-1]
         variant = VARIANT_SHARES[bisect.bisect_right(self.shares_cum, x)][0]
@@ -373,7 +373,6 @@ class Writer:
         return en, fr, gender, plural
 
     def sentence(self) -> tuple[str, str]:
-        rng = self.rng
         want_term = self.term_tokens < self.term_rate * max(self.words, 1) + 1
         if not want_term:
             en, fr = self._plain()

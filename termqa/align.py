@@ -52,17 +52,21 @@ class Alignment:
 class TargetIndex:
     """Content-token keys of one target segment, with positions of each key for fast lookup."""
 
-    __slots__ = ("tokens", "pos", "keys", "surf", "first")
+    __slots__ = ("tokens", "pos", "keys", "surf", "exact", "first")
 
     def __init__(self, tokens):
+        from termqa.detect import exact_key
+
         self.tokens = tokens
         self.pos = [i for i, t in enumerate(tokens) if not is_gap(t)]
         self.keys = [tokens[i].key for i in self.pos]
         self.surf = [_surface_key(tokens[i].text) for i in self.pos]
+        self.exact = [exact_key(tokens[i].text) for i in self.pos]
         first = defaultdict(set)
-        for j, (k, sk) in enumerate(zip(self.keys, self.surf)):
+        for j, (k, sk, ek) in enumerate(zip(self.keys, self.surf, self.exact)):
             first[k].add(j)
             first[sk].add(j)
+            first[ek].add(j)
         self.first = first
 
     def find(self, key: Sequence[str], skey: Sequence[str] = (), *, surface: bool = False) -> list[tuple[int, int]]:
@@ -85,10 +89,11 @@ class TargetIndex:
             for x in range(m):
                 want = (key[x], skey[x])
                 if surface:
-                    if self.surf[a + x] not in want:
+                    if self.surf[a + x] not in want and self.exact[a + x] not in want:
                         ok = False
                         break
-                elif self.keys[a + x] not in want and self.surf[a + x] not in want:
+                elif self.keys[a + x] not in want and self.surf[a + x] not in want \
+                        and self.exact[a + x] not in want:
                     ok = False
                     break
             if ok:

@@ -144,13 +144,11 @@ def check(
                 trie.add(e)
                 heads.setdefault(e.concept_id, e)
             # the head term is the preferred source term where the glossary says which
+            by_text = {(e.concept_id, e.text): e for e in entries}
             for c in concepts:
                 pref = c.preferred(src_l)
-                if pref is not None:
-                    for e in entries:
-                        if e.concept_id == c.id and e.text == pref.text:
-                            heads[c.id] = e
-                            break
+                if pref is not None and (c.id, pref.text) in by_text:
+                    heads[c.id] = by_text[(c.id, pref.text)]
             tries[src_l] = (trie, heads)
             if not any(c.terms_in(tgt_l) for c in concepts):
                 warnings.append(f"the glossary has no terms in the target language '{tgt_l}': "
@@ -229,8 +227,8 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
         head = heads.get(concept.id)
         work.append(Work(
             doc=doc, seg=m.segment, concept=concept, entry=m.entry,
-            source_form=" ".join(m.entry.key), source_text=surface, start=m.start, end=m.end,
-            variation=dt.variation_of(m.entry, surface, head), surface_key=al.surface_key(toks),
+            source_form=dt.form_name(m.entry.key), source_text=surface, start=m.start, end=m.end,
+            variation=dt.variation_of(m.entry, surface, head), surface_key=dt.keys_of(toks)[1],
         ))
     # chains and first mentions
     chains = Counter((w.concept.id, w.source_form) for w in work)

@@ -94,10 +94,10 @@ class TermTrie:
             t.add(e)
         return t
 
-    def longest_at(self, keys: Sequence[tuple[str, str]], i: int) -> tuple[int, list]:
+    def longest_at(self, keys: Sequence[tuple[str, ...]], i: int) -> tuple[int, list]:
         """Longest match starting at keys[i]: (end index, entries) or (i, []).
 
-        Each text position offers two keys, (lemma, surface); either may continue a path.
+        Each text position offers its keys (lemma, surface, exact); any may continue a path.
         """
         best_end, best = i, []
         n = len(keys)
@@ -108,12 +108,8 @@ class TermTrie:
                 best_end, best = j, node[None]
             if j >= n:
                 continue
-            lk, sk = keys[j]
-            nxt = node.get(lk)
-            if nxt is not None:
-                stack.append((nxt, j + 1))
-            if sk != lk:
-                nxt = node.get(sk)
+            for k in set(keys[j]):
+                nxt = node.get(k)
                 if nxt is not None:
                     stack.append((nxt, j + 1))
         return best_end, best
@@ -135,19 +131,49 @@ def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser) -> lis
     return out
 
 
+def is_caps(text: str) -> bool:
+    """An acronym-like word: two or more letters, all capitals (VFD, NPSH, PLC)."""
+    letters = [c for c in text if c.isalpha()]
+    return len(letters) >= 2 and all(c.isupper() for c in letters)
+
+
+def exact_key(text: str) -> str:
+    """The case-sensitive key of an acronym-like word; a plural 's' is dropped (VFDs -> VFD)."""
+    if len(text) > 2 and text.endswith("s") and is_caps(text[:-1]):
+        text = text[:-1]
+    return "=" + text
+
+
 def keys_of(tokens) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(lemma keys, surface keys) of a term's tokens: leading articles and hyphens dropped."""
+    """(lemma keys, surface keys) of a term's tokens: leading articles and hyphens dropped.
+
+    A word the glossary writes in capitals (an acronym) matches only the same capitals: "TIS" is
+    not "this", "DID" is not "did". Both keys are then its exact key.
+    """
     from termqa.normalise import loose, term_tokens
 
     toks = [x for x in term_tokens([x for x in tokens if not is_gap(x)])]
-    return tuple(x.key for x in toks), tuple(loose(x.text) for x in toks)
+    keys, skeys = [], []
+    for x in toks:
+        if is_caps(x.text):
+            keys.append(exact_key(x.text))
+            skeys.append(keys[-1])
+        else:
+            keys.append(x.key)
+            skeys.append(loose(x.text))
+    return tuple(keys), tuple(skeys)
 
 
-def text_keys(tokens, positions) -> list[tuple[str, str]]:
-    """(lemma key, surface key) for each content position of a text."""
+def form_name(key: Sequence[str]) -> str:
+    """A source form's readable name: its keys joined, acronyms in their capitals ("VFD")."""
+    return " ".join(k[1:] if k.startswith("=") else k for k in key)
+
+
+def text_keys(tokens, positions) -> list[tuple[str, str, str]]:
+    """(lemma key, surface key, exact key) for each content position of a text."""
     from termqa.normalise import loose
 
-    return [(tokens[i].key, loose(tokens[i].text)) for i in positions]
+    return [(tokens[i].key, loose(tokens[i].text), exact_key(tokens[i].text)) for i in positions]
 
 
 def content_positions(tokens) -> list[int]:
@@ -190,9 +216,9 @@ def find_acronyms(matches: Sequence[Match], tokens_by_seg: dict) -> list[SourceE
             cand = toks[j + 1].text
             if _ACRONYM.match(cand) and sum(ch.isupper() for ch in cand) >= 2:
                 if cand[0].lower() == m.entry.text.strip()[:1].lower():
-                    key = (toks[j + 1].key,)
+                    key = (exact_key(cand),)
                     found.setdefault((m.entry.concept_id, key[0]), SourceEntry(
-                        m.entry.concept_id, cand, key, "acronym", "acronym", (_loose(cand),)))
+                        m.entry.concept_id, cand, key, "acronym", "acronym", key))
     return list(found.values())
 
 
@@ -207,7 +233,7 @@ def acronym_definition_spans(matches: Sequence[Match], tokens_by_seg: dict, acro
         toks = tokens_by_seg[m.segment.key]
         j = m.tok_end
         if j + 2 < len(toks) and toks[j].text in _OPEN and toks[j + 2].text in _CLOSE:
-            if (m.entry.concept_id, toks[j + 1].key) in keys:
+            if (m.entry.concept_id, exact_key(toks[j + 1].text)) in keys:
                 spans.add((m.segment.key, toks[j + 1].start))
     return spans
 
@@ -218,7 +244,7 @@ def detect_document(doc: Document, trie: TermTrie, tokens_by_seg: dict, segments
     for seg in segments:
         matches.extend(find_in_segment(trie, seg, tokens_by_seg[seg.key]))
     acronyms = [a for a in find_acronyms(matches, tokens_by_seg)
-                if trie.longest_at([(a.key[0], a.key[0])], 0)[1] == []]
+                if trie.longest_at([(a.key[0],)], 0)[1] == []]
     if acronyms:
         skip = acronym_definition_spans(matches, tokens_by_seg, acronyms)
         doc_trie = trie.copy_with(acronyms)

@@ -244,7 +244,7 @@ def _key(lemma: str) -> str:
 class Lemmatiser:
     """Tokenises and lemmatises text of one language. Get one with `get_lemmatiser`."""
 
-    _TEXT_CACHE_MAX = 200_000
+    _TEXT_CACHE_MAX = 20_000  # whole texts; bounded so a large project does not keep every token
     _WORD_CACHE_MAX = 500_000
 
     def __init__(self, lang: str, mode: str, name: str, nlp, table: Optional[_Table],

@@ -42,3 +42,4 @@ def corpus_files(sub: str, pattern: str = "*") -> list[Path]:
 def is_invalid_name(p: Path) -> bool:
     n = p.name.lower()
     return any(w in n for w in ("invalid", "bad", "malformed", "poorly_formed"))
+from tests.llm_server import llm_server  # noqa: F401  (fixture)

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from formats import inline, read_bilingual
-from formats.annotate import (ITS_NS, SDL_NS, AnnotateReport, Annotation, annotate, annotate_bytes,
+from termqa.formats import inline, read_bilingual
+from termqa.formats.annotate import (ITS_NS, SDL_NS, AnnotateReport, Annotation, annotate, annotate_bytes,
                               annotations_from_result, note_text, priority)
-from formats.xmlsafe import parse_bytes
+from termqa.formats.xmlsafe import parse_bytes
 from termqa.errors import InputError, UsageError
 
 from .conftest import CORPUS, corpus_files, is_invalid_name
@@ -62,7 +62,10 @@ def _schema(uri: str):
 
 def _errors(data: bytes) -> set | None:
     root = etree.fromstring(data, _parser())
-    schema = _schema(etree.QName(root).namespace or "")
+    uri = etree.QName(root).namespace or ""
+    if CORPUS is None and uri in (X12, X20, X22):
+        pytest.skip("the XLIFF schemas live in ../shared/corpus/schemas, which is absent")
+    schema = _schema(uri)
     if schema is None:
         return None
     schema.validate(root)

@@ -65,7 +65,7 @@ def test_acronym_defined_in_the_document_becomes_a_source_form(tmp_path):
     occ = r["occurrences"]
     assert [(o["source_text"], o["via"], o["variation"]) for o in occ] == [
         ("variable frequency drive", "glossary", "none"), ("VFD", "acronym", "graphical")]
-    assert occ[1]["outcome"] == "conforming" and occ[1]["source_form"] == "vfd"
+    assert occ[1]["outcome"] == "conforming" and occ[1]["source_form"] == "VFD"
 
 
 def test_deterministic_errors(tmp_path):

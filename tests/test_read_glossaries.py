@@ -14,11 +14,8 @@ from termqa.errors import InputError
 from termqa.model import ADMITTED, DEPRECATED, PREFERRED, SUPERSEDED, UNKNOWN
 from tests.conftest import corpus_files, is_invalid_name
 
-try:  # installed package
-    from termqa.formats import read_glossary
-    from termqa.formats import csvgloss, skos, status
-except ImportError:  # running from the source tree
-    from formats import csvgloss, read_glossary, skos, status
+from termqa.formats import read_glossary
+from termqa.formats import csvgloss, skos, status
 
 TBX_FILES = corpus_files("formats/tbx")
 # Glossaries are frozen: the 3 MB UNESCO file is read once for the contract and the exact test.

@@ -8,10 +8,7 @@ from termqa.errors import InputError
 from termqa.langtags import normalise_tag
 from tests.conftest import corpus_files, is_invalid_name
 
-try:  # installed package
-    from termqa.formats import read_bilingual
-except ImportError:  # running from the source tree
-    from formats import read_bilingual
+from termqa.formats import read_bilingual
 
 TMX_FILES = [p for p in corpus_files("formats/tmx") if not is_invalid_name(p)]
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"

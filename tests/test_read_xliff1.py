@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from formats import inline, read_bilingual
-from formats.xmlsafe import parse_bytes
+from termqa.formats import inline, read_bilingual
+from termqa.formats.xmlsafe import parse_bytes
 from termqa.errors import InputError
 
 from .conftest import corpus_files, is_invalid_name

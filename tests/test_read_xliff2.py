@@ -7,10 +7,7 @@ import pytest
 from termqa.errors import InputError
 from tests.conftest import corpus_files, is_invalid_name
 
-try:  # installed package
-    from termqa.formats import read_bilingual
-except ImportError:  # running from the source tree
-    from formats import read_bilingual
+from termqa.formats import read_bilingual
 
 XLIFF2_FILES = corpus_files("formats/xliff2")
 VALID = [p for p in XLIFF2_FILES if not is_invalid_name(p)]

@@ -43,10 +43,8 @@ def test_service_validates_against_xliff20():
 
 
 def _formats():
-    try:  # installed package
-        from termqa import formats
-    except ImportError:  # running from the source tree
-        import formats
+    from termqa import formats
+
     return formats
 
 

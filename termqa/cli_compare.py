@@ -1,0 +1,112 @@
+"""`termqa compare`: the click command over `termqa.compare.compare` (registered by termqa.cli).
+
+Typed errors become one line on stderr and exit code 2 here as well, so the command behaves the same
+whether it runs inside the `termqa` group or on its own.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from termqa.errors import TermqaError
+
+
+@click.command("compare")
+@click.argument("files", nargs=-1, required=True)
+@click.option("-g", "--glossary", "glossary", multiple=True, help="Glossary (TBX, SKOS, CSV/TSV); repeatable.")
+@click.option("--name", "names", multiple=True, help="System name, one per system in input order (default: "
+              "the file stem, or the language for a multilingual TMX).")
+@click.option("--tgt-lang", "tgt_lang", multiple=True, help="Target language; repeat it to compare several "
+              "target languages of one TMX (default: all of them).")
+@click.option("--src-lang", help="Source language, overriding the files.")
+@click.option("--glossary-lang", help="Language of glossary labels that have none.")
+@click.option("--lemmatiser", type=click.Choice(["auto", "lookup", "trained"]), default=None,
+              help="auto: a trained spaCy pipeline when installed, else lookup tables.")
+@click.option("--domain", help="Domain named to the judge.")
+@click.option("--penalties", "penalties_file", type=click.Path(dir_okay=False),
+              help="JSON or TOML file overriding penalties.")
+@click.option("--alpha", type=float, default=None, help="Significance level of the pairwise tests (default 0.05).")
+@click.option("--resamples", type=int, default=None, help="Random sign patterns when there are more than 12 "
+              "documents (default 10000; up to 12 documents the test is exact).")
+@click.option("--seed", type=int, default=None, help="Seed of the permutation test.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the comparison as JSON.")
+@click.option("--report", type=click.Path(dir_okay=False), help="Write the HTML comparison report.")
+@click.option("--results-dir", type=click.Path(file_okay=False),
+              help="Also write each system's full check result (<name>.json) into this folder.")
+@click.option("--judge-model", help="LLM model for the judge (or OPENAI_MODEL). Without it: counting mode.")
+@click.option("--judge-base-url", help="OpenAI-compatible endpoint (or OPENAI_BASE_URL).")
+@click.option("--concurrency", type=int, help="Judge calls in flight at once.")
+@click.option("--max-calls", type=int, help="Stop judging after this many LLM calls.")
+@click.option("--max-cost", type=float, help="Stop judging past this estimated cost in USD.")
+@click.option("--cache", type=click.Path(dir_okay=False), help="Verdict cache file (SQLite).")
+@click.option("--offline", is_flag=True, default=None, help="Never call the LLM: a cache miss is an error.")
+@click.option("--exhaustive", is_flag=True, default=None, help="Send every occurrence through both judges.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Config file.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
+def compare_command(files, names, quiet, config_path, penalties_file, json_out, report, results_dir,
+                    alpha, resamples, seed, **flags):
+    """Compare several translations (systems) of the same source against shared references.
+
+    FILES are one file or folder per system, or one TMX with several target languages.
+    """
+    from termqa.cli import EXIT_INPUT
+
+    try:
+        _run(files, names, quiet, config_path, penalties_file, json_out, report, results_dir,
+             alpha, resamples, seed, flags)
+    except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
+        raise
+    except TermqaError as exc:
+        click.echo(f"termqa: error: {exc}", err=True)
+        sys.exit(EXIT_INPUT)
+    except OSError as exc:
+        name = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        click.echo(f"termqa: error: {name}{exc.strerror or exc}", err=True)
+        sys.exit(EXIT_INPUT)
+
+
+def _run(files, names, quiet, config_path, penalties_file, json_out, report, results_dir, alpha, resamples,
+         seed, flags):
+    from termqa import compare as cmp
+    from termqa.cli import _atomic_write, _judge_settings, _load_penalties, _progress_bar, _settings
+
+    tgt = flags.pop("tgt_lang")
+    cfg_path, s = _settings(config_path, **flags)
+    if not tgt and s.get("tgt_lang"):
+        tgt = s["tgt_lang"] if isinstance(s["tgt_lang"], (list, tuple)) else [s["tgt_lang"]]
+    penalties = dict(s.get("penalties") or {})
+    if penalties_file:
+        penalties.update(_load_penalties(penalties_file))
+    judge = _judge_settings(s)
+    progress = None if quiet or not sys.stderr.isatty() else _progress_bar()
+    result = cmp.compare(
+        list(files), s.get("glossary") or [], names=list(names), tgt_langs=list(tgt or ()),
+        src_lang=s.get("src_lang"), glossary_lang=s.get("glossary_lang"), lemmatiser=s.get("lemmatiser") or "auto",
+        penalties=penalties, judge=judge, exhaustive=bool(s.get("exhaustive")), domain=s.get("domain"),
+        alpha=cmp.DEFAULT_ALPHA if alpha is None else alpha,
+        resamples=cmp.DEFAULT_RESAMPLES if resamples is None else resamples,
+        seed=cmp.DEFAULT_SEED if seed is None else seed, progress=progress,
+    )
+    if progress:
+        click.echo("", err=True)
+    data = result.to_dict()
+    if cfg_path:
+        data["signature"]["settings"]["config"] = str(cfg_path)
+    if json_out:
+        _atomic_write(json_out, json.dumps(data, ensure_ascii=False, indent=1))
+    if report:
+        from termqa.reports.compare_html import write_compare_html
+
+        write_compare_html(data, report)
+    if results_dir:
+        out = Path(results_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        for run, res in zip(result.runs, result.results):
+            safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in run.spec.name) or "system"
+            _atomic_write(os.fspath(out / f"{safe}.json"), json.dumps(res.to_dict(), ensure_ascii=False, indent=1))
+    if not quiet:
+        click.echo(cmp.render_text(data))

@@ -1,0 +1,859 @@
+"""`termqa compare`: several translations of the same source, judged against the same anchors.
+
+A *system* is one input (a file or a folder) or, for a TMX holding several target languages, one target
+language. The inputs must translate the same source: same documents in the same order, same segments
+with the same source text; otherwise the comparison is refused, naming the first difference.
+
+Each system goes through the ordinary counting pipeline (`termqa.check.check`). Then, per document
+position, concept and source form, one reference is chosen for all systems that share a target
+language: the glossary's term where it has one, else the rendering most frequent across all systems'
+aligned occurrences (ties by first appearance: document position first, then system order). Occurrences
+whose reference changed are decided again by the same deterministic rules the judge stage uses, so a
+system is never scored against an anchor of its own making while another is scored against another.
+With a judge, the shared pseudo-references are validated once on the pooled evidence of all systems and
+every system is judged against the result; identical questions are asked once (the backend and its
+cache are shared and keyed by prompt content).
+
+Systems are compared on their document scores with a paired sign-flip permutation test, and ranked into
+clusters of systems that the test cannot tell apart.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Mapping, Optional, Sequence
+
+from termqa.errors import InputError, MissingLanguageError, UsageError
+from termqa.langtags import normalise_tag, primary
+from termqa.model import GLOSSARY, OUTCOMES, PSEUDO, UNJUDGED, Reference, Span
+
+COMPARE_VERSION = 1
+DEFAULT_ALPHA = 0.05
+DEFAULT_RESAMPLES = 10_000
+DEFAULT_SEED = 20240601
+# Up to this many documents the sign-flip distribution is enumerated exactly (2^12 = 4096 patterns).
+EXACT_MAX_DOCUMENTS = 12
+
+
+# --- statistics ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PermutationTest:
+    """A paired sign-flip permutation test of mean(a - b) over documents.
+
+    `p_value` is two-sided; None when no document has a score in both systems. `method` is `exact`
+    (every sign pattern enumerated), `sampled` (random patterns, p = (hits + 1) / (resamples + 1)) or
+    `none`.
+    """
+
+    n: int
+    mean_diff: Optional[float]
+    p_value: Optional[float]
+    method: str
+    resamples: int = 0
+
+
+def paired_permutation_test(a: Sequence[float], b: Sequence[float], *, resamples: int = DEFAULT_RESAMPLES,
+                            seed: int = DEFAULT_SEED, exact_max: int = EXACT_MAX_DOCUMENTS) -> PermutationTest:
+    """Two-sided paired permutation test of the mean difference: under the null hypothesis that both
+    systems are exchangeable within a document, each difference keeps its size and gets a random sign.
+    """
+    if len(a) != len(b):
+        raise ValueError("paired samples must have the same length")
+    d = [float(x) - float(y) for x, y in zip(a, b)]
+    n = len(d)
+    if n == 0:
+        return PermutationTest(0, None, None, "none")
+    observed = abs(sum(d)) / n
+    # differences that only differ by float noise must count as "as extreme"
+    tol = 1e-12 * max(1.0, observed)
+    if n <= exact_max:
+        hits = _exact_hits(d, observed - tol)
+        return PermutationTest(n, sum(d) / n, hits / 2 ** n, "exact", 2 ** n)
+    hits = _sampled_hits(d, observed - tol, resamples, seed)
+    return PermutationTest(n, sum(d) / n, (hits + 1) / (resamples + 1), "sampled", resamples)
+
+
+def _exact_hits(d: list[float], threshold: float) -> int:
+    n = len(d)
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover - numpy is a dependency, this is the fallback
+        return sum(1 for signs in itertools.product((1, -1), repeat=n)
+                   if abs(sum(s * x for s, x in zip(signs, d))) / n >= threshold)
+    patterns = ((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1) * 2 - 1
+    stats = np.abs(patterns @ np.asarray(d)) / n
+    return int(np.count_nonzero(stats >= threshold))
+
+
+def _sampled_hits(d: list[float], threshold: float, resamples: int, seed: int) -> int:
+    n = len(d)
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover
+        rng = random.Random(seed)
+        return sum(1 for _ in range(resamples)
+                   if abs(sum(x if rng.random() < 0.5 else -x for x in d)) / n >= threshold)
+    rng = np.random.default_rng(seed)
+    arr = np.asarray(d)
+    hits, left = 0, resamples
+    chunk = max(1, min(resamples, 2_000_000 // max(n, 1)))  # bounded memory for long document lists
+    while left > 0:
+        k = min(chunk, left)
+        signs = rng.integers(0, 2, size=(k, n)) * 2 - 1
+        hits += int(np.count_nonzero(np.abs(signs @ arr) / n >= threshold))
+        left -= k
+    return hits
+
+
+@dataclass(frozen=True)
+class Rank:
+    name: str
+    rank: Optional[int]  # None: the system has no scored occurrence
+    tie: bool
+    score: Optional[float]
+    cluster: Optional[int]
+
+
+def rank_systems(scores: Mapping[str, Optional[float]], p_value: Callable[[str, str], Optional[float]],
+                 alpha: float = DEFAULT_ALPHA) -> list[Rank]:
+    """Systems from best (lowest score) to worst, in significance clusters.
+
+    Walking down the sorted list, a system joins the current cluster when the test cannot tell it from
+    the cluster's best system (p >= alpha, or no shared document to test on); otherwise it opens a new
+    cluster. Members of a cluster share its rank (1 + the number of systems in better clusters) and are
+    marked as a tie when the cluster has more than one member.
+    """
+    order = list(scores)
+    scored = sorted((n for n in order if scores[n] is not None), key=lambda n: (scores[n], order.index(n)))
+    clusters: list[list[str]] = []
+    for name in scored:
+        if clusters:
+            p = p_value(clusters[-1][0], name)
+            if p is None or p >= alpha:
+                clusters[-1].append(name)
+                continue
+        clusters.append([name])
+    out, before = [], 0
+    for k, members in enumerate(clusters, 1):
+        for name in members:
+            out.append(Rank(name, before + 1, len(members) > 1, scores[name], k))
+        before += len(members)
+    out += [Rank(n, None, False, None, None) for n in order if scores[n] is None]
+    return out
+
+
+# --- systems and their alignment --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SystemSpec:
+    name: str
+    inputs: tuple[str, ...]
+    tgt_lang: Optional[str] = None
+
+
+def plan_systems(inputs: Sequence[str], *, names: Sequence[str] = (), tgt_langs: Sequence[str] = (),
+                 src_lang: Optional[str] = None) -> list[SystemSpec]:
+    """Which systems the inputs hold: one per input, or one per target language of a single input."""
+    from termqa import formats
+    from termqa.inputs import expand
+
+    inputs = list(inputs)
+    tgt_langs = [t for t in tgt_langs if t]
+    if not inputs:
+        raise UsageError("no input files given", fix="name two or more XLIFF/TMX files, or one multilingual TMX")
+    if len(inputs) == 1:
+        langs = list(tgt_langs)
+        if not langs:
+            files = expand(inputs)
+            try:
+                for f in files:
+                    formats.read_bilingual(f, src_lang=src_lang)
+            except MissingLanguageError as exc:
+                if exc.which != "target" or len(exc.candidates) < 2:
+                    raise
+                langs = list(exc.candidates)
+        if len(langs) < 2:
+            raise UsageError(f"{inputs[0]} holds one translation; compare needs at least two systems",
+                             fix="name two or more files, or one TMX with several target languages "
+                                 "(--tgt-lang repeated picks them)")
+        specs = [SystemSpec(lang, (inputs[0],), lang) for lang in langs]
+    else:
+        if len(tgt_langs) > 1:
+            raise UsageError("several --tgt-lang with several inputs is ambiguous",
+                             fix="give one --tgt-lang for all inputs, or compare the languages of one TMX")
+        tgt = tgt_langs[0] if tgt_langs else None
+        specs = [SystemSpec(_stem(p), (p,), tgt) for p in inputs]
+        if len({s.name for s in specs}) < len(specs):
+            # same file name in different folders: the path as given tells them apart
+            specs = [replace(s, name=s.inputs[0]) for s in specs]
+    if names:
+        if len(names) != len(specs):
+            raise UsageError(f"{len(names)} --name for {len(specs)} systems",
+                             fix="give one --name per system, in input order")
+        if len(set(names)) != len(names):
+            raise UsageError("system names must be different", fix="give each --name once")
+        specs = [replace(s, name=n) for s, n in zip(specs, names)]
+    if len({s.name for s in specs}) < len(specs):
+        raise UsageError("two systems would have the same name", fix="name them with --name")
+    return specs
+
+
+def _stem(path: str) -> str:
+    p = Path(path)
+    return p.name if p.is_dir() else p.stem
+
+
+def read_system(spec: SystemSpec, src_lang: Optional[str]):
+    """The documents of one system, in input order (folders expanded, sorted)."""
+    from termqa import formats
+    from termqa.inputs import expand
+
+    return [d for f in expand(spec.inputs)
+            for d in formats.read_bilingual(f, src_lang=src_lang, tgt_lang=spec.tgt_lang).documents]
+
+
+def _norm_text(s: str) -> str:
+    return " ".join(s.split())
+
+
+def check_same_source(systems: Sequence[tuple[SystemSpec, list]]) -> None:
+    """Refuse inputs that do not translate the same source, naming the first difference.
+
+    Documents are matched by position; segments by position, and must have the same source text
+    (whitespace aside). Unit and segment ids may differ (MT outputs are often renumbered): the text is
+    what the systems translated.
+    """
+    (ref_spec, ref_docs), rest = systems[0], systems[1:]
+    for spec, docs in rest:
+        where = ", ".join(spec.inputs)
+        if len(docs) != len(ref_docs):
+            raise InputError(where, f"has {len(docs)} document(s) where {ref_spec.name} has {len(ref_docs)}; "
+                             "compare needs translations of the same source",
+                             fix="give files that translate the same documents, in the same order")
+        for k, (d, r) in enumerate(zip(docs, ref_docs)):
+            if primary(d.src_lang) != primary(r.src_lang):
+                raise InputError(where, f"document {k + 1} is in {d.src_lang} where {ref_spec.name} is in "
+                                 f"{r.src_lang}", fix="compare translations of the same source")
+            for i, (s, t) in enumerate(itertools.zip_longest(d.segments, r.segments)):
+                if s is None or t is None:
+                    present = s or t
+                    owner = spec.name if s is not None else ref_spec.name
+                    raise InputError(where, f"document {d.doc_id}: segment {i + 1} (unit {present.unit_id}) exists "
+                                     f"only in {owner} ({len(d.segments)} segments against "
+                                     f"{len(r.segments)} in {ref_spec.name})",
+                                     fix="compare translations of the same source segments")
+                if _norm_text(s.source) != _norm_text(t.source):
+                    raise InputError(where, f"document {d.doc_id}: segment {i + 1} (unit {s.unit_id}"
+                                     f"{' seg ' + s.seg_id if s.seg_id else ''}) has source "
+                                     f"{_clip(s.source)!r} where {ref_spec.name} has {_clip(t.source)!r}",
+                                     fix="compare translations of the same source segments")
+
+
+def _clip(s: str, n: int = 60) -> str:
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+# --- shared references --------------------------------------------------------------------------------
+
+@dataclass
+class SystemRun:
+    """One system while the comparison works on it."""
+
+    spec: SystemSpec
+    result: object  # termqa.check.CheckResult
+    doc_index: dict  # doc_id -> position
+    verdicts: list = field(default_factory=list)
+    references: dict = field(default_factory=dict)  # (doc_id, concept, source form) -> Reference
+
+    @property
+    def doc_ids(self) -> list[str]:
+        return [d.doc_id for d in self.result.documents]
+
+    @property
+    def tgt_group(self) -> str:
+        langs = {primary(d.tgt_lang) for d in self.result.documents}
+        return ",".join(sorted(langs))
+
+
+def _rendering_key(lem, text, lang):
+    from termqa.detect import keys_of
+
+    if not text:
+        return None
+    return keys_of(lem(primary(lang)).tokenize(text))[0] or None
+
+
+def shared_references(runs: Sequence[SystemRun], lem, exclude: Sequence[set] = ()) -> list[dict]:
+    """Per system, the references after sharing (keyed by the system's own doc ids).
+
+    Glossary references stay (they depend only on the concept and the target language, so they are
+    already the same for every system). Every other chain gets the rendering most frequent across the
+    systems of its target language, on lemma keys; ties go to the first appearance in document order
+    (segment, then position, then system order). `exclude`: per system, verdict indexes whose
+    rendering must not vote (those aligned from the other systems' renderings: counting them again
+    would let the majority vote twice).
+    """
+    groups = defaultdict(list)
+    for s, run in enumerate(runs):
+        groups[run.tgt_group].append(s)
+    out = [dict() for _ in runs]
+    for members in groups.values():
+        chains = defaultdict(list)  # (doc index, concept, form) -> [(order key, system, verdict)]
+        glossary = {}
+        for s in members:
+            run = runs[s]
+            for (doc_id, cid, sf), ref in run.references.items():
+                if ref.provenance == GLOSSARY:
+                    glossary[(run.doc_index[doc_id], cid, sf)] = ref
+            skip = exclude[s] if s < len(exclude) else ()
+            for n, v in enumerate(run.verdicts):
+                o = v.occurrence
+                k = run.doc_index[o.doc_id]
+                chains[(k, o.concept_id, o.source_form)].append(
+                    ((o.segment_index, o.source_span.start, s), s, None if n in skip else v))
+        for (k, cid, sf), rows in chains.items():
+            if (k, cid, sf) in glossary:
+                chosen = glossary[(k, cid, sf)]
+                text, prov = chosen.text, GLOSSARY
+            else:
+                seen = []
+                for _order, s, v in sorted(rows, key=lambda r: r[0]):
+                    if v is None:
+                        continue
+                    o = v.occurrence
+                    tgt = runs[s].result.documents[k].tgt_lang
+                    key = _rendering_key(lem, o.target_text, tgt)
+                    if key:
+                        seen.append((key, o.target_text))
+                if not seen:
+                    continue
+                counts = Counter(key for key, _ in seen)
+                best = max(counts.values())
+                text = next(t for key, t in seen if counts[key] == best)
+                prov = PSEUDO
+            for s in {s for _o, s, _v in rows}:
+                doc_id = runs[s].doc_ids[k]
+                own = runs[s].references.get((doc_id, cid, sf))
+                if prov == GLOSSARY and own is not None:
+                    out[s][(doc_id, cid, sf)] = own
+                else:
+                    out[s][(doc_id, cid, sf)] = Reference(doc_id, cid, sf, text, prov)
+    return out
+
+
+def align_across(runs: Sequence[SystemRun], lem) -> list[set]:
+    """Find, for occurrences a system left without a rendering, a rendering that another system (same
+    target language) uses for the same document and source form, in the occurrence's own target segment.
+
+    Counting aligns a non-glossary rendering only when it recurs in the document; with several systems,
+    the other systems' renderings are evidence too. Candidates are tried by how often they are used
+    across systems, then by first appearance; a span already answering another occurrence of the
+    segment is never taken twice. Returns, per system, the indexes of the verdicts aligned here.
+    """
+    from termqa import align as al
+    from termqa.detect import keys_of
+
+    groups = defaultdict(list)
+    for s, run in enumerate(runs):
+        groups[run.tgt_group].append(s)
+    added = [set() for _ in runs]
+    for members in groups.values():
+        pool = defaultdict(Counter)  # (doc index, concept, form) -> Counter of (key, skey, text)
+        first = {}
+        for s in members:
+            run = runs[s]
+            for n, v in enumerate(run.verdicts):
+                o = v.occurrence
+                if not o.target_text:
+                    continue
+                k = run.doc_index[o.doc_id]
+                tgt = run.result.documents[k].tgt_lang
+                key, skey = keys_of(lem(primary(tgt)).tokenize(o.target_text))
+                if not key:
+                    continue
+                form = (key, skey, o.target_text)
+                pool[(k, o.concept_id, o.source_form)][form] += 1
+                first.setdefault(form, (o.segment_index, o.source_span.start, s))
+        for s in members:
+            run = runs[s]
+            todo = [n for n, v in enumerate(run.verdicts)
+                    if v.occurrence.target_span is None and v.outcome == UNJUDGED
+                    and not run.result.concepts[v.occurrence.concept_id].dnt
+                    and pool.get((run.doc_index[v.occurrence.doc_id], v.occurrence.concept_id,
+                                  v.occurrence.source_form))]
+            if not todo:
+                continue
+            taken = defaultdict(list)
+            for v in run.verdicts:
+                o = v.occurrence
+                if o.target_span is not None:
+                    taken[(o.doc_id, o.segment_index)].append((o.target_span.start, o.target_span.end))
+            segs = {}
+            for n in todo:
+                v = run.verdicts[n]
+                o = v.occurrence
+                k = run.doc_index[o.doc_id]
+                doc = run.result.documents[k]
+                if (o.doc_id, o.segment_index) not in segs:
+                    seg = next(x for x in doc.segments if x.index == o.segment_index)
+                    segs[(o.doc_id, o.segment_index)] = (
+                        seg.target, al.TargetIndex(lem(primary(doc.tgt_lang)).tokenize(seg.target or "")))
+                target, idx = segs[(o.doc_id, o.segment_index)]
+                counts = pool[(k, o.concept_id, o.source_form)]
+                spans = taken[(o.doc_id, o.segment_index)]
+                for key, skey, text in sorted(counts, key=lambda f: (-counts[f], first[f])):
+                    hit = None
+                    for a, b in idx.find(key, skey):
+                        _ta, _tb, st, en, txt = idx.span(a, b, target)
+                        if not any(st < e2 and s2 < en for s2, e2 in spans):
+                            hit = (st, en, txt)
+                            break
+                    if hit is not None:
+                        st, en, txt = hit
+                        spans.append((st, en))
+                        occ = replace(o, target_text=txt, target_span=Span(st, en), align_method="established")
+                        run.verdicts[n] = replace(v, occurrence=occ)
+                        added[s].add(n)
+                        break
+    return added
+
+
+# A reference no chain has: marks verdicts that must be decided again whatever their reference.
+_FORCE = Reference("", "", "", None, "none")
+
+
+def redecide(run: SystemRun, refs: dict, stage, table, force: frozenset = frozenset()) -> list:
+    """The verdicts of one system against `refs`: the judge stage's own re-decision, then the reason
+    of unaligned occurrences that now have a reference (they are missing renderings, not hapaxes)."""
+    from termqa.judge import _redecide
+    from termqa.prejudge import decide
+    from termqa.score import penalty_for
+
+    # the judge stage decides again what its alignment or a changed reference touched; occurrences
+    # aligned across systems are marked so that it does
+    before = [replace(v, reference=_FORCE) if n in force else v for n, v in enumerate(run.verdicts)]
+    new = _redecide(stage, before, refs, table)
+    out = []
+    for old, v in zip(before, new):
+        o = v.occurrence
+        if o.target_text is None and v.outcome == UNJUDGED and v.judge is None and v.reference != old.reference:
+            d = decide(kind=None, rendering=None, concept=stage.concepts[o.concept_id], reference=v.reference,
+                       form=None, chain_size=o.chain_size, same_as_reference=False, spelling=None)
+            v = replace(v, outcome=d.outcome, label=d.label, penalty=penalty_for(d.outcome, d.label, table),
+                        reason=d.reason, judge="rule" if d.rule else None,
+                        extra=(("rule", d.rule),) if d.rule else ())
+        out.append(v)
+    return out
+
+
+def _pooled_reference_check(runs, members, refs, stages, progress):
+    """Validate (or regenerate) the shared pseudo-references of one target-language group once, on the
+    occurrences of all its systems: the first system's documents stand for all (same source)."""
+    from termqa.judge import _check_references
+
+    canon = members[0]
+    canon_ids = runs[canon].doc_ids
+    pooled_v, pooled_r = [], {}
+    for s in members:
+        run = runs[s]
+        for v in run.verdicts:
+            k = run.doc_index[v.occurrence.doc_id]
+            pooled_v.append(replace(v, occurrence=replace(v.occurrence, doc_id=canon_ids[k])))
+        for (doc_id, cid, sf), ref in refs[s].items():
+            key = (canon_ids[run.doc_index[doc_id]], cid, sf)
+            pooled_r.setdefault(key, replace(ref, doc_id=key[0]))
+    checked = _check_references(stages[canon], pooled_v, pooled_r, progress)
+    for s in members:
+        run = runs[s]
+        new = {}
+        for (doc_id, cid, sf) in refs[s]:
+            ref = checked.get((canon_ids[run.doc_index[doc_id]], cid, sf))
+            if ref is not None:
+                new[(doc_id, cid, sf)] = replace(ref, doc_id=doc_id)
+        refs[s] = new
+
+
+# --- the comparison -----------------------------------------------------------------------------------
+
+@dataclass
+class CompareResult:
+    runs: list[SystemRun]
+    results: list  # per system: the CheckResult after sharing references (and judging)
+    alpha: float
+    resamples: int
+    seed: int
+    changed: list[dict]  # per system: references / verdicts changed by sharing
+    accounting: Optional[dict] = None
+    asked: list = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return compare_dict(self)
+
+
+def compare(
+    inputs: Sequence[str],
+    glossaries: Sequence[str],
+    *,
+    names: Sequence[str] = (),
+    tgt_langs: Sequence[str] = (),
+    src_lang: Optional[str] = None,
+    glossary_lang: Optional[str] = None,
+    lemmatiser: str = "auto",
+    penalties: Optional[Mapping[str, float]] = None,
+    judge=None,
+    exhaustive: bool = False,
+    domain: Optional[str] = None,
+    alpha: float = DEFAULT_ALPHA,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    progress=None,
+) -> CompareResult:
+    """Check several systems' translations of the same source against shared references."""
+    from termqa.check import TRAINED_MAX_WORDS, check
+    from termqa.judge import _Doc, _Stage
+    from termqa.lemma import get_lemmatiser
+    from termqa.score import validate_table
+
+    if not 0 < alpha < 1:
+        raise UsageError(f"alpha must be between 0 and 1, not {alpha}")
+    if resamples < 1:
+        raise UsageError(f"resamples must be at least 1, not {resamples}")
+    if not glossaries:
+        raise UsageError("no glossary given", fix="pass --glossary FILE (TBX, SKOS, CSV/TSV)")
+    table = validate_table(penalties or {})
+    specs = plan_systems(inputs, names=names, tgt_langs=tgt_langs, src_lang=src_lang)
+    read = [(spec, read_system(spec, src_lang)) for spec in specs]
+    check_same_source(read)
+
+    # one lemmatiser mode for every system, so that all are read the same way
+    mode = lemmatiser
+    if mode == "auto":
+        words = max(sum(len(s.source.split()) + len((s.target or "").split()) for d in docs for s in d.segments)
+                    for _spec, docs in read)
+        if words > TRAINED_MAX_WORDS:
+            mode = "lookup"
+
+    def lem(lang):
+        return get_lemmatiser(primary(lang), mode=mode)
+
+    runs = []
+    for n, spec in enumerate(specs):
+        if progress:
+            progress("systems", n, len(specs))
+        res = check(list(spec.inputs), list(glossaries), src_lang=src_lang, tgt_lang=spec.tgt_lang,
+                    glossary_lang=glossary_lang, lemmatiser=mode, penalties=table, domain=domain)
+        runs.append(SystemRun(spec, res, {d.doc_id: k for k, d in enumerate(res.documents)},
+                              list(res.verdicts), {(r.doc_id, r.concept_id, r.source_form): r
+                                                   for r in res.references}))
+    if progress:
+        progress("systems", len(specs), len(specs))
+    concepts = runs[0].result.concepts
+    warnings: list[str] = []
+    for run in runs:
+        warnings += [f"{run.spec.name}: {w}" for w in run.result.warnings]
+
+    own_refs = [dict(r.references) for r in runs]
+    own_verdicts = [list(r.verdicts) for r in runs]
+    accounting, asked, judge_info = None, [], None
+    if judge is None:
+        stages = [_Stage([_Doc(d) for d in r.result.documents], concepts, None, lem, domain, exhaustive)
+                  for r in runs]
+        added = align_across(runs, lem)
+        refs = shared_references(runs, lem, added)
+        for run, st, rf, ad in zip(runs, stages, refs, added):
+            run.verdicts = redecide(run, rf, st, table, frozenset(ad))
+            run.references = rf
+    else:
+        accounting, asked, judge_info = _judge_all(runs, concepts, judge, lem, table, domain, exhaustive, progress)
+
+    n_docs = len(runs[0].result.documents)
+    results, changed = [], []
+    for run, refs0, v0 in zip(runs, own_refs, own_verdicts):
+        res = run.result
+        sig = dict(res.signature)
+        settings = {**sig.get("settings", {}), "mode": "judge" if judge is not None else "counting",
+                    "references": "shared", "systems": len(runs)}
+        if judge is not None:
+            from termqa import signature
+
+            sig = signature.build(glossaries=res.glossaries, lemmatisers=sig["lemmatiser"], penalties=table,
+                                  judge=judge_info, settings=settings)
+        else:
+            sig["settings"] = settings
+        results.append(replace(res, verdicts=run.verdicts, references=list(run.references.values()),
+                               signature=sig, warnings=list(res.warnings)))
+        changed.append({
+            "references": sum(1 for k, r in run.references.items() if refs0.get(k) != r),
+            "verdicts": sum(1 for a, b in zip(v0, run.verdicts)
+                            if (a.outcome, a.label, a.penalty) != (b.outcome, b.label, b.penalty)),
+        })
+    min_p = 2 / 2 ** n_docs if n_docs <= EXACT_MAX_DOCUMENTS else 1 / (resamples + 1)
+    if min_p >= alpha:
+        warnings.insert(0, f"with {n_docs} document(s) no difference can reach p < {alpha} (the smallest "
+                           f"possible p-value is {min_p:.3g}): every pair is a tie; compare more documents")
+    return CompareResult(runs, results, alpha, resamples, seed, changed, accounting, asked, warnings)
+
+
+def _judge_all(runs, concepts, settings, lem, table, domain, exhaustive, progress):
+    """The judge stage for every system with one backend (identical questions asked once) and one set
+    of references per target-language group, validated on the pooled evidence."""
+    from termqa.asks import prompt_versions
+    from termqa.judge import _align, _Doc, _q1_q2, _Stage
+    from termqa.llm import Backend
+
+    backend = Backend(settings)
+    try:
+        stages = [_Stage([_Doc(d) for d in r.result.documents], concepts, backend, lem, domain, exhaustive)
+                  for r in runs]
+        added = align_across(runs, lem)  # deterministic first: fewer questions for the judge
+        for run, st in zip(runs, stages):
+            run.verdicts = _align(st, run.verdicts, progress)
+        refs = shared_references(runs, lem, added)
+        groups = defaultdict(list)
+        for s, run in enumerate(runs):
+            groups[run.tgt_group].append(s)
+        for members in groups.values():
+            _pooled_reference_check(runs, members, refs, stages, progress)
+        for run, st, rf, ad in zip(runs, stages, refs, added):
+            v = redecide(run, rf, st, table, frozenset(ad))
+            run.verdicts = _q1_q2(st, v, rf, table, progress)
+            run.references = rf
+    finally:
+        backend.close()
+    acc = backend.account.as_dict()
+    acc["out_of_registry_labels"] = sum(st.out_of_registry for st in stages)
+    asked = [dict(st.asked) for st in stages]
+    info = {"model": settings.model, "endpoint": settings.endpoint, "prompt_versions": prompt_versions()}
+    return acc, asked, info
+
+
+# --- the result object ----------------------------------------------------------------------------
+
+def _rowkey(o: dict, k: int) -> tuple:
+    return (k, o["segment_index"], o["source_span"][0], o["source_span"][1], o["concept_id"])
+
+
+def compare_dict(cr: CompareResult) -> dict:
+    names = [r.spec.name for r in cr.runs]
+    datas = [res.to_dict() for res in cr.results]
+    n_docs = len(cr.results[0].documents)
+    doc_scores = {n: [d["score"] for d in data["documents"]] for n, data in zip(names, datas)}
+
+    tests = {}
+    pairwise = []
+    for a, b in itertools.combinations(names, 2):
+        ks = [k for k in range(n_docs) if doc_scores[a][k] is not None and doc_scores[b][k] is not None]
+        t = paired_permutation_test([doc_scores[a][k] for k in ks], [doc_scores[b][k] for k in ks],
+                                    resamples=cr.resamples, seed=cr.seed)
+        tests[(a, b)] = tests[(b, a)] = t
+        pairwise.append({
+            "a": a, "b": b, "documents": t.n, "mean_diff": _r(t.mean_diff), "p_value": _r(t.p_value),
+            "method": t.method, "resamples": t.resamples,
+            "significant": t.p_value is not None and t.p_value < cr.alpha,
+            "better": None if t.mean_diff in (None, 0) or t.p_value is None or t.p_value >= cr.alpha
+            else (a if t.mean_diff < 0 else b),
+        })
+    system_scores = {n: data["scores"]["system"] for n, data in zip(names, datas)}
+    ranks = rank_systems(system_scores, lambda a, b: tests[(a, b)].p_value, cr.alpha)
+    by_name = dict(zip(names, datas))
+    ranking = []
+    for rk in ranks:
+        sc = by_name[rk.name]["scores"]
+        ranking.append({
+            "rank": rk.rank, "tie": rk.tie, "cluster": rk.cluster, "name": rk.name, "score": sc["system"],
+            "micro": sc["micro"], "by_source_form": sc["by_source_form"], "by_concept": sc["by_concept"],
+            "coverage": sc["coverage"],
+            "tied_with": [o for o in names if o != rk.name and tests[(rk.name, o)].p_value is not None
+                          and tests[(rk.name, o)].p_value >= cr.alpha],
+        })
+
+    systems = []
+    for s, (run, data) in enumerate(zip(cr.runs, datas)):
+        systems.append({
+            "name": run.spec.name,
+            "inputs": list(run.spec.inputs),
+            "tgt_lang": run.spec.tgt_lang or (data["documents"][0]["tgt_lang"] if data["documents"] else None),
+            "signature": data["signature"]["string"],
+            "scores": data["scores"],
+            "outcomes": data["summary"]["outcomes"],
+            "labels": data["summary"]["labels"],
+            "unjudged_reasons": data["summary"]["unjudged_reasons"],
+            "occurrences": data["summary"]["occurrences"],
+            "occurrences_in_untranslated_segments": data["summary"]["occurrences_in_untranslated_segments"],
+            "metrics": data["metrics"]["overall"],
+            "documents": [{"doc_id": d["doc_id"], "score": d["score"], "scored": d["scored"],
+                           "unjudged": d["unjudged"], "occurrences": d["occurrences"]} for d in data["documents"]],
+            "shared_references_changed": cr.changed[s],
+            "questions": cr.asked[s] if s < len(cr.asked) else None,
+        })
+
+    first = datas[0]
+    documents = []
+    for k in range(n_docs):
+        d0 = first["documents"][k]
+        documents.append({
+            "index": k, "segments": d0["segments"], "src_lang": d0["src_lang"],
+            "doc_ids": {n: data["documents"][k]["doc_id"] for n, data in zip(names, datas)},
+            "scores": {n: doc_scores[n][k] for n in names},
+        })
+
+    sig0 = first["signature"]
+    signature = {
+        "string": sig0["string"] + f"|compare:{len(names)}|refs:shared",
+        "tool": sig0["tool"], "glossaries": sig0["glossaries"], "glossary_hash": sig0["glossary_hash"],
+        "lemmatiser": {k: v for data in datas for k, v in data["signature"]["lemmatiser"].items()},
+        "judge": sig0["judge"], "penalties": sig0["penalties"], "penalties_hash": sig0["penalties_hash"],
+        "settings": {**sig0["settings"], "tgt_langs": [s["tgt_lang"] for s in systems]},
+        "test": {"name": "paired sign-flip permutation test over documents",
+                 "statistic": "mean difference of document scores", "alpha": cr.alpha,
+                 "resamples": cr.resamples, "seed": cr.seed, "exact_up_to_documents": EXACT_MAX_DOCUMENTS},
+    }
+    acc = cr.accounting
+    return {
+        "termqa_compare": COMPARE_VERSION,
+        "kind": "compare",
+        "signature": signature,
+        "systems": systems,
+        "ranking": ranking,
+        "pairwise": pairwise,
+        "documents": documents,
+        "concepts": _side_by_side(names, datas),
+        "accounting": acc,
+        "warnings": list(cr.warnings),
+    }
+
+
+def _side_by_side(names, datas) -> list[dict]:
+    """Per concept: per (document, source form) the reference and each system's renderings, and per
+    occurrence position each system's rendering and verdict."""
+    concepts = {}
+    forms = {}
+    occs = {}
+    refs = {}
+    for n, data in zip(names, datas):
+        kidx = {d["doc_id"]: k for k, d in enumerate(data["documents"])}
+        segs = {(s["doc_id"], s["index"]): s for s in data["segments"]}
+        for c in data["concepts"]:
+            concepts.setdefault(c["id"], {key: c[key] for key in ("id", "definition", "subject", "dnt", "terms")})
+        for r in data["references"]:
+            refs[(n, kidx[r["doc_id"]], r["concept_id"], r["source_form"])] = r
+        for o in data["occurrences"]:
+            k = kidx[o["doc_id"]]
+            fk = (o["concept_id"], k, o["source_form"])
+            f = forms.setdefault(fk, {"doc_index": k, "source_form": o["source_form"],
+                                      "source_text": o["source_text"], "systems": {}})
+            sysf = f["systems"].setdefault(n, {"renderings": Counter(), "outcomes": Counter(), "penalties": []})
+            sysf["renderings"][o["target_text"]] += 1
+            sysf["outcomes"][o["outcome"]] += 1
+            if o["penalty"] is not None:
+                sysf["penalties"].append(o["penalty"])
+            row = occs.setdefault(_rowkey(o, k), {
+                "doc_index": k, "segment_index": o["segment_index"], "unit_id": o["unit_id"],
+                "segment_id": o["segment_id"], "source_text": o["source_text"], "source_span": o["source_span"],
+                "source_form": o["source_form"], "concept_id": o["concept_id"],
+                "source": segs[(o["doc_id"], o["segment_index"])]["source"], "systems": {},
+            })
+            row["systems"][n] = {"target_text": o["target_text"], "target_span": o["target_span"],
+                                 "target": segs[(o["doc_id"], o["segment_index"])]["target"],
+                                 "outcome": o["outcome"], "label": o["label"], "penalty": o["penalty"],
+                                 "reason": o["reason"]}
+    out = []
+    for cid, c in concepts.items():
+        cforms = []
+        for (fc, k, sf), f in sorted(forms.items(), key=lambda kv: (kv[0][1], kv[0][2])):
+            if fc != cid:
+                continue
+            per = {}
+            sys_refs = {}
+            for n in names:
+                r = refs.get((n, k, cid, sf))
+                if r is not None:
+                    sys_refs[n] = {"text": r["text"], "provenance": r["provenance"]}
+                sf_ = f["systems"].get(n)
+                if sf_ is None:
+                    continue
+                pens = sf_["penalties"]
+                per[n] = {
+                    "renderings": [{"text": t, "count": c_} for t, c_ in sorted(
+                        sf_["renderings"].items(), key=lambda kv: (-kv[1], kv[0] is None, kv[0] or ""))],
+                    "outcomes": {o: sf_["outcomes"].get(o, 0) for o in OUTCOMES},
+                    "score": _r(sum(pens) / len(pens)) if pens else None,
+                }
+            distinct = {(r["text"], r["provenance"]) for r in sys_refs.values()}
+            cforms.append({
+                "doc_index": k, "source_form": sf, "source_text": f["source_text"],
+                "reference": next(iter(sys_refs.values())) if len(distinct) == 1 else None,
+                "references": sys_refs, "systems": per,
+            })
+        rows = sorted((r for key, r in occs.items() if key[4] == cid), key=lambda r: (r["doc_index"], r["segment_index"], r["source_span"][0]))
+        out.append({**c, "forms": cforms, "occurrences": rows})
+    out.sort(key=lambda c: c["id"])
+    return out
+
+
+def _r(x):
+    return None if x is None else round(x, 6)
+
+
+# --- console ---------------------------------------------------------------------------------------
+
+def _fmt(x, pct=False):
+    if x is None:
+        return "n/a"
+    return f"{100 * x:.1f}%" if pct else f"{x:.3f}"
+
+
+def render_text(data: dict) -> str:
+    """The console summary of a comparison: ranking table, verdicts, pairwise tests, warnings."""
+    lines = [f"{data['signature']['tool']}  {data['signature']['string']}"]
+    n_docs = len(data["documents"])
+    mode = data["signature"]["settings"].get("mode", "counting")
+    lines.append(f"{len(data['systems'])} systems, {n_docs} document(s), references shared per source form"
+                 f" ({mode} mode)")
+    width = max(6, *(len(s["name"]) for s in data["systems"]))
+    head = (f"{'rank':<6}{'system':<{width}}  {'score':>7} {'micro':>7} {'form':>7} {'concept':>7} {'cover':>7}"
+            f"  {'conf':>5} {'just':>5} {'unjus':>5} {'error':>5} {'unjdg':>5}  {'EM':>6} {'TCR-T':>6}")
+    lines += ["", head, "-" * len(head)]
+    sysd = {s["name"]: s for s in data["systems"]}
+    for r in data["ranking"]:
+        s = sysd[r["name"]]
+        oc = s["outcomes"]
+        rank = "-" if r["rank"] is None else f"{r['rank']}{'=' if r['tie'] else ''}"
+        m = s["metrics"]
+        lines.append(
+            f"{rank:<6}{r['name']:<{width}}  {_fmt(r['score']):>7} {_fmt(r['micro']):>7} "
+            f"{_fmt(r['by_source_form']):>7} {_fmt(r['by_concept']):>7} {_fmt(r['coverage'], True):>7}  "
+            f"{oc['conforming']:>5} {oc['justified']:>5} {oc['unjustified']:>5} {oc['error']:>5} {oc['unjudged']:>5}  "
+            f"{_fmt(m['em']['value'], True):>6} {_fmt(m['tcr_t']['value'], True):>6}")
+    lines.append("scores: mean penalty, lower is better; '=' marks systems the test cannot tell apart")
+    if data["pairwise"]:
+        t = data["signature"]["test"]
+        lines += ["", f"pairwise ({t['name']}, alpha {t['alpha']}):"]
+        for p in data["pairwise"]:
+            if p["p_value"] is None:
+                lines.append(f"  {p['a']} vs {p['b']}: no document scored in both")
+                continue
+            verdict = f"{p['better']} better" if p["better"] else "no significant difference"
+            lines.append(f"  {p['a']} vs {p['b']}: mean diff {p['mean_diff']:+.3f} over {p['documents']} doc(s), "
+                         f"p = {p['p_value']:.4f} ({p['method']}): {verdict}")
+    for s in data["systems"]:
+        if s["labels"]:
+            lines.append(f"{s['name']} labels: " + ", ".join(f"{k} x{v}" for k, v in s["labels"].items()))
+    if data.get("accounting"):
+        a = data["accounting"]
+        lines.append("judge: " + ", ".join(f"{k} {v}" for k, v in a.items() if not isinstance(v, dict)))
+    for w in data["warnings"][:10]:
+        lines.append(f"warning: {w}")
+    if len(data["warnings"]) > 10:
+        lines.append(f"... and {len(data['warnings']) - 10} more warnings (see --json)")
+    return "\n".join(lines)
+
+
+__all__ = ["compare", "CompareResult", "paired_permutation_test", "rank_systems", "plan_systems",
+           "check_same_source", "render_text", "PermutationTest", "Rank", "SystemSpec"]

@@ -1,0 +1,694 @@
+"""`termqa meta-eval`: how well termqa's scores (and the counting metrics) agree with human scores.
+
+Two parts:
+
+1. Statistics on score matrices (systems x items, higher is better, NaN = no score):
+
+   * `pairwise_p_values`: for every system pair (i, j), the one-sided p-value of a paired
+     permutation (sign-flip) test for "system i is better than system j": the share of sign vectors
+     s for which sum(s * (x_i - x_j)) >= sum(x_i - x_j) over the items both systems have. With
+     2^n <= k items the test is exact (all sign vectors), otherwise k random ones from `seed`.
+   * `spa`: Soft Pairwise Accuracy (Thompson et al. 2024): 1 - mean over pairs i<j of
+     |p_human(i>j) - p_metric(i>j)|. Both p-values are one-sided in the same direction, so a metric
+     that is as confident as the humans, in the same direction, scores 1; a confident metric that
+     contradicts confident humans scores 0 on that pair. Human and metric tests use the same sign
+     vectors and the same items (those where both systems have both scores), so a metric equal to
+     the human scores up to a positive affine map has SPA = 1 exactly.
+   * `acc_eq`: pairwise accuracy with ties (Deutsch et al. 2023), grouped by item: for each item
+     (segment or document), every pair of systems scored by both the humans and the metric counts
+     as correct when both order it the same way or both call it a tie (human tie: equal scores;
+     metric tie: |difference| <= epsilon); accuracy per item, averaged over items. Tie calibration
+     picks the epsilon (0 or one of the observed metric differences) that maximises it; the smallest
+     such epsilon is reported.
+   * `compare`: is metric A significantly better than metric B on a statistic? Paired permutation
+     test that swaps the two metrics' (z-normalised) scores item by item (PERM-BOTH); returns the
+     p-value for "A is better".
+
+2. Building those matrices from termqa results (`termqa check --json`, one per system) and human
+   annotations: bio-MQM span annotations (termqa.formats.biomqm), where the human penalty of an
+   aligned occurrence is the sum of MQM severity weights (Critical 25, Major 5, Minor 1, Neutral 0)
+   of the errors overlapping its target span, averaged over the segment's annotators (an annotator
+   who marked nothing there counts 0); a segment's or document's human score is minus the mean
+   penalty of its aligned occurrences. Or a plain table of human scores per (system, document,
+   segment) (see `read_human_table`).
+
+numpy is imported inside functions (the `stats` extra); the rest of termqa does not need it.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import mean
+from typing import Callable, Iterable, Mapping, Optional, Sequence
+
+from termqa.errors import InputError, UsageError
+
+TOL = 1e-9  # scores closer than this are equal (human ties, metric ties at epsilon 0)
+
+TERMQA_METRICS = ("termqa", "termqa_form", "termqa_concept")
+COUNTING_METRICS = ("em", "tcr_pr", "tcr_t", "tcr_em", "conformity_first", "conformity_majority")
+ALL_METRICS = TERMQA_METRICS + COUNTING_METRICS
+
+
+def _np():
+    try:
+        import numpy as np
+    except ModuleNotFoundError:  # pragma: no cover - numpy ships with the stats/test extras
+        raise UsageError("meta-eval needs numpy", fix='pip install "termqa[stats]"') from None
+    return np
+
+
+# --- statistics ----------------------------------------------------------------------------------
+
+
+def sign_vectors(n: int, k: int = 1000, seed: int = 0):
+    """k x n matrix of +1/-1: every sign vector when 2^n <= k (an exact test), else k random ones."""
+    np = _np()
+    if n <= 20 and 2 ** n <= k:
+        idx = np.arange(2 ** n)[:, None]
+        return np.where((idx >> np.arange(n)[None, :]) & 1, -1.0, 1.0)
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 2, size=(k, n)).astype(float) * 2.0 - 1.0
+
+
+def _p_greater(d, signs) -> float:
+    """One-sided permutation p-value that the paired differences `d` are > 0."""
+    np = _np()
+    obs = float(d.sum())
+    null = signs @ d
+    tol = TOL * max(1.0, float(np.abs(d).sum()))
+    return float(np.mean(null >= obs - tol))
+
+
+def pairwise_p_values(scores, signs=None, *, k: int = 1000, seed: int = 0, valid=None):
+    """n_sys x n_sys matrix: [i, j] (i < j) = p-value for "system i is better than system j"
+    over the items where both have a score (and `valid[i][j]`, a boolean item mask, allows)."""
+    np = _np()
+    x = np.asarray(scores, dtype=float)
+    n_sys, n = x.shape
+    if signs is None:
+        signs = sign_vectors(n, k, seed)
+    p = np.full((n_sys, n_sys), np.nan)
+    for i in range(n_sys):
+        for j in range(i + 1, n_sys):
+            ok = np.isfinite(x[i]) & np.isfinite(x[j])
+            if valid is not None:
+                ok &= valid[i][j]
+            if ok.any():
+                p[i, j] = _p_greater((x[i] - x[j])[ok], signs[:, ok])
+    return p
+
+
+@dataclass(frozen=True)
+class SPA:
+    value: Optional[float]
+    pairs: int
+    human_p: object  # n_sys x n_sys arrays (upper triangle)
+    metric_p: object
+
+    def as_dict(self, systems: Sequence[str] = ()) -> dict:
+        out = {"value": _r(self.value), "pairs": self.pairs}
+        if systems:
+            rows = []
+            n = len(systems)
+            for i in range(n):
+                for j in range(i + 1, n):
+                    if math.isfinite(self.human_p[i, j]) and math.isfinite(self.metric_p[i, j]):
+                        rows.append({"a": systems[i], "b": systems[j], "p_human": _r(self.human_p[i, j]),
+                                     "p_metric": _r(self.metric_p[i, j])})
+            out["pairs_detail"] = rows
+        return out
+
+
+def spa(human, metric, *, k: int = 1000, seed: int = 0, signs=None) -> SPA:
+    """Soft Pairwise Accuracy of `metric` against `human` (both systems x items, higher is better)."""
+    np = _np()
+    h = np.asarray(human, dtype=float)
+    m = np.asarray(metric, dtype=float)
+    if h.shape != m.shape:
+        raise UsageError(f"human and metric matrices differ in shape: {h.shape} vs {m.shape}")
+    if signs is None:
+        signs = sign_vectors(h.shape[1], k, seed)
+    both = np.isfinite(h) & np.isfinite(m)
+    n_sys = h.shape[0]
+    valid = [[both[i] & both[j] for j in range(n_sys)] for i in range(n_sys)]
+    ph = pairwise_p_values(h, signs, valid=valid)
+    pm = pairwise_p_values(m, signs, valid=valid)
+    iu = np.triu_indices(n_sys, 1)
+    ok = np.isfinite(ph[iu]) & np.isfinite(pm[iu])
+    value = float(1.0 - np.mean(np.abs(ph[iu][ok] - pm[iu][ok]))) if ok.any() else None
+    return SPA(value, int(ok.sum()), ph, pm)
+
+
+@dataclass(frozen=True)
+class AccEq:
+    value: Optional[float]
+    epsilon: Optional[float]
+    items: int  # items with at least one usable system pair
+    pairs: int
+
+    def as_dict(self) -> dict:
+        return {"value": _r(self.value), "epsilon": _r(self.epsilon), "items": self.items, "pairs": self.pairs}
+
+
+def _item_pairs(h, m):
+    """Per usable system pair of every item: human sign (-1/0/1), metric difference, weight
+    (1 / usable pairs of its item / usable items), and the number of usable items."""
+    np = _np()
+    i, j = np.triu_indices(h.shape[0], 1)
+    hd = h[i] - h[j]  # pairs x items
+    md = m[i] - m[j]
+    ok = np.isfinite(hd) & np.isfinite(md)
+    per_item = ok.sum(axis=0)
+    items = int(np.sum(per_item > 0))
+    if not items:
+        return np.zeros(0), np.zeros(0), np.zeros(0), 0
+    w_item = np.where(per_item > 0, 1.0 / np.maximum(per_item, 1) / items, 0.0)
+    w = np.broadcast_to(w_item, ok.shape)[ok]
+    hdv = hd[ok]
+    hs = np.where(np.abs(hdv) <= TOL, 0.0, np.sign(hdv))
+    return hs, md[ok], w, items
+
+
+def acc_eq(human, metric, *, epsilon: Optional[float] = None) -> AccEq:
+    """Group-by-item pairwise accuracy with ties; tie-calibrated unless `epsilon` is given."""
+    np = _np()
+    h = np.asarray(human, dtype=float)
+    m = np.asarray(metric, dtype=float)
+    hs, md, w, items = _item_pairs(h, m)
+    if not len(hs):
+        return AccEq(None, None, 0, 0)
+    a = np.abs(md)
+    agree = (hs != 0) & (a > TOL) & (np.sign(md) == hs)
+    if epsilon is not None:
+        tie = a <= epsilon + TOL
+        correct = np.where(hs == 0, tie, agree & ~tie)
+        return AccEq(float(np.sum(w * correct)), float(epsilon), items, len(hs))
+    # sweep epsilon over 0 and the observed differences: a pair whose |difference| <= epsilon turns
+    # into a metric tie, right when the humans tie it, wrong when it was ordered correctly
+    base = float(np.sum(w * agree))
+    gain = np.where(hs == 0, w, 0.0) - np.where(agree, w, 0.0)
+    order = np.argsort(a, kind="stable")
+    a_sorted, g_sorted = a[order], gain[order]
+    cum = np.cumsum(g_sorted)
+    # epsilon 0: only exact metric ties are ties
+    zero = int(np.sum(a_sorted <= TOL))
+    best_acc, best_eps = base + (float(cum[zero - 1]) if zero else 0.0), 0.0
+    # other candidates: the end of each run of (near-)equal differences; ties keep the smaller one
+    n = len(a_sorted)
+    t = zero
+    while t < n:
+        u = t
+        while u + 1 < n and a_sorted[u + 1] - a_sorted[t] <= TOL:
+            u += 1
+        acc = base + float(cum[u])
+        if acc > best_acc + 1e-12:
+            best_acc, best_eps = acc, float(a_sorted[u])
+        t = u + 1
+    return AccEq(best_acc, best_eps, items, len(hs))
+
+
+def _zscore(x):
+    np = _np()
+    v = x[np.isfinite(x)]
+    sd = float(v.std()) if v.size else 0.0
+    return (x - float(v.mean())) / sd if sd > 0 else x - (float(v.mean()) if v.size else 0.0)
+
+
+def compare(stat: Callable, human, m1, m2, *, k: int = 200, seed: int = 1) -> dict:
+    """p-value that metric 1 beats metric 2 on `stat(human, metric) -> float` (PERM-BOTH: each
+    item's scores of the two metrics, z-normalised, are swapped with probability 1/2)."""
+    np = _np()
+    h = np.asarray(human, dtype=float)
+    a, b = _zscore(np.asarray(m1, dtype=float)), _zscore(np.asarray(m2, dtype=float))
+    s1, s2 = stat(h, a), stat(h, b)
+    if s1 is None or s2 is None:
+        return {"p": None, "delta": None}
+    obs = s1 - s2
+    rng = np.random.default_rng(seed)
+    hits = 0
+    for _ in range(k):
+        swap = rng.integers(0, 2, size=h.shape[1]).astype(bool)
+        pa = np.where(swap[None, :], b, a)
+        pb = np.where(swap[None, :], a, b)
+        v1, v2 = stat(h, pa), stat(h, pb)
+        if v1 is not None and v2 is not None and v1 - v2 >= obs - 1e-12:
+            hits += 1
+    return {"p": _r(hits / k), "delta": _r(obs)}
+
+
+# --- human scores --------------------------------------------------------------------------------
+
+
+def category_filter(categories: str) -> Optional[frozenset]:
+    """'all' -> None (every error counts); 'terminology' or 'Cat1,Cat2' -> lower-cased category names."""
+    c = (categories or "all").strip().lower()
+    if c == "all":
+        return None
+    return frozenset(x.strip() for x in c.split(",") if x.strip())
+
+
+def span_penalty(segment, start: int, end: int, categories: Optional[frozenset] = None) -> float:
+    """Mean over the segment's annotators of the MQM weights of errors overlapping [start, end)."""
+    anns = segment.annotations
+    if not anns:
+        return 0.0
+    total = 0.0
+    for ann in anns:
+        for e in ann.errors:
+            if categories is not None and e.category.lower() not in categories:
+                continue
+            if e.start < end and start < e.end:
+                total += e.weight
+    return total / len(anns)
+
+
+def read_human_table(path) -> dict:
+    """Human scores from a TSV/CSV (header `system, doc, segment, score`) or a JSON list of such
+    objects. Higher is better; give `penalty` instead of `score` for lower-is-better values (they are
+    negated). Returns {(system, doc, segment): score}."""
+    p = Path(path)
+    text = p.read_text(encoding="utf-8")
+    if text.lstrip().startswith("["):
+        try:
+            rows = json.loads(text)
+        except ValueError as exc:
+            raise InputError(p, f"is not valid JSON: {exc}") from None
+    else:
+        dialect = "excel-tab" if "\t" in text.splitlines()[0] else "excel"
+        rows = list(csv.DictReader(text.splitlines(), dialect=dialect))
+    out = {}
+    for n, r in enumerate(rows, 1):
+        r = {str(k).strip().lower(): v for k, v in r.items()}
+        missing = [c for c in ("system", "doc", "segment") if c not in r]
+        if missing or ("score" not in r and "penalty" not in r):
+            raise InputError(p, f"row {n}: needs columns system, doc, segment and score (or penalty)")
+        try:
+            v = float(r["score"]) if "score" in r else -float(r["penalty"])
+        except (TypeError, ValueError):
+            raise InputError(p, f"row {n}: score is not a number: {r.get('score', r.get('penalty'))!r}") from None
+        out[(str(r["system"]), str(r["doc"]), str(r["segment"]))] = v
+    if not out:
+        raise InputError(p, "has no human scores")
+    return out
+
+
+# --- results -> per-item scores ------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """One system's termqa result, with each document's key in the human data."""
+
+    system: str
+    result: dict
+    doc_keys: dict = field(default_factory=dict)  # result doc_id -> dataset doc id
+
+
+def _xliff_originals(path) -> list:
+    from termqa.formats.xmlsafe import local, parse_bytes
+
+    root = parse_bytes(Path(path).read_bytes(), str(path))
+    return [f.get("original") for f in root if isinstance(f.tag, str) and local(f.tag) == "file"]
+
+
+def doc_keys(result: Mapping, base_dirs: Sequence = ()) -> dict:
+    """result doc_id -> the document's own id: its `original` (when the result carries it, or read
+    from the XLIFF `<file original>` the doc_id points at), else the doc_id itself."""
+    keys = {}
+    cache: dict = {}
+    for d in result.get("documents", []):
+        did = d["doc_id"]
+        if d.get("original"):
+            keys[did] = d["original"]
+            continue
+        path, _, k = did.rpartition("#")
+        if not (path and k.isdigit()):
+            path, k = did, "1"
+        origs = None
+        for cand in [Path(path)] + [Path(b) / path for b in base_dirs] + [Path(b) / Path(path).name for b in base_dirs]:
+            if str(cand) in cache:
+                origs = cache[str(cand)]
+                break
+            if cand.is_file():
+                try:
+                    origs = cache[str(cand)] = _xliff_originals(cand)
+                except Exception:  # not an XLIFF we can read: fall back to the doc_id
+                    origs = cache[str(cand)] = []
+                break
+        i = int(k) - 1
+        keys[did] = origs[i] if origs and 0 <= i < len(origs) and origs[i] else did
+    return keys
+
+
+def load_runs(paths: Sequence[str]) -> list[Run]:
+    """Result JSONs (files or folders of *.json); the system name is the file's stem."""
+    files = []
+    for p in paths:
+        q = Path(p)
+        if q.is_dir():
+            files += sorted(x for x in q.glob("*.json") if x.name != "biomqm-manifest.json")
+        elif q.is_file():
+            files.append(q)
+        else:
+            raise InputError(p, "does not exist")
+    runs = []
+    for f in files:
+        try:
+            data = json.loads(f.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise InputError(f, f"is not a termqa JSON result: {exc}") from None
+        if not isinstance(data, dict) or data.get("termqa_result") is None or "occurrences" not in data:
+            raise InputError(f, "is not a termqa result (written by termqa check --json)")
+        runs.append(Run(f.stem, data, doc_keys(data, [f.parent])))
+    names = [r.system for r in runs]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise UsageError(f"two results for system {dup[0]}", fix="name each result JSON after its system")
+    if len(runs) < 2:
+        raise UsageError("meta-eval needs the results of at least two systems")
+    return runs
+
+
+def _mean_or_nan(xs):
+    return mean(xs) if xs else math.nan
+
+
+def _by_form(rows):
+    g = defaultdict(list)
+    for r in rows:
+        g[(r["concept_id"], r["source_form"])].append(r["penalty"])
+    return mean(mean(v) for v in g.values()) if g else math.nan
+
+
+def _by_concept(rows):
+    g = defaultdict(list)
+    for r in rows:
+        g[r["concept_id"]].append(r["penalty"])
+    return mean(mean(v) for v in g.values()) if g else math.nan
+
+
+_AGGREGATE = {"termqa": lambda rows: _mean_or_nan([r["penalty"] for r in rows]),
+              "termqa_form": _by_form, "termqa_concept": _by_concept}
+
+
+def _rendering(text):
+    # segment-level counting metrics compare renderings by their case-folded surface (the lemma keys
+    # the document-level values use are not in the result JSON)
+    return " ".join((text or "").replace("\u2019", "'").casefold().split()) or None
+
+
+def item_hits(result: Mapping) -> list[dict]:
+    """Per occurrence, per counting metric: True/False when the metric scores it, else absent.
+
+    Mirrors termqa.metrics on the result JSON, for segment-level values: em and tcr_em on glossary
+    match; tcr_pr against the chain's first rendering; tcr_t per consecutive pair, counted on the
+    pair's second occurrence; conformity against the glossary or the chain's first/majority
+    rendering."""
+    from termqa.langtags import lang_matches
+
+    allowed = {}
+    for c in result.get("concepts", []):
+        allowed[c["id"]] = (c.get("dnt", False), [t for t in c.get("terms", [])
+                                                 if t.get("status") in ("preferred", "admitted", "unknown")])
+    tgt_of = {d["doc_id"]: d.get("tgt_lang") for d in result.get("documents", [])}
+    occ = result.get("occurrences", [])
+    out = [dict() for _ in occ]
+    chains = defaultdict(list)
+    for n, o in enumerate(occ):
+        chains[(o["doc_id"], o["concept_id"], o["source_form"])].append(n)
+    for (doc, cid, _sf), idx in chains.items():
+        dnt, terms = allowed.get(cid, (False, []))
+        tl = tgt_of.get(doc)
+        has_terms = dnt or any(tl is None or lang_matches(t.get("lang") or "", tl) for t in terms)
+        rend = [_rendering(occ[n]["target_text"]) if occ[n]["target_span"] is not None else None for n in idx]
+        gm = []
+        for n in idx:
+            o = occ[n]
+            if not has_terms:
+                gm.append(None)
+            elif dnt:
+                gm.append(o.get("align_method") == "dnt")
+            else:
+                gm.append(o.get("align_method") == "glossary" and o.get("label") != "F")
+        seen = [r for r in rend if r is not None]
+        first = seen[0] if seen else None
+        counts = defaultdict(int)
+        for r in seen:
+            counts[r] += 1
+        major = next((r for r in seen if counts[r] == max(counts.values())), None) if seen else None
+        for pos, n in enumerate(idx):
+            h = out[n]
+            if gm[pos] is not None:
+                h["em"] = gm[pos]
+                h["conformity_first"] = h["conformity_majority"] = gm[pos]
+            elif first is not None:
+                h["conformity_first"] = rend[pos] == first
+                h["conformity_majority"] = rend[pos] == major
+            if len(idx) >= 2:
+                h["tcr_pr"] = rend[0] is not None and rend[pos] == rend[0]
+                if gm[pos] is not None:
+                    h["tcr_em"] = gm[pos]
+                if pos > 0:
+                    h["tcr_t"] = rend[pos - 1] is not None and rend[pos] == rend[pos - 1]
+    return out
+
+
+@dataclass(frozen=True)
+class Table:
+    """Scores per system, per item: {metric or 'human': {system: {item: value}}}."""
+
+    segments: dict
+    documents: dict
+    systems: tuple
+
+
+def build_tables(runs: Sequence[Run], *, biomqm: Optional[Mapping] = None, human_table: Optional[Mapping] = None,
+                 categories: Optional[frozenset] = None, metrics: Sequence[str] = ALL_METRICS) -> tuple:
+    """Per-segment and per-document human and metric scores for every run; and the warnings."""
+    unknown = [m for m in metrics if m not in ALL_METRICS]
+    if unknown:
+        raise UsageError(f"unknown metrics: {', '.join(unknown)}", fix=f"choose from {', '.join(ALL_METRICS)}")
+    if (biomqm is None) == (human_table is None):
+        raise UsageError("give human scores: a bio-MQM folder or a table")  # pragma: no cover - CLI decides
+    seg = {m: {} for m in ("human", *metrics)}
+    doc = {m: {} for m in ("human", *metrics)}
+    warnings = []
+    for run in runs:
+        res = run.result
+        occ = res.get("occurrences", [])
+        hits = item_hits(res)
+        key = run.doc_keys
+        targets = {(s["doc_id"], s["unit_id"], s["segment_id"]): s.get("target") for s in res.get("segments", [])}
+        # human penalty per occurrence (bio-MQM) or human score per segment (table)
+        bio_segs = None
+        if biomqm is not None:
+            sysdata = biomqm.get(run.system)
+            if sysdata is None:
+                raise UsageError(f"no bio-MQM annotations for system {run.system!r}",
+                                 fix=f"name result files after the systems: {', '.join(sorted(biomqm))}")
+            bio_segs = {(d, s.seg_id): s for d, g in sysdata.documents for s in g}
+        hum_seg: dict = defaultdict(list)
+        hum_doc: dict = defaultdict(list)
+        mismatched = missing = 0
+        for o in occ:
+            dk = key.get(o["doc_id"], o["doc_id"])
+            sk = (dk, o["unit_id"] if not o["segment_id"] else f"{o['unit_id']}:{o['segment_id']}")
+            if bio_segs is not None:
+                if o["target_span"] is None:
+                    continue
+                b = bio_segs.get((dk, o["unit_id"]))
+                if b is None:
+                    missing += 1
+                    continue
+                t = targets.get((o["doc_id"], o["unit_id"], o["segment_id"]))
+                if t is not None and t != b.target:
+                    mismatched += 1  # offsets would point elsewhere
+                    continue
+                pen = span_penalty(b, o["target_span"][0], o["target_span"][1], categories)
+                hum_seg[sk].append(pen)
+                hum_doc[dk].append(pen)
+        if bio_segs is not None:
+            if missing:
+                warnings.append(f"{run.system}: {missing} aligned occurrences in segments the annotations lack")
+            if mismatched:
+                warnings.append(f"{run.system}: {mismatched} occurrences skipped: target text differs from the "
+                                "annotated one")
+            seg["human"][run.system] = {k: -mean(v) for k, v in hum_seg.items()}
+            doc["human"][run.system] = {k: -mean(v) for k, v in hum_doc.items()}
+        else:
+            mine = {(d, s): v for (sy, d, s), v in human_table.items() if sy == run.system}
+            if not mine:
+                raise UsageError(f"the human table has no scores for system {run.system!r}")
+            seg["human"][run.system] = {(d, s): v for (d, s), v in mine.items()}
+            per_doc = defaultdict(list)
+            for (d, _s), v in mine.items():
+                per_doc[d].append(v)
+            doc["human"][run.system] = {d: mean(v) for d, v in per_doc.items()}
+        # metric scores (higher is better: termqa penalties are negated)
+        rows_seg, rows_doc = defaultdict(list), defaultdict(list)
+        hits_seg = defaultdict(list)
+        for o, h in zip(occ, hits):
+            dk = key.get(o["doc_id"], o["doc_id"])
+            sk = (dk, o["unit_id"] if not o["segment_id"] else f"{o['unit_id']}:{o['segment_id']}")
+            hits_seg[sk].append(h)
+            if o["penalty"] is not None:
+                rows_seg[sk].append(o)
+                rows_doc[dk].append(o)
+        mdocs = res.get("metrics", {}).get("documents", {})
+        for m in metrics:
+            if m in _AGGREGATE:
+                f = _AGGREGATE[m]
+                seg[m][run.system] = {k: -f(v) for k, v in rows_seg.items() if v}
+                doc[m][run.system] = {k: -f(v) for k, v in rows_doc.items() if v}
+            else:
+                sv = {}
+                for k, hs in hits_seg.items():
+                    vals = [h[m] for h in hs if m in h]
+                    if vals:
+                        sv[k] = sum(vals) / len(vals)
+                seg[m][run.system] = sv
+                dv = {}
+                for did, md in mdocs.items():
+                    v = (md.get(m) or {}).get("value")
+                    if v is not None:
+                        dv[key.get(did, did)] = float(v)
+                doc[m][run.system] = dv
+    systems = tuple(r.system for r in runs)
+    return Table(seg, doc, systems), warnings
+
+
+def matrix(scores: Mapping, systems: Sequence[str], items: Sequence):
+    np = _np()
+    return np.array([[scores.get(s, {}).get(i, np.nan) for i in items] for s in systems], dtype=float)
+
+
+def evaluate(table: Table, *, k: int = 1000, seed: int = 0, compare_k: int = 0,
+             metrics: Optional[Sequence[str]] = None) -> dict:
+    """SPA (over documents), acc*_eq at segment and document level, per metric; with compare_k > 0,
+    each metric against the best one by SPA and by segment acc*_eq (PERM-BOTH p-values)."""
+    np = _np()
+    systems = list(table.systems)
+    metrics = [m for m in (metrics or table.documents) if m != "human"]
+    seg_items = sorted({i for v in table.segments["human"].values() for i in v}, key=_item_order)
+    doc_items = sorted({i for v in table.documents["human"].values() for i in v}, key=_item_order)
+    h_seg = matrix(table.segments["human"], systems, seg_items)
+    h_doc = matrix(table.documents["human"], systems, doc_items)
+    signs = sign_vectors(len(doc_items), k, seed)
+    out = {}
+    mats = {}
+    for m in metrics:
+        m_seg = matrix(table.segments[m], systems, seg_items)
+        m_doc = matrix(table.documents[m], systems, doc_items)
+        mats[m] = (m_seg, m_doc)
+        s = spa(h_doc, m_doc, signs=signs)
+        out[m] = {
+            "spa": s.as_dict(systems),
+            "acc_eq_segment": acc_eq(h_seg, m_seg).as_dict(),
+            "acc_eq_document": acc_eq(h_doc, m_doc).as_dict(),
+            "system_scores": {sy: _r(_nanmean(m_doc[n])) for n, sy in enumerate(systems)},
+        }
+    human_sys = {sy: _r(_nanmean(h_doc[n])) for n, sy in enumerate(systems)}
+    significance = {}
+    if compare_k and len(metrics) > 1:
+        for stat_name, level, fn in (
+            ("spa", 1, lambda h, x: spa(h, x, signs=signs).value),
+            ("acc_eq_segment", 0, lambda h, x: acc_eq(h, x).value),
+        ):
+            hmat = h_doc if level else h_seg
+            key = "spa" if stat_name == "spa" else "acc_eq_segment"
+            best = max(metrics, key=lambda m: -1 if out[m][key]["value"] is None else out[m][key]["value"])
+            rows = {}
+            for m in metrics:
+                if m == best:
+                    continue
+                rows[m] = compare(fn, hmat, mats[best][level], mats[m][level], k=compare_k, seed=seed + 1)
+            significance[stat_name] = {"best": best, "against": rows, "permutations": compare_k}
+    return {
+        "systems": systems,
+        "documents": len(doc_items),
+        "segments": len(seg_items),
+        "permutations": int(signs.shape[0]),
+        "exact_test": bool(signs.shape[0] == 2 ** len(doc_items)),
+        "seed": seed,
+        "human_system_scores": human_sys,
+        "metrics": out,
+        "significance": significance,
+    }
+
+
+def _nanmean(row):
+    np = _np()
+    v = row[np.isfinite(row)]
+    return float(v.mean()) if v.size else None
+
+
+def _item_order(item):
+    from termqa.formats.biomqm import _natural
+
+    if isinstance(item, tuple):
+        return [_natural(str(x)) for x in item]
+    return [_natural(str(item))]
+
+
+def _r(x):
+    if x is None:
+        return None
+    x = float(x)
+    return None if math.isnan(x) else round(x, 6)
+
+
+def render_text(report: Mapping) -> str:
+    """The table the CLI prints."""
+    lines = [f"meta-evaluation: {len(report['systems'])} systems, {report['documents']} documents, "
+             f"{report['segments']} segments; human: {report.get('human', {}).get('source', 'given')}"
+             f" ({report.get('human', {}).get('categories', 'all')} errors)"]
+    lines.append(f"SPA over documents, {report['permutations']} "
+                 f"{'sign vectors (exact test)' if report['exact_test'] else 'permutations'}, seed {report['seed']}")
+    lines.append(f"{'metric':<20} {'SPA':>7} {'acc*eq seg':>11} {'eps':>8} {'acc*eq doc':>11} {'eps':>8}")
+
+    def f(x):
+        return "    n/a" if x is None else f"{x:7.3f}"
+
+    for m, v in report["metrics"].items():
+        s, a, d = v["spa"], v["acc_eq_segment"], v["acc_eq_document"]
+        lines.append(f"{m:<20} {f(s['value'])} {f(a['value']):>11} {f(a['epsilon']):>8} {f(d['value']):>11} "
+                     f"{f(d['epsilon']):>8}")
+    for stat, sig in report.get("significance", {}).items():
+        parts = [f"{m} p={r['p']}" for m, r in sig["against"].items()]
+        lines.append(f"{stat}: best {sig['best']}; better than: {', '.join(parts)} ({sig['permutations']} permutations)")
+    for w in report.get("warnings", []):
+        lines.append(f"warning: {w}")
+    return "\n".join(lines)
+
+
+def meta_evaluate(runs: Sequence[Run], *, biomqm: Optional[Mapping] = None, human_table: Optional[Mapping] = None,
+                  categories: str = "all", metrics: Sequence[str] = ALL_METRICS, k: int = 1000, seed: int = 0,
+                  compare_k: int = 0, human_source: str = "") -> dict:
+    """The whole meta-evaluation: tables from results and human data, then the statistics."""
+    table, warnings = build_tables(runs, biomqm=biomqm, human_table=human_table,
+                                   categories=category_filter(categories), metrics=metrics)
+    report = evaluate(table, k=k, seed=seed, compare_k=compare_k, metrics=metrics)
+    return {
+        "termqa_meta_eval": 1,
+        "human": {"source": human_source or ("bio-MQM" if biomqm is not None else "table"),
+                  "categories": categories, "weights": _weights() if biomqm is not None else None},
+        **report,
+        "signatures": {r.system: r.result.get("signature", {}).get("string") for r in runs},
+        "warnings": warnings,
+    }
+
+
+def _weights():
+    from termqa.formats.biomqm import SEVERITY_WEIGHTS
+
+    return dict(SEVERITY_WEIGHTS)
+
+
+__all__ = ["spa", "acc_eq", "pairwise_p_values", "sign_vectors", "compare", "span_penalty", "read_human_table",
+           "load_runs", "doc_keys", "item_hits", "build_tables", "evaluate", "meta_evaluate", "render_text",
+           "Run", "ALL_METRICS"]
