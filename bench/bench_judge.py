@@ -30,7 +30,6 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -271,7 +270,9 @@ def edit_copy(project_xliff: Path, dest: Path, result: dict, share: float, kind:
     """Copy the XLIFF folder and change the target of `share` of the translated segments that hold
     occurrences (every 1/share-th one, in document order). `kind`: "sentence" appends a clause to
     the target (the term renderings stay), "term" replaces one rendering in it with the concept's
-    most frequent rendering elsewhere (a reviewer's terminology fix). Returns segments edited."""
+    most frequent rendering in the project (a reviewer's terminology fix; where every rendering in the
+    segment already is that one, the sentence edit is made instead). Returns (segments edited,
+    renderings swapped)."""
     from lxml import etree
 
     shutil.copytree(project_xliff, dest)
@@ -289,7 +290,7 @@ def edit_copy(project_xliff: Path, dest: Path, result: dict, share: float, kind:
     for s in chosen:
         path = s["doc_id"].split("#", 1)[0]
         by_file[path].append(s)
-    edited = 0
+    edited = swapped = 0
     ns = "{urn:oasis:names:tc:xliff:document:1.2}"
     for path, items in by_file.items():
         rel = Path(path).resolve().relative_to(project_xliff.resolve())
@@ -313,6 +314,7 @@ def edit_copy(project_xliff: Path, dest: Path, result: dict, share: float, kind:
                         if val and old in val:
                             setattr(node, attr, val.replace(old, new, 1))
                             done = True
+                            swapped += 1
                             break
                     if done:
                         break
@@ -324,7 +326,26 @@ def edit_copy(project_xliff: Path, dest: Path, result: dict, share: float, kind:
                     last.tail = (last.tail or "") + " Voir aussi la note."
             edited += 1
         tree.write(str(f), xml_declaration=True, encoding="UTF-8")
-    return edited
+    return edited, swapped
+
+
+def reasked(cold_cache: Path, new_cache: Path) -> Counter:
+    """Why the re-run asked again: per prompt, questions whose prompt differs from a cold-run prompt
+    only in the rendering counts ("x23" -> "x24") of the document evidence, and the others."""
+    count = re.compile(r'(["»”]) x\d+')
+
+    def prompts(path):
+        with contextlib.closing(sqlite3.connect(str(path))) as db:
+            return {k: (pid, "\n".join(m[1] for m in json.loads(msgs)))
+                    for k, pid, msgs in db.execute("SELECT key, prompt_id, messages FROM judgements")}
+
+    old, new = prompts(cold_cache), prompts(new_cache)
+    norm_old = {count.sub(r"\1 xN", t) for _pid, t in old.values()}
+    out = Counter()
+    for k, (pid, text) in new.items():
+        if k not in old:
+            out[(pid, "counts only" if count.sub(r"\1 xN", text) in norm_old else "other")] += 1
+    return out
 
 
 # --- report --------------------------------------------------------------------------------------
@@ -394,26 +415,28 @@ def main(argv=None) -> int:
         reruns = {}
         for kind in (("sentence", "term") if a.edit_kind == "both" else (a.edit_kind,)):
             dest = work / f"edited-{kind}"
-            n_edit = edit_copy(proj / "xliff", dest, cold, a.edit_share, kind)
+            n_edit, n_swap = edit_copy(proj / "xliff", dest, cold, a.edit_share, kind)
             copy_cache(work / "cold.sqlite", work / f"edit-{kind}.sqlite")
             r = run_check([dest], gloss, url, work / f"edit-{kind}.sqlite", a.concurrency, a.lemmatiser)
-            r["edited"] = n_edit
+            r["edited"], r["swapped"] = n_edit, n_swap
+            r["why"] = reasked(work / "cold.sqlite", work / f"edit-{kind}.sqlite")
             reruns[kind] = r
-            rows.append((f"re-run, {n_edit} segs edited ({kind})", r))
+            label = f"{kind}" if kind == "sentence" else f"term, {n_swap} swapped"
+            rows.append((f"re-run, {n_edit} segs edited ({label})", r))
     load_after = os.getloadavg()
 
     # --- table ---
     print(f"judge benchmark: scripted server ({a.server}), {a.latency * 1000:.0f} ms per answer, "
           f"concurrency {a.concurrency}; machine: {os.cpu_count()} CPUs")
     print()
-    hdr = f"{'run':<38} {'occ':>6} {'scored':>6} {'calls':>6} {'cached':>6} {'calls/scored':>12} " \
+    hdr = f"{'run':<42} {'occ':>6} {'scored':>6} {'calls':>6} {'cached':>6} {'calls/scored':>12} " \
           f"{'wall s':>7} {'judge s':>7} {'calls/s':>7}"
     print(hdr)
     print("-" * len(hdr))
     for name, r in rows:
         cps = r["calls"] / r["scored"] if r["scored"] else 0.0
         rate = r["calls"] / r["judge_seconds"] if r["judge_seconds"] and r["calls"] else 0.0
-        print(f"{name:<38} {r['occurrences']:>6} {r['scored']:>6} {r['calls']:>6} {r['cached']:>6} {cps:>12.3f} "
+        print(f"{name:<42} {r['occurrences']:>6} {r['scored']:>6} {r['calls']:>6} {r['cached']:>6} {cps:>12.3f} "
               f"{r['wall']:>7.2f} {r['judge_seconds']:>7.2f} {rate:>7.1f}")
     print()
     ideal = a.concurrency / a.latency
@@ -448,13 +471,17 @@ def main(argv=None) -> int:
         goal(f"re-run after editing {r['edited']} segments ({kind}): calls / cold calls", share * 100,
              f"< {RERUN_SHARE_GOAL * 100:.0f} %", share < RERUN_SHARE_GOAL, "{:.2f} %")
     print(f"  {'PASS' if same['calls'] == 0 else 'MISS'}  unchanged re-run sends nothing: {same['calls']} calls")
+    for kind, r in reruns.items():
+        why = ", ".join(f"{pid} {n} ({how})" for (pid, how), n in sorted(r["why"].items()))
+        print(f"        re-asked after the {kind} edit: {why or 'nothing'}")
     print()
     print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} "
           f"({os.cpu_count()} CPUs; other jobs share this machine)")
     print("reproduce: " + " ".join(shlex.quote(x) for x in [
         "python", "bench/bench_judge.py", "--words", str(a.words), "--concepts", str(a.concepts),
         "--term-rate", str(a.term_rate), "--seed", str(a.seed), "--latency", str(a.latency),
-        "--concurrency", str(a.concurrency), "--lemmatiser", a.lemmatiser, "--server", a.server]))
+        "--concurrency", str(a.concurrency), "--lemmatiser", a.lemmatiser, "--server", a.server]
+        + (["--nodelay"] if a.nodelay else [])))
     if prof is not None:
         import io
         import pstats
@@ -468,7 +495,9 @@ def main(argv=None) -> int:
                           **{k: cold[k] for k in ("occurrences", "scored", "calls", "questions", "wall",
                                                    "judge_seconds")}},
             "sustained_calls_per_s": sustained,
-            "reruns": {k: {"edited": r["edited"], "calls": r["calls"], "share": r["calls"] / max(1, cold["calls"])}
+            "reruns": {k: {"edited": r["edited"], "swapped": r["swapped"], "calls": r["calls"],
+                           "share": r["calls"] / max(1, cold["calls"]),
+                           "reasked": {f"{pid}/{how}": n for (pid, how), n in r["why"].items()}}
                        for k, r in reruns.items()},
             "unchanged_rerun_calls": same["calls"],
             "load": [load_before, load_after],

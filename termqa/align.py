@@ -55,13 +55,14 @@ class TargetIndex:
     __slots__ = ("tokens", "pos", "keys", "surf", "exact", "first")
 
     def __init__(self, tokens):
-        from termqa.detect import exact_key
+        from termqa.detect import surface_keys
 
         self.tokens = tokens
         self.pos = [i for i, t in enumerate(tokens) if not is_gap(t)]
         self.keys = [tokens[i].key for i in self.pos]
-        self.surf = [_surface_key(tokens[i].text) for i in self.pos]
-        self.exact = [exact_key(tokens[i].text) for i in self.pos]
+        sk = [surface_keys(tokens[i].text) for i in self.pos]
+        self.surf = [a for a, _ in sk]
+        self.exact = [b for _, b in sk]
         first = defaultdict(set)
         for j, (k, sk, ek) in enumerate(zip(self.keys, self.surf, self.exact)):
             first[k].add(j)
@@ -193,14 +194,15 @@ def assign(pendings: Sequence[Pending], cands: dict[int, list[tuple]]) -> dict[i
 
 
 def mine_renderings(chain_targets: Sequence[TargetIndex], doc_counts: Counter, stop: frozenset,
-                    max_n: int = 4, claimed: Optional[dict] = None,
-                    exclude: frozenset = frozenset()) -> list[tuple[tuple[str, ...], int]]:
+                    max_n: int = 4, claimed: Optional[dict] = None, exclude=frozenset(),
+                    allow=frozenset()) -> list[tuple[tuple[str, ...], int]]:
     """Recurring target n-grams among a chain's segments, most chain-specific first.
 
     For a source form with no glossary rendering in a segment, the n-gram that recurs in most of the
     chain's target segments (and is rare elsewhere in the document) is its established rendering.
     Words already aligned to other occurrences (`claimed`: id(index) -> content positions) and other
-    concepts' glossary renderings (`exclude`) are never candidates. Returns (key, chain count) with
+    concepts' glossary renderings (`exclude`, less the chain's own `allow`) are never candidates.
+    Returns (key, chain count) with
     chain count >= 2.
     """
     claimed = claimed or {}
@@ -209,7 +211,7 @@ def mine_renderings(chain_targets: Sequence[TargetIndex], doc_counts: Counter, s
     for idx in distinct:
         taken = claimed.get(id(idx), ())
         chain_counts.update({g for a, b, g in ngrams(idx, stop, max_n, spans=True)
-                             if g not in exclude and not any(a <= p < b for p in taken)})
+                             if (g not in exclude or g in allow) and not any(a <= p < b for p in taken)})
     scored = []
     k = len(distinct)
     for g, c in chain_counts.items():

@@ -320,11 +320,36 @@ def _concept_ctx(c: Optional[ConceptInfo]) -> Optional[dict[str, Any]]:
             "note": c.note, "source_terms": terms(c.source_terms), "target_terms": terms(c.target_terms)}
 
 
+def count_band(n: int) -> str:
+    """A count as the prompts show it: exact up to 2, then in bands.
+
+    Exact counts would change every prompt about a concept whenever one of its renderings is
+    edited, and with them every cache key: bands keep a re-run after a few fixes cheap.
+    """
+    if n <= 2:
+        return {0: "never", 1: "once", 2: "twice"}[max(n, 0)]
+    for low, high in ((3, 4), (5, 9), (10, 19)):
+        if n <= high:
+            return f"{low}-{high} times"
+    return "20+ times"
+
+
+def share_word(count: int, total: int) -> str:
+    """How much of a chain a rendering covers, in words (see count_band for why not numbers)."""
+    if total <= 0 or count >= total:
+        return "all"
+    if count * 2 > total:
+        return "most"
+    if count * 2 == total:
+        return "half"
+    return "some"
+
+
 def _forms_ctx(forms: Sequence[FormRenderings]) -> list[dict[str, Any]]:
     return [{
         "source_form": f.source_form, "is_head": f.is_head, "in_glossary": f.in_glossary,
         "reference": f.reference, "provenance": f.provenance,
-        "renderings": [{"text": r.text, "count": r.count, "dominant": r.dominant, "first": r.first}
+        "renderings": [{"text": r.text, "count": count_band(r.count), "dominant": r.dominant, "first": r.first}
                        for r in f.renderings],
     } for f in forms]
 
@@ -357,7 +382,8 @@ def _consistency_ctx(q: ConsistencyQuestion) -> dict[str, Any]:
 
 def _check_ctx(q: ReferenceCheckQuestion) -> dict[str, Any]:
     return {**_common(q), "source_form": q.source_form, "candidate": q.candidate,
-            "count": q.count, "total": max(q.total, q.count), "contexts": list(q.contexts[:MAX_CONTEXTS]),
+            "share": share_word(q.count, max(q.total, q.count)), "total": count_band(max(q.total, q.count)),
+            "contexts": list(q.contexts[:MAX_CONTEXTS]),
             "is_head": q.is_head, "variation": q.variation}
 
 

@@ -274,6 +274,7 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
         chain_members[(w.concept.id, w.source_form)].append(i)
     stop = None
     doc_counts = None
+    glossary_keys = None  # every glossary rendering seen: never mined as another concept's rendering
     for chain_key, members in chain_members.items():
         if len(members) < 2 or all(work[i].alignment is not None for i in members):
             continue
@@ -294,8 +295,10 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
             spans = [(work[j].alignment.tok_start, work[j].alignment.tok_end) for j in by_seg[seg_key]
                      if work[j].alignment is not None]
             claimed[id(idx)] = {c for c, p in enumerate(idx.pos) if any(a <= p < b for a, b in spans)}
-        other = frozenset(f.key for cid2, forms in forms_cache.items() if cid2[0] != chain_key[0] for f in forms)
-        mined = al.mine_renderings(chain_idx, doc_counts, stop, claimed=claimed, exclude=other)
+        if glossary_keys is None:
+            glossary_keys = frozenset(f.key for forms in forms_cache.values() for f in forms)
+        mined = al.mine_renderings(chain_idx, doc_counts, stop, claimed=claimed, exclude=glossary_keys,
+                                   allow=known)
         # a rendering shorter than the source term is usually just its head noun ("palier" for
         # "bearing bracket"): require as many content words as the source has, up to two
         need = min(2, len(chain_key[1].split()))
@@ -352,6 +355,7 @@ def _verdicts(work, references, lem, table):
 
     form_tokens: dict = {}
     ref_keys: dict = {}
+    allowed_cache: dict = {}
     verdicts, items = [], []
     for w in work:
         ref = references.get((w.doc.doc_id, w.concept.id, w.source_form))
@@ -391,8 +395,11 @@ def _verdicts(work, references, lem, table):
             penalty=penalty_for(d.outcome, d.label, table), reason=d.reason, reference=ref,
             judge="rule" if d.rule else None, extra=(("rule", d.rule),) if d.rule else (),
         ))
-        allowed = [t for t in w.concept.terms_in(w.doc.tgt_lang) if t.status in ALLOWED_STATUSES
-                   and not t.matchable_only]
+        ak = (w.concept.id, w.doc.tgt_lang)
+        allowed = allowed_cache.get(ak)
+        if allowed is None:
+            allowed = allowed_cache[ak] = [t for t in w.concept.terms_in(w.doc.tgt_lang)
+                                           if t.status in ALLOWED_STATUSES and not t.matchable_only]
         if w.concept.dnt:
             gm = a is not None and a.kind == "dnt"
         elif allowed:

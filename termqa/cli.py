@@ -284,5 +284,20 @@ def rescore(verdicts, penalties_file, json_out):
     click.echo(scores_block(out))
 
 
+def _register() -> None:
+    """Commands that live in their own modules (compare, meta-eval, backlog...)."""
+    from termqa.cli_meta import COMMANDS as meta_commands
+
+    for command in meta_commands:
+        main.add_command(command)
+    try:
+        from termqa.cli_compare import compare as compare_command
+    except ImportError:  # pragma: no cover - compare lands separately
+        return
+    main.add_command(compare_command)
+
+
+_register()
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -110,3 +110,7 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
             _atomic_write(os.fspath(out / f"{safe}.json"), json.dumps(res.to_dict(), ensure_ascii=False, indent=1))
     if not quiet:
         click.echo(cmp.render_text(data))
+
+
+# termqa.cli registers the command under this name
+compare = compare_command

@@ -20,7 +20,6 @@ clusters of systems that the test cannot tell apart.
 from __future__ import annotations
 
 import itertools
-import math
 import random
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Optional, Sequence
 
 from termqa.errors import InputError, MissingLanguageError, UsageError
-from termqa.langtags import normalise_tag, primary
+from termqa.langtags import primary
 from termqa.model import GLOSSARY, OUTCOMES, PSEUDO, UNJUDGED, Reference, Span
 
 COMPARE_VERSION = 1
@@ -37,6 +36,11 @@ DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 20240601
 # Up to this many documents the sign-flip distribution is enumerated exactly (2^12 = 4096 patterns).
 EXACT_MAX_DOCUMENTS = 12
+# Above this many pairs the console lists only the significant ones.
+MAX_CONSOLE_PAIRS = 10
+# A spread of coverage (share of occurrences scored) above this is worth a warning: unjudged
+# occurrences are left out of scores, so systems would be scored on different occurrences.
+COVERAGE_GAP = 0.10
 
 
 # --- statistics ------------------------------------------------------------------------------------
@@ -439,7 +443,9 @@ def redecide(run: SystemRun, refs: dict, stage, table, force: frozenset = frozen
     before = [replace(v, reference=_FORCE) if n in force else v for n, v in enumerate(run.verdicts)]
     new = _redecide(stage, before, refs, table)
     out = []
-    for old, v in zip(before, new):
+    for orig, old, v in zip(run.verdicts, before, new):
+        if v.reference is _FORCE:  # left alone by the re-decision: keep what it had
+            v = replace(v, reference=orig.reference)
         o = v.occurrence
         if o.target_text is None and v.outcome == UNJUDGED and v.judge is None and v.reference != old.reference:
             d = decide(kind=None, rendering=None, concept=stage.concepts[o.concept_id], reference=v.reference,
@@ -703,6 +709,11 @@ def compare_dict(cr: CompareResult) -> dict:
             "scores": {n: doc_scores[n][k] for n in names},
         })
 
+    warnings = list(cr.warnings)
+    covs = [data["scores"]["coverage"] for data in datas if data["scores"]["coverage"] is not None]
+    if covs and max(covs) - min(covs) > COVERAGE_GAP:
+        warnings.append(f"coverage differs across systems ({100 * min(covs):.0f}% to {100 * max(covs):.0f}% of "
+                        "occurrences scored): the scores rest on different occurrences; a judge settles the rest")
     sig0 = first["signature"]
     signature = {
         "string": sig0["string"] + f"|compare:{len(names)}|refs:shared",
@@ -725,7 +736,7 @@ def compare_dict(cr: CompareResult) -> dict:
         "documents": documents,
         "concepts": _side_by_side(names, datas),
         "accounting": acc,
-        "warnings": list(cr.warnings),
+        "warnings": warnings,
     }
 
 
@@ -791,7 +802,8 @@ def _side_by_side(names, datas) -> list[dict]:
                 "reference": next(iter(sys_refs.values())) if len(distinct) == 1 else None,
                 "references": sys_refs, "systems": per,
             })
-        rows = sorted((r for key, r in occs.items() if key[4] == cid), key=lambda r: (r["doc_index"], r["segment_index"], r["source_span"][0]))
+        rows = sorted((r for key, r in occs.items() if key[4] == cid),
+                      key=lambda r: (r["doc_index"], r["segment_index"], r["source_span"][0]))
         out.append({**c, "forms": cforms, "occurrences": rows})
     out.sort(key=lambda c: c["id"])
     return out
@@ -835,7 +847,13 @@ def render_text(data: dict) -> str:
     if data["pairwise"]:
         t = data["signature"]["test"]
         lines += ["", f"pairwise ({t['name']}, alpha {t['alpha']}):"]
-        for p in data["pairwise"]:
+        shown = data["pairwise"]
+        if len(shown) > MAX_CONSOLE_PAIRS:
+            # many systems: the significant differences are the news; the rest is in --json / --report
+            shown = [p for p in shown if p["significant"]]
+            lines.append(f"  {len(data['pairwise']) - len(shown)} of {len(data['pairwise'])} pairs show no "
+                         "significant difference (all pairs: --json or --report)")
+        for p in shown:
             if p["p_value"] is None:
                 lines.append(f"  {p['a']} vs {p['b']}: no document scored in both")
                 continue

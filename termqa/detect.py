@@ -169,11 +169,28 @@ def form_name(key: Sequence[str]) -> str:
     return " ".join(k[1:] if k.startswith("=") else k for k in key)
 
 
+_SURFACE: dict[str, tuple[str, str]] = {}
+
+
+def surface_keys(text: str) -> tuple[str, str]:
+    """(loose surface key, exact key) of a word; cached, since running text repeats its words."""
+    got = _SURFACE.get(text)
+    if got is None:
+        from termqa.normalise import loose
+
+        if len(_SURFACE) > 500_000:
+            _SURFACE.clear()
+        got = _SURFACE[text] = (loose(text), exact_key(text))
+    return got
+
+
 def text_keys(tokens, positions) -> list[tuple[str, str, str]]:
     """(lemma key, surface key, exact key) for each content position of a text."""
-    from termqa.normalise import loose
-
-    return [(tokens[i].key, loose(tokens[i].text), exact_key(tokens[i].text)) for i in positions]
+    out = []
+    for i in positions:
+        t = tokens[i]
+        out.append((t.key, *surface_keys(t.text)))
+    return out
 
 
 def content_positions(tokens) -> list[int]:
@@ -186,9 +203,11 @@ def find_in_segment(trie: TermTrie, segment: Segment, tokens) -> list[Match]:
     pos = content_positions(tokens)
     keys = text_keys(tokens, pos)
     out = []
+    root = trie.root
     i, n = 0, len(keys)
     while i < n:
-        if tokens[pos[i]].punct:
+        k = keys[i]
+        if tokens[pos[i]].punct or (k[0] not in root and k[1] not in root and k[2] not in root):
             i += 1
             continue
         end, entries = trie.longest_at(keys, i)

@@ -54,9 +54,13 @@ class Segment:
     locked: bool = False
 
     @property
-    def key(self) -> tuple[str, str, str]:
-        """Identifies the segment within a project run: (document, unit, segment)."""
-        return (self.doc_id, self.unit_id, self.seg_id)
+    def key(self) -> tuple[str, str, str, int]:
+        """Identifies the segment within a project run: (document, unit, segment, position).
+
+        The position is part of it because real files repeat unit ids (a Passolo export has 158
+        units under 64 ids).
+        """
+        return (self.doc_id, self.unit_id, self.seg_id, self.index)
 
     @property
     def translated(self) -> bool:

@@ -70,7 +70,7 @@ def result_dict(res) -> dict:
         rows = by_doc.get(d.doc_id, [])
         s = sc["documents"].get(d.doc_id, {"score": None, "scored": 0, "unjudged": 0})
         docs.append({
-            "doc_id": d.doc_id, "path": d.path, "format": d.format, "dialect": d.dialect,
+            "doc_id": d.doc_id, "path": d.path, "original": d.original, "format": d.format, "dialect": d.dialect,
             "src_lang": d.src_lang, "tgt_lang": d.tgt_lang, "segments": len(d.segments),
             "skipped_units": d.skipped, "occurrences": len(rows), **s,
             "outcomes": _outcome_counts(rows),
@@ -88,11 +88,11 @@ def result_dict(res) -> dict:
         cd["worst_penalty"] = max(pens) if pens else None
         cd["total_penalty"] = sum(pens)
         concepts.append(cd)
-    seg_keys = {(r["doc_id"], r["unit_id"], r["segment_id"]) for r in occ}
+    seg_keys = {(r["doc_id"], r["segment_index"]) for r in occ}
     segments = [
         {"doc_id": s.doc_id, "unit_id": s.unit_id, "segment_id": s.seg_id, "index": s.index,
          "source": s.source, "target": s.target}
-        for d in res.documents for s in d.segments if s.key in seg_keys
+        for d in res.documents for s in d.segments if (s.doc_id, s.index) in seg_keys
     ]
     metrics_overall = {k: v.as_dict() for k, v in all_metrics(res.metric_items).items()}
     metrics_docs = {d: {k: v.as_dict() for k, v in m.items()} for d, m in per_document(res.metric_items).items()}

@@ -162,6 +162,8 @@ class _Server(ThreadingHTTPServer):
 
 
 class _Handler(BaseHTTPRequestHandler):
+    # headers and body go out in two writes: without this the body waits for the client's delayed ACK
+    disable_nagle_algorithm = True
     protocol_version = "HTTP/1.1"
     server_script: ScriptedLLM
 

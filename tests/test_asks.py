@@ -103,7 +103,8 @@ def test_error_question_renders_the_context_the_method_asks_for():
     assert "French: Les similitudes qui incluent l’IDF fonctionnent bien." in user
     assert "- Definition: How close two words are in meaning." in user
     assert '"ressemblance sémantique" (deprecated, not to be used)' in user
-    assert '"similarité" x12, most frequent, first' in user and '"similitudes" x2\n' in user
+    # counts in bands, so that editing one rendering does not change every prompt of the concept
+    assert '"similarité" (10-19 times), most frequent, first' in user and '"similitudes" (twice)\n' in user
     assert 'Source form "similarity" (variant); reference rendering "similarité" (validated)' in user
     assert "no, not among the French terms of the entry" in user
     # only the five closest preceding segments
@@ -152,7 +153,7 @@ def test_reference_prompts_see_source_side_evidence_only():
                                    concept=CONCEPT, contexts=("Similarity is symmetric.",), is_head=False,
                                    variation="reduction")
     text = asks.to_request(check).messages[1][1]
-    assert 'Proposed French reference: "similarité", used 12 times out of 14 occurrences' in text
+    assert 'Proposed French reference: "similarité", used for most of the occurrences of the form (which occurs 10-19 times)' in text
     assert "variation of the head term: reduction" in text
     assert "- Similarity is symmetric." in text
     assert "comes from the very translation under evaluation" in text

@@ -1,0 +1,191 @@
+"""CLI commands `meta-eval`, `biomqm-export` and `backlog` (registered on `termqa` in cli.py).
+
+Thin layers over termqa.meta_eval, termqa.formats.biomqm and termqa.backlog: each flag is a keyword
+argument of a library call. Typed errors propagate to the group, which prints them (exit 2).
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import click
+
+from termqa.errors import TermqaError, UsageError
+
+
+def _split(value):
+    return [x.strip() for x in value.split(",") if x.strip()] if value else None
+
+
+def _docs(value):
+    """'5' -> the first 5 documents; 'doc2,doc7' -> those; None -> all."""
+    if not value:
+        return None
+    return int(value) if value.strip().isdigit() else _split(value)
+
+
+def _write(path, text: str) -> None:
+    p = Path(path)
+    if not p.parent.exists():
+        raise TermqaError(f"{path}: folder {p.parent} does not exist")
+    tmp = p.with_name(f".{p.name}.termqa-tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(p)
+
+
+def _is_biomqm(path) -> bool:
+    """A folder is taken for the bio-MQM data (a wrong one is refused by the loader); a file is a table."""
+    return Path(path).is_dir()
+
+
+def run_checks(biomqm_dir, glossaries, work_dir, *, pair="en2fr", systems=None, docs=None, lemmatiser="auto",
+               progress=None):
+    """Export the bio-MQM systems as XLIFF into work_dir and run `check` on each (counting mode).
+
+    Each result is saved as work_dir/results/<system>.json (with each document's dataset id as
+    `original`) and returned as a meta_eval.Run."""
+    from termqa.check import check
+    from termqa.formats import biomqm
+    from termqa.meta_eval import Run
+
+    work = Path(work_dir)
+    manifest = biomqm.export(biomqm_dir, work / "xliff", pair, systems, docs)
+    (work / "results").mkdir(parents=True, exist_ok=True)
+    runs = []
+    for n, (name, info) in enumerate(manifest["systems"].items()):
+        if progress:
+            progress(name, n, len(manifest["systems"]))
+        res = check([str(work / "xliff" / info["xliff"])], list(glossaries), lemmatiser=lemmatiser)
+        data = res.to_dict()
+        keys = {}
+        for d, doc in zip(data["documents"], res.documents):
+            d.setdefault("original", doc.original)
+            keys[d["doc_id"]] = doc.original or d["doc_id"]
+        (work / "results" / f"{name}.json").write_text(json.dumps(data, ensure_ascii=False, indent=1),
+                                                       encoding="utf-8")
+        runs.append(Run(name, data, keys))
+    return runs, manifest
+
+
+@click.command("meta-eval")
+@click.argument("results", nargs=-1)
+@click.option("--human", "human", required=True, type=click.Path(exists=True),
+              help="bio-MQM folder (MQM span annotations) or a TSV/CSV/JSON of human scores per "
+                   "system, doc, segment.")
+@click.option("-g", "--glossary", "glossary", multiple=True,
+              help="With a bio-MQM folder and no RESULTS: run termqa check on every system with this glossary.")
+@click.option("--pair", default="en2fr", show_default=True, help="bio-MQM language pair folder.")
+@click.option("--systems", help="Comma-separated bio-MQM systems (default: all).")
+@click.option("--docs", help="First N documents, or comma-separated document ids (default: all).")
+@click.option("--work-dir", type=click.Path(file_okay=False),
+              help="Where the XLIFF files and per-system results go (default: a temporary folder).")
+@click.option("--lemmatiser", type=click.Choice(["auto", "lookup", "trained"]), default="auto", show_default=True)
+@click.option("--categories", default="all", show_default=True,
+              help="MQM errors that count: all, terminology, or comma-separated categories.")
+@click.option("--metrics", "metric_names", help="Comma-separated metrics (default: all of them).")
+@click.option("--permutations", type=int, default=1000, show_default=True,
+              help="Sign vectors of the paired permutation tests behind SPA.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--compare", "compare_k", type=int, default=0, show_default=True,
+              help="Permutations for significance of the best metric against each other one (0: off).")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the report as JSON.")
+def meta_eval_cmd(results, human, glossary, pair, systems, docs, work_dir, lemmatiser, categories, metric_names,
+                  permutations, seed, compare_k, json_out):
+    """Meta-evaluate termqa's scores (and the counting metrics) against human scores.
+
+    RESULTS are `termqa check --json` files (or folders of them), one per system, named after the
+    system. Without RESULTS, --human must be the bio-MQM folder and --glossary given: the systems
+    are exported as XLIFF and checked first.
+    """
+    from termqa import meta_eval as me
+    from termqa.formats import biomqm
+
+    metrics = _split(metric_names) or list(me.ALL_METRICS)
+    bio = None
+    table = None
+    if _is_biomqm(human):
+        if results:
+            runs = me.load_runs(results)
+            bio = biomqm.load(human, pair, [r.system for r in runs])
+        else:
+            if not glossary:
+                raise UsageError("no results and no glossary",
+                                 fix="pass result JSONs, or --glossary to run termqa check on the bio-MQM systems")
+            if work_dir:
+                runs, _m = run_checks(human, glossary, work_dir, pair=pair, systems=_split(systems),
+                                      docs=_docs(docs), lemmatiser=lemmatiser)
+            else:
+                with tempfile.TemporaryDirectory(prefix="termqa-meta-") as tmp:
+                    runs, _m = run_checks(human, glossary, tmp, pair=pair, systems=_split(systems),
+                                          docs=_docs(docs), lemmatiser=lemmatiser)
+            bio = biomqm.load(human, pair, [r.system for r in runs], _docs(docs))
+    else:
+        if not results:
+            raise UsageError("a human score table needs the systems' results", fix="pass result JSON files")
+        runs = me.load_runs(results)
+        table = me.read_human_table(human)
+    report = me.meta_evaluate(runs, biomqm=bio, human_table=table, categories=categories, metrics=metrics,
+                              k=permutations, seed=seed, compare_k=compare_k, human_source=str(human))
+    if json_out:
+        _write(json_out, json.dumps(report, ensure_ascii=False, indent=1))
+    click.echo(me.render_text(report))
+
+
+@click.command("biomqm-export")
+@click.argument("biomqm_dir", type=click.Path(exists=True, file_okay=False))
+@click.argument("out_dir", type=click.Path(file_okay=False))
+@click.option("--pair", default="en2fr", show_default=True)
+@click.option("--systems", help="Comma-separated systems (default: all).")
+@click.option("--docs", help="First N documents, or comma-separated document ids (default: all).")
+def biomqm_export_cmd(biomqm_dir, out_dir, pair, systems, docs):
+    """Write the bio-MQM systems as XLIFF 1.2 (one file per system, one <file> per document)."""
+    from termqa.formats import biomqm
+
+    m = biomqm.export(biomqm_dir, out_dir, pair, _split(systems), _docs(docs))
+    for name, info in m["systems"].items():
+        click.echo(f"{Path(out_dir) / info['xliff']}: {len(info['documents'])} documents, {info['segments']} segments")
+    click.echo(f"{Path(out_dir) / biomqm.MANIFEST}")
+
+
+@click.command("backlog")
+@click.argument("verdicts", type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", "out", type=click.Path(dir_okay=False),
+              help="Candidates as TBX (.tbx) or, with the other lists, CSV/TSV (.csv, .tsv).")
+@click.option("-g", "--glossary", "glossary", multiple=True,
+              help="The glossary of the run, to list the concepts never found; repeatable.")
+@click.option("--glossary-lang", help="Language of glossary labels that have none (SKOS).")
+@click.option("--min-count", type=int, default=2, show_default=True,
+              help="Uses a candidate needs (renderings justified as document usage need one).")
+@click.option("--examples", type=int, default=3, show_default=True, help="Example segments per entry.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the whole backlog as JSON.")
+def backlog_cmd(verdicts, out, glossary, glossary_lang, min_count, examples, json_out):
+    """Candidate terms, glossary terms never found, forbidden terms used: from a --json result."""
+    from termqa.backlog import backlog, render_text, write
+
+    try:
+        data = json.loads(Path(verdicts).read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise TermqaError(f"{verdicts}: is not a termqa JSON result: {exc}") from None
+    concepts = None
+    if glossary:
+        from termqa import formats
+        from termqa.inputs import merge_glossaries
+
+        gl = [formats.read_glossary(g, default_lang=glossary_lang) for g in glossary]
+        concepts = merge_glossaries(gl)
+        used = {g.get("sha256") for g in (data.get("signature") or {}).get("glossaries", [])}
+        if used and any(g.content_hash not in used for g in gl):
+            click.echo("termqa: warning: the glossary differs from the one the run used", err=True)
+    report = backlog(data, concepts, min_count=min_count, examples=examples)
+    if out:
+        fmt = write(report, out)
+        click.echo(f"wrote {out} ({fmt})", err=True)
+    if json_out:
+        _write(json_out, json.dumps(report, ensure_ascii=False, indent=1))
+    click.echo(render_text(report))
+
+
+COMMANDS = (meta_eval_cmd, biomqm_export_cmd, backlog_cmd)
+
+__all__ = ["meta_eval_cmd", "biomqm_export_cmd", "backlog_cmd", "COMMANDS", "run_checks"]
