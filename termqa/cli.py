@@ -52,13 +52,22 @@ def main():
     """Terminology QA for translation projects: glossary conformity, consistency, and an LLM judge."""
 
 
-def _atomic_write(path, text: str) -> None:
+def _atomic_write(path, text=None, *, data=None) -> None:
+    """Write `text` (or `data` as JSON, streamed) to a temp file beside `path`, then rename it."""
     p = Path(path)
     if p.parent and not p.parent.exists():
         raise TermqaError(f"{path}: folder {p.parent} does not exist")
     tmp = p.with_name(f".{p.name}.termqa-tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, p)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            if data is not None:
+                json.dump(data, fh, ensure_ascii=False, indent=1)
+            else:
+                fh.write(text)
+        os.replace(tmp, p)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
 
 
 # --- inspect -----------------------------------------------------------------------------------------
@@ -161,7 +170,7 @@ def check(files, quiet, config_path, penalties_file, json_out, csv_out, report, 
     if cfg_path:
         data["signature"]["settings"]["config"] = str(cfg_path)
     if json_out:
-        _atomic_write(json_out, json.dumps(data, ensure_ascii=False, indent=1))
+        _atomic_write(json_out, data=data)
     if csv_out:
         from termqa.reports.csvout import write_csv
 
@@ -278,7 +287,7 @@ def rescore(verdicts, penalties_file, json_out):
         raise TermqaError(f"{verdicts}: is not a termqa JSON result: {exc}") from None
     out = rescore_result(data, _load_penalties(penalties_file))
     if json_out:
-        _atomic_write(json_out, json.dumps(out, ensure_ascii=False, indent=1))
+        _atomic_write(json_out, data=out)
     from termqa.console import scores_block
 
     click.echo(scores_block(out))

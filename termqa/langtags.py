@@ -6,9 +6,11 @@ one language do not match exactly but do match loosely (used when nothing better
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Iterable, Optional
 
 
+@lru_cache(maxsize=4096)  # a run sees a handful of tags, asked about for every term
 def normalise_tag(tag: Optional[str]) -> str:
     """`EN_us` -> `en-US`; `zh-hant-tw` -> `zh-Hant-TW`; empty stays empty."""
     if not tag:
@@ -25,6 +27,7 @@ def normalise_tag(tag: Optional[str]) -> str:
     return "-".join(x for x in out if x)
 
 
+@lru_cache(maxsize=4096)
 def primary(tag: Optional[str]) -> str:
     """The primary language subtag, lowercase: `fr-CA` -> `fr`."""
     return normalise_tag(tag).split("-")[0] if tag else ""

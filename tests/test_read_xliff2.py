@@ -157,7 +157,7 @@ def test_multiple_files_are_documents(tmp_path):
  </file></xliff>""")
     bf = read_bilingual(path)
     assert [(d.doc_id, d.original) for d in bf.documents] == [(f"{path}#1", "a.html"), (f"{path}#2", "b.html")]
-    assert [s.key for s in bf.segments] == [(f"{path}#1", "1", "s1"), (f"{path}#2", "1", "x")]
+    assert [s.key for s in bf.segments] == [(f"{path}#1", "1", "s1", 0), (f"{path}#2", "1", "x", 0)]
     assert [s.index for s in bf.segments] == [0, 0]
     assert bf.segments[1].target is None
     assert bf.problems == ()  # unit "1" in two different files is fine
