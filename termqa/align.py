@@ -52,52 +52,38 @@ class Alignment:
 class TargetIndex:
     """Content-token keys of one target segment, with positions of each key for fast lookup."""
 
-    __slots__ = ("tokens", "pos", "keys", "surf", "exact", "first")
+    __slots__ = ("tokens", "pos", "keys", "surf", "exact")
 
     def __init__(self, tokens):
         from termqa.detect import surface_keys
 
         self.tokens = tokens
-        self.pos = [i for i, t in enumerate(tokens) if not is_gap(t)]
-        self.keys = [tokens[i].key for i in self.pos]
-        sk = [surface_keys(tokens[i].text) for i in self.pos]
+        self.pos = pos = [i for i, t in enumerate(tokens) if not is_gap(t)]
+        self.keys = [tokens[i].key for i in pos]
+        sk = [surface_keys(tokens[i].text) for i in pos]
         self.surf = [a for a, _ in sk]
         self.exact = [b for _, b in sk]
-        first = defaultdict(set)
-        for j, (k, sk, ek) in enumerate(zip(self.keys, self.surf, self.exact)):
-            first[k].add(j)
-            first[sk].add(j)
-            first[ek].add(j)
-        self.first = first
 
     def find(self, key: Sequence[str], skey: Sequence[str] = (), *, surface: bool = False) -> list[tuple[int, int]]:
         """Content-index spans [a, b) where the term occurs.
 
-        A text token matches a term token when its lemma or surface key equals the term's lemma or
-        surface key. With `surface=True` only surface keys are compared (copies of the source).
+        A text token matches a term token when its lemma, surface or exact key equals the term's
+        lemma or surface key. With `surface=True` lemmas are not compared (copies of the source).
+        A segment holds a few dozen words, so a scan beats building an index per segment.
         """
         if not key:
             return []
         m = len(key)
         skey = tuple(skey) if skey and len(skey) == m else tuple(key)
+        lists = (self.surf, self.exact) if surface else (self.keys, self.surf, self.exact)
         n = len(self.keys)
-        starts = set(self.first.get(key[0], ())) | set(self.first.get(skey[0], ()))
         out = []
-        for a in sorted(starts):
-            if a + m > n:
-                continue
-            ok = True
+        for a in range(n - m + 1):
             for x in range(m):
                 want = (key[x], skey[x])
-                if surface:
-                    if self.surf[a + x] not in want and self.exact[a + x] not in want:
-                        ok = False
-                        break
-                elif self.keys[a + x] not in want and self.surf[a + x] not in want \
-                        and self.exact[a + x] not in want:
-                    ok = False
+                if not any(seq[a + x] in want for seq in lists):
                     break
-            if ok:
+            else:
                 out.append((a, a + m))
         return out
 
