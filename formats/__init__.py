@@ -15,7 +15,8 @@ from termqa.model import BilingualFile, Glossary
 
 from .xmlsafe import local, ns, parse_bytes
 
-BILINGUAL = ("xliff1", "xliff2", "tmx")
+# "toolkit": gettext PO/POT and Qt TS, read through the optional translate-toolkit (formats/toolkit.py)
+BILINGUAL = ("xliff1", "xliff2", "tmx", "toolkit")
 GLOSSARY = ("tbx", "skos-xml", "skos-text", "csv")
 
 _RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
@@ -33,9 +34,9 @@ def _read_bytes(path) -> bytes:
         raise InputError(path, f"cannot be read: {exc.strerror}") from None
 
 
-def _text_start(data: bytes) -> str:
+def _text_start(data: bytes, size: int = 4096) -> str:
     """The first non-blank characters of the file, whatever its Unicode encoding."""
-    head = data[:4096]
+    head = data[:size]
     for bom, enc in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
         if head.startswith(bom):
             return head[len(bom):].decode(enc, "ignore").lstrip()
@@ -59,11 +60,20 @@ def kind_of_root(root) -> Optional[str]:
         return "tbx"
     if name == "RDF" and uri == _RDF_NS:
         return "skos-xml"
+    if name == "TS":  # Qt Linguist
+        return "toolkit"
     return None
+
+
+# gettext PO/POT: past '#' comment lines (translator comments, flags such as "#, fuzzy"), the first
+# entry opens with msgctxt or msgid and a quoted string. No CSV, Turtle or JSON starts that way.
+_PO_START = re.compile(r'(?:[ \t]*(?:#[^\n]*)?\r?\n)*[ \t]*msg(?:ctxt|id)[ \t]+"')
 
 
 def detect_text(start: str) -> Optional[str]:
     """Format kind of a non-XML file from its first characters."""
+    if _PO_START.match(start):
+        return "toolkit"
     # RDF text syntaxes may open with '#' comment lines; a CSV never starts with a '#' line that is
     # followed by Turtle, so look past them before deciding
     body = re.sub(r"^(?:[ \t]*#[^\n]*\n|\s*\n)+", "", start)
@@ -92,9 +102,13 @@ def _parse(path) -> tuple[str, bytes, object]:
         if kind is None:
             raise UnknownFormatError(
                 path,
-                f"unknown format: XML root <{local(root.tag)}> is not XLIFF, TMX, TBX or RDF/SKOS",
+                f"unknown format: XML root <{local(root.tag)}> is not XLIFF, TMX, Qt TS, TBX or RDF/SKOS",
             )
         return kind, data, root
+    whole_lines = start.split("\n")[:-1]
+    if start.startswith("#") and all(not ln.strip() or ln.lstrip().startswith("#") for ln in whole_lines):
+        # only comment lines in the first 4 KB (a PO licence header can be longer): look further
+        start = _text_start(data, 65536)
     kind = detect_text(start)
     if kind is None:
         raise UnknownFormatError(path, "unknown format")
@@ -119,6 +133,10 @@ def _dispatch(path, kind, data, root, *, src_lang=None, tgt_lang=None, default_l
         from . import tmx
 
         return tmx.read(path, root, src_lang=src_lang, tgt_lang=tgt_lang)
+    if kind == "toolkit":
+        from . import toolkit
+
+        return toolkit.read(path, data, src_lang=src_lang, tgt_lang=tgt_lang)
     if kind == "tbx":
         from . import tbx
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from termqa import __version__
+from termqa.cli_options import judge_options
 from termqa.errors import TermqaError
 
 EXIT_QA_FAILED = 1
@@ -137,16 +138,7 @@ def _settings(config_path, **flags):
               help="Which occurrences become notes (default: flagged = errors, unjustified, unjudged).")
 @click.option("--fail-on", multiple=True, help="Exit 1 when this holds: error, unjustified, unjudged, A4, "
               "error>3, score>0.2, coverage<0.9 (repeatable or comma-separated).")
-@click.option("--judge-model", help="LLM model for the judge (or OPENAI_MODEL). Without it: counting mode.")
-@click.option("--judge-base-url", help="OpenAI-compatible endpoint (or OPENAI_BASE_URL).")
-@click.option("--concurrency", type=int, help="Judge calls in flight at once (default 8).")
-@click.option("--max-calls", type=int, help="Stop judging after this many LLM calls (keeps what was judged).")
-@click.option("--max-cost", type=float, help="Stop judging past this estimated cost in USD.")
-@click.option("--cache", type=click.Path(dir_okay=False), help="Verdict cache file (SQLite).")
-@click.option("--offline", is_flag=True, default=None, help="Never call the LLM: a cache miss is an error.")
-@click.option("--exhaustive", is_flag=True, default=None, help="Send every occurrence through both judges.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False),
-              help="Config file (default: ./termqa.toml or [tool.termqa] in ./pyproject.toml).")
+@judge_options
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the gate result.")
 def check(files, quiet, config_path, penalties_file, json_out, csv_out, report, annotate, in_place, **flags):
     """Check terminology in XLIFF/TMX FILES (or folders) against glossaries."""
@@ -299,10 +291,8 @@ def _register() -> None:
 
     for command in meta_commands:
         main.add_command(command)
-    try:
-        from termqa.cli_compare import compare as compare_command
-    except ImportError:  # pragma: no cover - compare lands separately
-        return
+    from termqa.cli_compare import compare_command
+
     main.add_command(compare_command)
 
 

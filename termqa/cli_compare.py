@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from termqa.cli_options import judge_options
 from termqa.errors import TermqaError
 
 
@@ -37,15 +38,7 @@ from termqa.errors import TermqaError
 @click.option("--report", type=click.Path(dir_okay=False), help="Write the HTML comparison report.")
 @click.option("--results-dir", type=click.Path(file_okay=False),
               help="Also write each system's full check result (<name>.json) into this folder.")
-@click.option("--judge-model", help="LLM model for the judge (or OPENAI_MODEL). Without it: counting mode.")
-@click.option("--judge-base-url", help="OpenAI-compatible endpoint (or OPENAI_BASE_URL).")
-@click.option("--concurrency", type=int, help="Judge calls in flight at once.")
-@click.option("--max-calls", type=int, help="Stop judging after this many LLM calls.")
-@click.option("--max-cost", type=float, help="Stop judging past this estimated cost in USD.")
-@click.option("--cache", type=click.Path(dir_okay=False), help="Verdict cache file (SQLite).")
-@click.option("--offline", is_flag=True, default=None, help="Never call the LLM: a cache miss is an error.")
-@click.option("--exhaustive", is_flag=True, default=None, help="Send every occurrence through both judges.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Config file.")
+@judge_options
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
 def compare_command(files, names, quiet, config_path, penalties_file, json_out, report, results_dir,
                     alpha, resamples, seed, **flags):
@@ -97,7 +90,7 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
     if cfg_path:
         data["signature"]["settings"]["config"] = str(cfg_path)
     if json_out:
-        _atomic_write(json_out, json.dumps(data, ensure_ascii=False, indent=1))
+        _atomic_write(json_out, data=data)
     if report:
         from termqa.reports.compare_html import write_compare_html
 
@@ -107,7 +100,7 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
         out.mkdir(parents=True, exist_ok=True)
         for run, res in zip(result.runs, result.results):
             safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in run.spec.name) or "system"
-            _atomic_write(os.fspath(out / f"{safe}.json"), json.dumps(res.to_dict(), ensure_ascii=False, indent=1))
+            _atomic_write(os.fspath(out / f"{safe}.json"), data=res.to_dict())
     if not quiet:
         click.echo(cmp.render_text(data))
 

@@ -10,7 +10,7 @@ from termqa.model import Concept, Glossary
 
 # Files picked up when a folder is given. Content decides the format; the extension only chooses
 # which files in a folder are candidates, so that a folder's other files are not read.
-BILINGUAL_EXTENSIONS = (".xlf", ".xliff", ".xlz", ".sdlxliff", ".mqxliff", ".mxliff", ".tmx", ".xml")
+BILINGUAL_EXTENSIONS = (".xlf", ".xliff", ".xlz", ".sdlxliff", ".mqxliff", ".mxliff", ".tmx", ".xml", ".po", ".ts")
 
 
 def expand(paths: Sequence[str]) -> list[str]:

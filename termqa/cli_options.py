@@ -1,0 +1,24 @@
+"""Options several commands share, defined once."""
+from __future__ import annotations
+
+import click
+
+_JUDGE_OPTIONS = (
+    click.option("--judge-model", help="LLM model for the judge (or OPENAI_MODEL). Without it: counting mode."),
+    click.option("--judge-base-url", help="OpenAI-compatible endpoint (or OPENAI_BASE_URL)."),
+    click.option("--concurrency", type=int, help="Judge calls in flight at once (default 8)."),
+    click.option("--max-calls", type=int, help="Stop judging after this many LLM calls (keeps what was judged)."),
+    click.option("--max-cost", type=float, help="Stop judging past this estimated cost in USD."),
+    click.option("--cache", type=click.Path(dir_okay=False), help="Verdict cache file (SQLite)."),
+    click.option("--offline", is_flag=True, default=None, help="Never call the LLM: a cache miss is an error."),
+    click.option("--exhaustive", is_flag=True, default=None, help="Send every occurrence through both judges."),
+    click.option("--config", "config_path", type=click.Path(dir_okay=False),
+                 help="Config file (default: ./termqa.toml or [tool.termqa] in ./pyproject.toml)."),
+)
+
+
+def judge_options(f):
+    """The judge and config options every judging command shares (check, compare)."""
+    for option in reversed(_JUDGE_OPTIONS):
+        f = option(f)
+    return f
