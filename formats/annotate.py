@@ -67,6 +67,7 @@ from .splice import Edit, Element, Leaf, esc_attr, esc_text
 
 ITS_NS = "http://www.w3.org/2005/11/its"
 SDL_NS = "http://sdl.com/FileTypes/SdlXliff/1.0"
+MQ_NS = "MQXliff"  # memoQ's namespace name is literally this string
 XLIFF12_NS = "urn:oasis:names:tc:xliff:document:1.2"
 TERMQA = "termqa"
 _ID_PREFIX = "termqa-"
@@ -406,6 +407,12 @@ def _strip(f: _File) -> tuple[list[Edit], int, dict]:
         # Everything else of ours carries "termqa" in its attributes: skip the rest without parsing them.
         if TERMQA not in el.raw_attrs:
             continue
+        if loc == "comment" and el.ns == MQ_NS and el.get("creatoruser") == TERMQA:
+            remove(el)
+            count += 1
+            dates[el.get("id")] = el.get("time")
+            collapsible.append(el.parent)  # an <mq:comments> holding only ours was written by us
+            continue
         if loc == "note" and el.ns == f.uri and el.parent is not None:
             if not f.v2 and el.parent.is_(f.uri, "trans-unit") and el.get("from") == TERMQA:
                 remove(el)
@@ -428,7 +435,7 @@ def _strip(f: _File) -> tuple[list[Edit], int, dict]:
             if (el.local == "mrk" and "x-sdl-comment" in el.raw_attrs and el.get("mtype") == "x-sdl-comment"
                     and el.get("cid", SDL_NS) in our_cids):
                 unwrap(el)
-    # A <notes>/<cmt-defs>/<doc-info> left with nothing but whitespace was ours: remove it whole.
+    # A <notes>/<cmt-defs>/<doc-info>/<mq:comments> left with nothing but whitespace was ours: remove it whole.
     for parent in collapsible:
         _collapse(doc, parent, removed_ids)
     for el in f.root.iter():
@@ -487,7 +494,7 @@ class _Writer:
         self.seq = 0
         # Every xml:id value in the file (a regex over the text: a superset is fine, we only avoid them).
         self.xml_ids = _Ids(re.findall(r"""\sxml:id\s*=\s*["']([^"']*)""", f.doc.text))
-        self.cmt_defs: list[str] = []
+        self.cmt_defs: list[tuple[str, str, str, str]] = []  # (id, severity, date, text), written last
 
     def _key(self, *k) -> tuple:
         self.seq += 1
@@ -586,9 +593,9 @@ class _Writer:
         elif self.f.v2:
             self.v2_unit(unit, anns)
         else:
-            self.v1_unit(unit, anns)
+            self.v1_unit(unit, doc_key, anns)
 
-    def v1_unit(self, unit: Element, anns: list[Annotation]) -> None:
+    def v1_unit(self, unit: Element, doc_key: str, anns: list[Annotation]) -> None:
         f = self.f
         kids = [k for k in unit.elements() if k.ns == f.uri]
         anchor = kids[-1] if kids else None
@@ -596,10 +603,15 @@ class _Writer:
         blocks, standoff, unit_issues = [], [], []
         taken: dict = {}
         multi = self._multi_segment(unit)
-        for a in anns:
+        mq = self._memoq_comments(unit)
+        mq_comments = []
+        for i, a in enumerate(anns):
             text = self._with_segment(a, multi)
-            blocks.append(f'<{_qn(unit, "note")} from="{TERMQA}" annotates="target" '
-                          f'priority="{priority(a)}">{esc_text(text)}</{_qn(unit, "note")}>')
+            if mq is not None:
+                mq_comments.append(self._mq_comment(mq[0], self._guid(doc_key, a, i), a, text))
+            else:
+                blocks.append(f'<{_qn(unit, "note")} from="{TERMQA}" annotates="target" '
+                              f'priority="{priority(a)}">{esc_text(text)}</{_qn(unit, "note")}>')
             self.counts.written += 1
             if not self.its:
                 continue
@@ -618,10 +630,56 @@ class _Writer:
         if unit_issues:
             standoff.extend(self._unit_ref(unit, unit_issues))
         blocks += standoff
-        if anchor is not None:
-            self.insert_after(anchor, blocks, anchor)
+        if blocks:
+            if anchor is not None:
+                self.insert_after(anchor, blocks, anchor)
+            else:
+                self.append_child(unit, blocks)
+        if mq_comments:
+            self._add_mq_comments(unit, mq, mq_comments)
+
+    # memoQ ----------------------------------------------------------------------------------------
+
+    def _memoq_comments(self, unit: Element) -> Optional[tuple[str, Optional[Element]]]:
+        """(mq prefix, existing <mq:comments> to append to or None) when the unit gets memoQ comments.
+
+        None (plain XLIFF notes instead) outside memoQ files, and when the unit's <mq:comments> has no
+        comment in it: appending into an element we did not create and that has nothing else in it
+        could not be told apart from our own block on the next run.
+        """
+        p = unit.prefix_for(MQ_NS)
+        if not p:
+            return None
+        existing = next((k for k in unit.elements() if k.is_(MQ_NS, "comments")), None)
+        if existing is not None and not any(True for _ in existing.elements()):
+            return None
+        return p, existing
+
+    def _mq_comment(self, p: str, cid: str, a: Annotation, text: str) -> str:
+        # Shape of memoQ's own segment comments (see tests/test_annotate.py for the real file it
+        # follows): a GUID id, the author, a UTC time to the second, a live (not deleted) comment of
+        # the default category that applies to the target, entered by a user.
+        t = self.dates.get(cid) or f"{self.now.astimezone(timezone.utc):%Y-%m-%dT%H:%M:%SZ}"
+        return (f'<{p}:comment id="{cid}" creatoruser="{TERMQA}" time="{esc_attr(t)}" deleted="false" '
+                f'category="0" appliesto="Target" origin="User">{esc_text(text)}</{p}:comment>')
+
+    def _add_mq_comments(self, unit: Element, mq: tuple, comments: list[str]) -> None:
+        p, existing = mq
+        if existing is not None:
+            self.append_child(existing, comments)
+            return
+        # A new <mq:comments> as the unit's last child, where memoQ writes it (after its other mq:
+        # elements, so after every XLIFF element too, as the 1.2 schema wants for foreign elements).
+        last = list(unit.elements())[-1] if any(True for _ in unit.elements()) else None
+        _, ws = splice.space_before(self.doc, last) if last is not None else (0, "")
+        _, outer = splice.space_before(self.doc, unit)
+        step = ws[len(outer):] if ws.startswith(outer) and len(ws) > len(outer) else ""
+        inner = ws + step if ws and step else ws
+        block = f"<{p}:comments>" + "".join(inner + c for c in comments) + ws + f"</{p}:comments>"
+        if last is not None:
+            self.insert_after(last, [block], last)
         else:
-            self.append_child(unit, blocks)
+            self.append_child(unit, [block])
 
     def v2_unit(self, unit: Element, anns: list[Annotation]) -> None:
         f = self.f
@@ -679,7 +737,7 @@ class _Writer:
         for i, a in enumerate(anns):
             container = self.segment_container(unit, a.seg_id)
             placed = self.locate(container, a, taken.setdefault(id(container), []))
-            cid = str(uuid.uuid5(_GUID_NS, "|".join((doc_key, a.unit_id, a.seg_id, str(i), a.text))))
+            cid = self._guid(doc_key, a, i)
             if placed is not None:
                 rs, re_, parent = placed
                 self.counts.spans += 1
@@ -703,19 +761,36 @@ class _Writer:
             mrk = _qn(unit, "mrk")
             self.wrap(rs, re_, f'<{mrk} mtype="x-sdl-comment"{decl} {sp}:cid="{cid}">', f"</{mrk}>")
             date = self.dates.get(cid) or self._date()
-            self.cmt_defs.append(
-                f'<cmt-def id="{cid}"><Comments xmlns=""><Comment severity="{trados_severity(a)}" '
-                f'user="{TERMQA}" date="{esc_attr(date)}" version="1.0">{esc_text(a.text)}</Comment>'
-                f"</Comments></cmt-def>"
-            )
+            self.cmt_defs.append((cid, trados_severity(a), date, a.text))
             self.counts.written += 1
         for anchor, xml in notes:
             if anchor is not None:
                 self.insert_after(anchor, [xml], anchor)
 
+    @staticmethod
+    def _guid(doc_key: str, a: Annotation, i: int) -> str:
+        return str(uuid.uuid5(_GUID_NS, "|".join((doc_key, a.unit_id, a.seg_id, str(i), a.text))))
+
     def _date(self) -> str:
-        d = self.now
-        return f"{d:%Y-%m-%dT%H:%M:%S}.{d.microsecond:06d}0+00:00"
+        # As Trados writes it (.NET xs:dateTime): fraction to 7 digits with trailing zeros dropped,
+        # then the offset; ours is always UTC.
+        d = self.now.astimezone(timezone.utc)
+        frac = f"{d.microsecond:06d}".rstrip("0")
+        return f"{d:%Y-%m-%dT%H:%M:%S}" + (f".{frac}" if frac else "") + "+00:00"
+
+    @staticmethod
+    def _cmt_defs_xml(p: str, defs: list) -> list[str]:
+        """Our <cmt-def> elements, every element in the SDL namespace under prefix `p` ('' = default).
+
+        Real Trados files write <Comments> and <Comment> with no namespace declaration of their own,
+        so they inherit the SDL default namespace that <doc-info> declares.
+        """
+        def q(local: str) -> str:
+            return f"{p}:{local}" if p else local
+
+        return [f'<{q("cmt-def")} id="{cid}"><{q("Comments")}><{q("Comment")} severity="{sev}" '
+                f'user="{TERMQA}" date="{esc_attr(date)}" version="1.0">{esc_text(text)}</{q("Comment")}>'
+                f'</{q("Comments")}></{q("cmt-def")}>' for cid, sev, date, text in defs]
 
     def finish_sdl(self) -> None:
         """Put the collected cmt-defs into /xliff/doc-info/cmt-defs, creating what is missing."""
@@ -724,25 +799,26 @@ class _Writer:
         root = self.f.root
         info = next((e for e in root.elements() if e.is_(SDL_NS, "doc-info")), None)
         if info is None:
+            # Trados writes doc-info as the first child of <xliff>, declaring SDL as its default namespace.
             first = next(root.elements(), None)
-            xml = f'<doc-info xmlns="{SDL_NS}"><cmt-defs>{"".join(self.cmt_defs)}</cmt-defs></doc-info>'
+            xml = (f'<doc-info xmlns="{SDL_NS}"><cmt-defs>{"".join(self._cmt_defs_xml("", self.cmt_defs))}'
+                   f"</cmt-defs></doc-info>")
             if first is not None:
                 self.insert_before(first, [xml])
             else:
                 self.append_child(root, [xml])
             return
-        p = info.prefix_for(SDL_NS)
         defs = next((e for e in info.elements() if e.is_(SDL_NS, "cmt-defs")), None)
         if defs is not None:
-            self.append_child(defs, self.cmt_defs)
+            self.append_child(defs, self._cmt_defs_xml(defs.prefix_for(SDL_NS) or "", self.cmt_defs))
             return
+        p = info.prefix_for(SDL_NS) or ""
         qn = f"{p}:cmt-defs" if p else "cmt-defs"
-        decl = "" if p is not None else f' xmlns="{SDL_NS}"'
-        xml = f"<{qn}{decl}>{''.join(self.cmt_defs)}</{qn}>"
-        # Trados order inside doc-info: rev-defs, rep-defs, cmt-defs, cmt-meta-defs...
-        after = next((e for e in info.elements() if e.ns == SDL_NS and e.local not in ("rev-defs", "rep-defs")), None)
-        if after is not None:
-            self.insert_before(after, [xml])
+        xml = f"<{qn}>{''.join(self._cmt_defs_xml(p, self.cmt_defs))}</{qn}>"
+        # Trados puts cmt-defs first in doc-info (before rev-defs) in the real files we have seen.
+        first = next(info.elements(), None)
+        if first is not None:
+            self.insert_before(first, [xml])
         else:
             self.append_child(info, [xml])
 

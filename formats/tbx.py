@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Iterable, Optional
+from typing import Optional
 
 from termqa.langtags import normalise_tag
 from termqa.model import Concept, Glossary, Term
@@ -56,36 +56,91 @@ _PICKLIST_DIALECTS = ("tbx-basic", "tbx-min")
 _MAX_LISTED = 5
 
 
+# Only status-like values are memoised (a handful of distinct ones per glossary); long free text
+# such as definitions is unique per entry and would only grow the caches.
+_MEMO_MAX_LEN = 64
+_PLACEHOLDERS = frozenset({"n/a", "na", "none", "tbd"})
+_WORD = re.compile(r"\w")
+# TBX-Basic has one data category for each of these two elements.
+_REQUIRED_TYPE = {"transac": "transactionType", "transacNote": "responsibility"}
+# What the document check looks at, by local name (any namespace; core-ness is decided per tag).
+_CHECKED = frozenset(_TYPED) | frozenset(_GROUPS) | frozenset(_HEADER_CONTAINERS) | {"text", "body"}
+# Per-tag codes of _TagInfo.kind.
+_NOT_DATCAT, _DCA, _DCT = 0, 1, 2
+
+
 def _text(el) -> str:
     """The element's whole text (inline <hi> etc. included), whitespace collapsed."""
-    return " ".join("".join(el.itertext()).split())
+    if len(el):  # mixed content: walk it (comments and PIs are skipped by itertext)
+        return " ".join("".join(el.itertext()).split())
+    text = el.text
+    return " ".join(text.split()) if text else ""
 
 
-def _is_core(el) -> bool:
-    uri = ns(el.tag)
+def _is_core_tag(tag) -> bool:
+    uri = ns(tag)
     return uri == "" or uri.startswith(_V3_NS_PREFIX)
-
-
-def _children(el) -> list:
-    """Element children only (comments and processing instructions skipped)."""
-    return [c for c in el if isinstance(c.tag, str)]
-
-
-def _datcat(el) -> Optional[tuple[str, str]]:
-    """(data category, value) for a DCA `<termNote type=...>` or a DCT `<min:termType>`, else None."""
-    if not isinstance(el.tag, str):
-        return None
-    name = local(el.tag)
-    if _is_core(el):
-        if name in _VALUE_ELEMENTS:
-            return (el.get("type") or "", _text(el))
-        return None
-    return (name, _text(el))
 
 
 def _placeholder(text: str) -> bool:
     """Exports often write `-` or `n/a` where a field is empty."""
-    return not re.search(r"\w", text) or text.strip().lower() in ("n/a", "na", "none", "tbd")
+    return not _WORD.search(text) or text.strip().lower() in _PLACEHOLDERS
+
+
+class _TagTable(dict):
+    """A dict from tag to one fact about it, filled in on first sight of each tag."""
+
+    def __init__(self, info: "_TagInfo") -> None:
+        super().__init__()
+        self._info = info
+
+    def __missing__(self, tag):
+        self._info.learn(tag)
+        return self[tag]
+
+
+class _TagInfo:
+    """What each distinct tag string means, worked out once per tag instead of once per element.
+
+    lxml hands out tags as `{uri}local` strings (a function for comments and PIs); a glossary has a
+    few dozen distinct ones, so lookups keyed by the whole tag replace splitting it each time.
+    """
+
+    def __init__(self, style: str = "") -> None:
+        self.style = style
+        self.name = _TagTable(self)  # tag -> local name ('' for comments and PIs)
+        self.core = _TagTable(self)  # tag -> in no namespace or a TBX v3 one
+        self.kind = _TagTable(self)  # tag -> _NOT_DATCAT / _DCA (typed element) / _DCT (the name is the category)
+        self.check = _TagTable(self)  # tag -> what _check_document looks at, or None
+
+    def learn(self, tag) -> None:
+        if not isinstance(tag, str):
+            self.name[tag], self.core[tag], self.kind[tag], self.check[tag] = "", True, _NOT_DATCAT, None
+            return
+        name, core = local(tag), _is_core_tag(tag)
+        self.name[tag], self.core[tag] = name, core
+        self.kind[tag] = (_DCA if name in _VALUE_ELEMENTS else _NOT_DATCAT) if core else _DCT
+        if not core:
+            self.check[tag] = "dct" if self.style == "dca" else None
+        elif name in _TYPED:
+            self.check[tag] = "typed"
+        elif name in _CHECKED:
+            self.check[tag] = name
+        else:
+            self.check[tag] = None
+
+    def children(self, el) -> list:
+        """Element children only (comments and processing instructions skipped)."""
+        return [c for c in el if isinstance(c.tag, str)]
+
+    def datcat(self, el) -> Optional[tuple[str, str]]:
+        """(category, value) for a DCA `<termNote type=...>` or a DCT `<min:termType>`, else None."""
+        kind = self.kind[el.tag]
+        if kind == _DCA:
+            return (el.get("type") or "", _text(el))
+        if kind == _DCT:
+            return (self.name[el.tag], _text(el))
+        return None
 
 
 class _Problems:
@@ -113,43 +168,50 @@ class _Problems:
 # --- structure checks ----------------------------------------------------------------------------
 
 
-def _check_document(root, probs: _Problems, style: str) -> None:
-    for el in root.iter():
-        if not isinstance(el.tag, str):
+def _check_document(root, probs: _Problems, style: str, tags: _TagInfo) -> None:
+    if style == "dca":
+        elements = root.iter()  # every DCT-style (namespaced) element is a problem: look at all
+    else:
+        # Only elements with these local names can fail a check: let libxml2 pick them out.
+        elements = root.iter(*(f"{{*}}{n}" for n in sorted(_CHECKED)))
+    check, names = tags.check, tags.name
+    for el in elements:
+        what = check[el.tag]
+        if what is None:
             continue
-        name = local(el.tag)
-        if not _is_core(el):
-            if style == "dca":
-                probs.add("dct-in-dca", el, f"DCT-style element <{name}> in a file declared style=\"dca\"")
-            continue
-        if name in _TYPED and not (el.get("type") or "").strip():
-            probs.add("no-type", el, f"<{name}> has no type attribute (the data category is required)")
+        name = names[el.tag]
+        if what == "typed":
+            if not (el.get("type") or "").strip():
+                probs.add("no-type", el, f"<{name}> has no type attribute (the data category is required)")
+        elif what == "dct":
+            probs.add("dct-in-dca", el, f"DCT-style element <{name}> in a file declared style=\"dca\"")
         elif name in _GROUPS:
-            kids = _children(el)
+            kids = tags.children(el)
             first = _GROUPS[name]
-            if not kids or local(kids[0].tag) != first:
+            if not kids or names[kids[0].tag] != first:
                 probs.add("group-order", el, f"<{name}> must start with <{first}>")
-            n = sum(1 for k in kids if local(k.tag) == first)
+            n = sum(1 for k in kids if names[k.tag] == first)
             if n > 1:
                 probs.add("group-count", el, f"<{name}> holds {n} <{first}> elements; only one is allowed")
-        elif name in _HEADER_CONTAINERS and (el.text or "").strip():
-            probs.add("header-text", el, f"text directly inside <{name}> must be wrapped in <p>")
+        elif name in _HEADER_CONTAINERS:
+            if (el.text or "").strip():
+                probs.add("header-text", el, f"text directly inside <{name}> must be wrapped in <p>")
         elif name == "text":
-            for c in _children(el):
-                if local(c.tag) not in ("body", "back"):
-                    probs.add("text-child", c, f"<{local(c.tag)}> is not allowed directly inside <text>")
+            for c in tags.children(el):
+                if names[c.tag] not in ("body", "back"):
+                    probs.add("text-child", c, f"<{names[c.tag]}> is not allowed directly inside <text>")
         elif name == "body":
-            for c in _children(el):
-                if local(c.tag) not in _ENTRIES:
-                    probs.add("body-child", c, f"<{local(c.tag)}> is not allowed directly inside <body>")
+            for c in tags.children(el):
+                if names[c.tag] not in _ENTRIES:
+                    probs.add("body-child", c, f"<{names[c.tag]}> is not allowed directly inside <body>")
 
 
-def _level(el) -> tuple[str, bool]:
+def _level(el, tags: _TagInfo) -> tuple[str, bool]:
     """('entry'|'lang'|'term'|'other', inside a *Grp) for a data-category element."""
     grouped = False
     p = el.getparent()
     while p is not None:
-        name = local(p.tag)
+        name = tags.name[p.tag]
         if name.endswith("Grp") and name != "termGrp":
             grouped = True
         elif name in _ENTRIES:
@@ -162,14 +224,15 @@ def _level(el) -> tuple[str, bool]:
     return "other", grouped
 
 
-def _check_dialect(root, probs: _Problems, dialect_type: str) -> None:
+def _check_dialect(root, probs: _Problems, dialect_type: str, tags: _TagInfo) -> None:
     """TBX-Basic / TBX-Min rules: picklist values and the level each data category lives at."""
     basic = dialect_type.lower() == "tbx-basic"
     for el in root.iter():
-        if not isinstance(el.tag, str):
+        tag = el.tag
+        if not isinstance(tag, str):
             continue
-        name = local(el.tag)
-        dc = _datcat(el)
+        name = tags.name[tag]
+        dc = tags.datcat(el)
         if dc is not None:
             cat, value = dc
             allowed = _PICKLISTS.get(cat)
@@ -179,7 +242,7 @@ def _check_dialect(root, probs: _Problems, dialect_type: str) -> None:
                     el,
                     f"{cat} value {value!r} is not in the {dialect_type} picklist ({', '.join(allowed)})",
                 )
-            level, grouped = _level(el)
+            level, grouped = _level(el, tags)
             is_term_note = name == "termNote" or cat in _PICKLISTS
             if is_term_note and level != "term":
                 probs.add("level-termnote", el, f"{cat} is a term-level data category but stands at {level} level")
@@ -191,9 +254,8 @@ def _check_dialect(root, probs: _Problems, dialect_type: str) -> None:
                 probs.add("level-context", el, f"context may only appear at term level, not {level} level")
             elif basic and cat == "source" and level == "entry" and not grouped:
                 probs.add("level-source", el, "source at concept level must sit in a descripGrp with what it documents")
-        # TBX-Basic has one data category for each of these two elements.
-        required = {"transac": "transactionType", "transacNote": "responsibility"}.get(name)
-        if basic and required and _is_core(el) and el.get("type") and el.get("type") != required:
+        required = _REQUIRED_TYPE.get(name)
+        if basic and required and tags.core[tag] and el.get("type") and el.get("type") != required:
             probs.add(
                 f"{name}-type", el, f"<{name} type={el.get('type')!r}>: TBX-Basic allows only {required}"
             )
@@ -202,116 +264,213 @@ def _check_dialect(root, probs: _Problems, dialect_type: str) -> None:
 # --- reading -------------------------------------------------------------------------------------
 
 
-def _holder_term(holder, probs: _Problems, entry_id: str):
-    """The <term> of a tig/ntig/termSec, checking there is exactly one and that it comes first."""
-    name = local(holder.tag)
-    box = holder
-    if name == "ntig":
-        kids = _children(holder)
-        grp = [k for k in kids if local(k.tag) == "termGrp"]
-        if not grp:
-            probs.add("no-term", holder, f"entry {entry_id}: <ntig> without <termGrp>")
-            return None
-        if local(kids[0].tag) != "termGrp":
-            probs.add("term-order", holder, f"entry {entry_id}: <termGrp> must come first in <ntig>")
-        box = grp[0]
-    kids = _children(box)
-    terms = [k for k in kids if local(k.tag) == "term"]
-    where = local(box.tag)
-    if not terms:
-        probs.add("no-term", box, f"entry {entry_id}: <{where}> without <term>")
-        return None
-    if len(terms) > 1:
-        probs.add(
-            "many-terms", terms[1], f"entry {entry_id}: <{where}> holds {len(terms)} <term>s; only one is allowed"
-        )
-    if kids[0] is not terms[0]:
-        probs.add("term-order", terms[0], f"entry {entry_id}: <term> must come first in <{where}>")
-    return terms[0]
+class _EntryReader:
+    """Reads entries in one walk over each entry's elements.
 
+    Per entry, what the walk gathers is: the entry's do-not-translate marker and its first usable
+    definition and subject field (from every data category anywhere in the entry, in document
+    order), and for each term the data categories of its tig/ntig/termSec (the <term> itself left
+    out). Status spellings, term types and DNT tests repeat across thousands of terms, so their
+    results are memoised for the length of one read.
+    """
 
-def _read_term(holder, term_el, lang: str, unknown_statuses: Counter) -> tuple[Optional[Term], bool]:
-    """(Term or None if its text is empty, whether the term carries a do-not-translate marker)."""
-    text = _text(term_el)
-    found: dict[str, str] = {}
-    dnt = False
-    for el in holder.iter():
-        if el is term_el:
-            continue
-        dc = _datcat(el)
-        if dc is None:
-            continue
-        cat, value = dc
-        found.setdefault(cat, value)
-        if st.dnt_marker(cat, value):
-            dnt = True
-    if not text:
-        return None, dnt
-    raw = next((found[c] for c in st.STATUS_CATEGORIES if found.get(c)), None)
-    if st.unrecognised_status(raw):
-        unknown_statuses[raw] += 1
-    term_type = st.normalise_term_type(found.get("termType"))
-    if term_type is None and found.get("abbreviatedFormFor"):
-        term_type = "abbreviation"  # "this term is the abbreviated form for X"
-    return Term(text=text, lang=lang, status=st.normalise_status(raw), raw_status=raw, term_type=term_type), dnt
+    def __init__(self, probs: _Problems, tags: _TagInfo) -> None:
+        self.probs = probs
+        self.tags = tags
+        self.unknown_statuses: Counter = Counter()
+        self.stats: Counter = Counter()
+        self._dnt_memo: dict = {}
+        self._status_memo: dict = {}
+        self._type_memo: dict = {}
+        self._shared: dict = {}  # one string object for each repeated short value (less memory)
+        # Per-entry state, set by read_entry and updated by _scan.
+        self._dnt = False
+        self._definition: Optional[str] = None
+        self._subject: Optional[str] = None
 
+    def _scan(self, elements, found: Optional[dict] = None, skip=None) -> None:
+        """Look at the data categories of `elements` (a document-order run of the entry's elements).
 
-def _first_value(entry, category: str) -> Optional[str]:
-    for el in entry.iter():
-        dc = _datcat(el)
-        if dc and dc[0] == category and dc[1] and not _placeholder(dc[1]):
-            return dc[1]
-    return None
-
-
-def _read_entry(entry, entry_id: str, probs: _Problems, unknown_statuses: Counter, stats: Counter):
-    terms: list[Term] = []
-    dnt = any(st.dnt_marker(*dc) for dc in map(_datcat, entry.iter()) if dc)
-    for sec in _children(entry):
-        sec_name = local(sec.tag)
-        if sec_name == "term":
-            probs.add("stray-term", sec, f"entry {entry_id}: <term> directly inside <{local(entry.tag)}>")
-            continue
-        if sec_name not in _LANGS:
-            continue
-        raw_lang = sec.get(XML_LANG) or sec.get("lang")
-        if not raw_lang:
-            probs.add("no-lang", sec, f"entry {entry_id}: <{sec_name}> without xml:lang")
-        lang = normalise_tag(raw_lang)
-        for holder in _children(sec):
-            hname = local(holder.tag)
-            if hname == "term":
-                probs.add("stray-term", holder, f"entry {entry_id}: <term> directly inside <{sec_name}>")
-                holder_el, term_el = holder, holder
-            elif hname in _HOLDERS:
-                holder_el, term_el = holder, _holder_term(holder, probs, entry_id)
-                if term_el is None:
-                    continue
-            else:
+        Every one counts for the entry; with `found`, each category's first value also goes there,
+        except for `skip` (the <term> element of the holder being read).
+        """
+        kinds, names, dnt_memo = self.tags.kind, self.tags.name, self._dnt_memo
+        for el in elements:
+            tag = el.tag
+            kind = kinds[tag]
+            if kind == _NOT_DATCAT:
                 continue
-            term, term_dnt = _read_term(holder_el, term_el, lang, unknown_statuses)
-            dnt = dnt or term_dnt
-            if term is None:
-                stats["empty_terms"] += 1
+            cat = (el.get("type") or "") if kind == _DCA else names[tag]
+            if len(el):  # _text(), inlined: this runs for every data category of the glossary
+                value = " ".join("".join(el.itertext()).split())
             else:
-                terms.append(term)
-    if not terms:
-        return None
-    notes = [_text(n) for n in _children(entry) if local(n.tag) == "note" and _text(n)]
-    return Concept(
-        id=entry_id,
-        terms=tuple(terms),
-        definition=_first_value(entry, "definition"),
-        subject=_first_value(entry, "subjectField"),
-        dnt=dnt,
-        note="\n".join(notes) or None,
-    )
+                value = el.text
+                value = " ".join(value.split()) if value else ""
+            if found is not None and el is not skip and cat not in found:
+                found[cat] = value
+            if not self._dnt:
+                if len(value) > _MEMO_MAX_LEN:
+                    self._dnt = st.dnt_marker(cat, value)
+                else:
+                    key = (cat, value)
+                    hit = dnt_memo.get(key)
+                    if hit is None:
+                        hit = dnt_memo[key] = st.dnt_marker(cat, value)
+                    self._dnt = hit
+            if cat == "definition":
+                if self._definition is None and value and not _placeholder(value):
+                    self._definition = value
+            elif cat == "subjectField":
+                if self._subject is None and value and not _placeholder(value):
+                    self._subject = value
+
+    def _holder_term(self, holder, entry_id: str):
+        """(the <term> of a tig/ntig/termSec or None, the holder's element children).
+
+        Checks there is exactly one term and that it comes first. The children are handed back so
+        the caller's scan meets the same lxml proxies again instead of making new ones.
+        """
+        probs, names = self.probs, self.tags.name
+        kids = [c for c in holder if isinstance(c.tag, str)]
+        box_kids = kids
+        box = holder
+        if names[holder.tag] == "ntig":
+            grp = [k for k in kids if names[k.tag] == "termGrp"]
+            if not grp:
+                probs.add("no-term", holder, f"entry {entry_id}: <ntig> without <termGrp>")
+                return None, kids
+            if names[kids[0].tag] != "termGrp":
+                probs.add("term-order", holder, f"entry {entry_id}: <termGrp> must come first in <ntig>")
+            box = grp[0]
+            box_kids = [c for c in box if isinstance(c.tag, str)]
+        terms = [k for k in box_kids if names[k.tag] == "term"]
+        if not terms:
+            probs.add("no-term", box, f"entry {entry_id}: <{names[box.tag]}> without <term>")
+            return None, kids
+        if len(terms) > 1:
+            probs.add(
+                "many-terms", terms[1],
+                f"entry {entry_id}: <{names[box.tag]}> holds {len(terms)} <term>s; only one is allowed",
+            )
+        if box_kids[0] is not terms[0]:
+            probs.add("term-order", terms[0], f"entry {entry_id}: <term> must come first in <{names[box.tag]}>")
+        return terms[0], kids
+
+    def _status(self, raw: Optional[str]) -> tuple[str, bool]:
+        """(normalised status, whether the spelling is unrecognised), memoised by spelling."""
+        try:
+            return self._status_memo[raw]
+        except KeyError:
+            out = (st.normalise_status(raw), st.unrecognised_status(raw))
+            if raw is None or len(raw) <= _MEMO_MAX_LEN:
+                self._status_memo[raw] = out
+            return out
+
+    def _term_type(self, raw: Optional[str]) -> Optional[str]:
+        try:
+            return self._type_memo[raw]
+        except KeyError:
+            out = st.normalise_term_type(raw)
+            if raw is None or len(raw) <= _MEMO_MAX_LEN:
+                self._type_memo[raw] = out
+            return out
+
+    def _share(self, value: Optional[str]) -> Optional[str]:
+        if value is None or len(value) > _MEMO_MAX_LEN:
+            return value
+        return self._shared.setdefault(value, value)
+
+    def _term(self, holder, kids: list, term_el, lang: str) -> Optional[Term]:
+        """The Term of one holder, or None if its text is empty; scans the holder's data categories."""
+        text = _text(term_el)
+        found: dict[str, str] = {}
+        self._scan(_subtree(holder, kids), found, term_el)
+        if not text:
+            return None
+        raw = None
+        if found:
+            for cat in st.STATUS_CATEGORIES:
+                raw = found.get(cat)
+                if raw:
+                    break
+            else:
+                raw = None
+        status, unrecognised = self._status(raw)
+        if unrecognised:
+            self.unknown_statuses[raw] += 1
+        term_type = self._term_type(found.get("termType"))
+        if term_type is None and found.get("abbreviatedFormFor"):
+            term_type = "abbreviation"  # "this term is the abbreviated form for X"
+        return Term(text=text, lang=lang, status=status, raw_status=self._share(raw),
+                    term_type=self._share(term_type))
+
+    def read_entry(self, entry, entry_id: str) -> Optional[Concept]:
+        probs, names, scan = self.probs, self.tags.name, self._scan
+        self._dnt, self._definition, self._subject = False, None, None
+        terms: list[Term] = []
+        notes: list[str] = []
+        scan((entry,))
+        # The walk below visits the entry's elements in document order, each exactly once: language
+        # sections and their holders are read as terms, everything else only scanned.
+        for sec in entry:
+            sec_name = names[sec.tag]
+            if sec_name not in _LANGS:
+                if not sec_name:
+                    continue  # a comment or PI
+                if sec_name == "term":
+                    probs.add("stray-term", sec, f"entry {entry_id}: <term> directly inside <{names[entry.tag]}>")
+                elif sec_name == "note":
+                    note = _text(sec)
+                    if note:
+                        notes.append(note)
+                scan(sec.iter() if len(sec) else (sec,))
+                continue
+            raw_lang = sec.get(XML_LANG) or sec.get("lang")
+            if not raw_lang:
+                probs.add("no-lang", sec, f"entry {entry_id}: <{sec_name}> without xml:lang")
+            lang = normalise_tag(raw_lang)
+            scan((sec,))
+            for holder in sec:
+                hname = names[holder.tag]
+                if hname == "term":
+                    probs.add("stray-term", holder, f"entry {entry_id}: <term> directly inside <{sec_name}>")
+                    term_el, kids = holder, [c for c in holder if isinstance(c.tag, str)]
+                elif hname in _HOLDERS:
+                    term_el, kids = self._holder_term(holder, entry_id)
+                    if term_el is None:
+                        scan(_subtree(holder, kids))
+                        continue
+                else:
+                    if hname:
+                        scan(holder.iter() if len(holder) else (holder,))
+                    continue
+                term = self._term(holder, kids, term_el, lang)
+                if term is None:
+                    self.stats["empty_terms"] += 1
+                else:
+                    terms.append(term)
+        if not terms:
+            return None
+        return Concept(
+            id=entry_id,
+            terms=tuple(terms),
+            definition=self._definition,
+            subject=self._share(self._subject),
+            dnt=self._dnt,
+            note="\n".join(notes) or None,
+        )
 
 
-def _entries(root) -> Iterable:
-    for el in root.iter():
-        if isinstance(el.tag, str) and local(el.tag) in _ENTRIES:
-            yield el
+def _subtree(el, kids: list) -> list:
+    """`el` and its descendants in document order, comments and PIs left out, given its element
+    children `kids` (kept alive by the caller, so lxml hands back the same proxies)."""
+    run = [el]
+    for c in kids:
+        if len(c):
+            run.extend(c.iter())
+        else:
+            run.append(c)
+    return run
 
 
 def read(path: str, root, content_hash: str) -> Glossary:
@@ -322,15 +481,16 @@ def read(path: str, root, content_hash: str) -> Glossary:
     dialect = " ".join(x for x in (dialect_type, style.upper()) if x) or None
 
     probs = _Problems()
-    _check_document(root, probs, style)
+    tags = _TagInfo(style)
+    _check_document(root, probs, style, tags)
     if dialect_type.lower() in _PICKLIST_DIALECTS:
-        _check_dialect(root, probs, dialect_type)
+        _check_dialect(root, probs, dialect_type, tags)
 
+    reader = _EntryReader(probs, tags)
     concepts: list[Concept] = []
     seen_ids: Counter = Counter()
-    unknown_statuses: Counter = Counter()
-    stats: Counter = Counter()
-    for n, entry in enumerate(_entries(root), start=1):
+    # Entries may stand in any namespace (`{*}`), and are found at any depth, in document order.
+    for n, entry in enumerate(root.iter(*(f"{{*}}{e}" for e in _ENTRIES)), start=1):
         raw_id = (entry.get("id") or "").strip()
         if not raw_id and version == "tbx-v3":
             probs.add("no-id", entry, "<conceptEntry> without the required id attribute")
@@ -339,12 +499,13 @@ def read(path: str, root, content_hash: str) -> Glossary:
         if seen_ids[entry_id] > 1:
             probs.add("dup-id", entry, f"entry id {entry_id!r} is used more than once")
             entry_id = f"{entry_id}#{seen_ids[entry_id]}"
-        concept = _read_entry(entry, entry_id, probs, unknown_statuses, stats)
+        concept = reader.read_entry(entry, entry_id)
         if concept is None:
-            stats["empty_entries"] += 1
+            reader.stats["empty_entries"] += 1
         else:
             concepts.append(concept)
 
+    stats, unknown_statuses = reader.stats, reader.unknown_statuses
     warnings: list[str] = []
     if unknown_statuses:
         listed = ", ".join(f"{v!r} ({c})" for v, c in unknown_statuses.most_common(8))
@@ -355,9 +516,11 @@ def read(path: str, root, content_hash: str) -> Glossary:
         warnings.append(f"{stats['empty_terms']} empty <term> elements were skipped")
 
     languages: list[str] = []
+    seen_langs: set = set()
     for c in concepts:
         for t in c.terms:
-            if t.lang and t.lang not in languages:
+            if t.lang and t.lang not in seen_langs:
+                seen_langs.add(t.lang)
                 languages.append(t.lang)
     return Glossary(
         path=path,

@@ -37,6 +37,7 @@ Two entries with the same key break gettext's rules (msgfmt refuses them): repor
 from __future__ import annotations
 
 import hashlib
+import importlib
 import re
 from typing import Optional
 
@@ -46,9 +47,11 @@ from termqa.model import BilingualFile, Document, Segment
 
 PO, TS = "po", "qt-ts"
 _FIX = 'pip install "termqa[toolkit]"'
-# A value that can be a language tag (`fr`, `pt_BR`, `sr@latin` is cut at '@' before this test).
+# A value that can be a language tag (`fr`, `pt_BR`; a glibc `@modifier` is dealt with before).
 _TAG = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
 _NO_LANGUAGE = frozenset({"", "c", "posix"})
+# glibc locale modifiers that name a script (`sr@latin`); other modifiers (`ca@valencia`) are dropped.
+_SCRIPTS = {"latin": "Latn", "cyrillic": "Cyrl"}
 _MAX_LISTED = 10
 
 
@@ -59,9 +62,14 @@ def _hash_id(prefix: str, *parts: str) -> str:
 
 def _tag(value: Optional[str]) -> str:
     """A header value as a normalised language tag, or '' when it is not one."""
-    v = (value or "").strip().split("@", 1)[0].split(".", 1)[0]  # `sr@latin`, `de_DE.UTF-8`
+    v, _, modifier = (value or "").strip().partition("@")
+    v = v.split(".", 1)[0]  # `de_DE.UTF-8`
     if v.lower() in _NO_LANGUAGE or not _TAG.match(v):
         return ""
+    script = _SCRIPTS.get(modifier.lower())
+    if script:
+        lang, _, region = v.replace("_", "-").partition("-")
+        v = f"{lang}-{script}" + (f"-{region}" if region else "")
     return normalise_tag(v)
 
 
@@ -73,8 +81,6 @@ def _is_xml(data: bytes) -> bool:
 
 def _import_storage(path: str, what: str, module: str):
     try:
-        import importlib
-
         return importlib.import_module(f"translate.storage.{module}")
     except ImportError:
         raise InputError(path, f"is a {what} file; reading it needs translate-toolkit, which is not installed",

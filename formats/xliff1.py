@@ -187,11 +187,13 @@ class _Reader:
         )
 
     def _walk(self, container, no_translate: bool, segs: list) -> None:
+        # Bound once per container: this loop runs once per unit of a 1M-word project.
+        t_tu, t_group, unit = self.T_TU, self.T_GROUP, self._unit
         for el in container:
             tag = el.tag
-            if tag == self.T_TU:
-                self._unit(el, no_translate, segs)
-            elif tag == self.T_GROUP:
+            if tag == t_tu:
+                unit(el, no_translate, segs)
+            elif tag == t_group:
                 # A group's translate="no" applies to the units inside unless they say otherwise.
                 flag = el.get("translate")
                 self._walk(el, no_translate if flag is None else flag == "no", segs)
@@ -212,16 +214,17 @@ class _Reader:
             self._skipped += 1
             return
         source = segsrc = target = segdefs = None
+        t_source, t_target = self.T_SOURCE, self.T_TARGET
         for c in tu:
             t = c.tag
-            if t == self.T_SOURCE:
+            if t == t_source:
                 if source is None:
                     source = c
-            elif t == self.T_SEGSRC:
-                segsrc = c
-            elif t == self.T_TARGET:
+            elif t == t_target:
                 if target is None:
                     target = c
+            elif t == self.T_SEGSRC:
+                segsrc = c
             elif t == self.SDL_SEGDEFS:
                 segdefs = c
         if source is None:
@@ -290,9 +293,15 @@ class _Reader:
                     )
                 return
 
-        s_text, s_codes = self.flatten(source)
+        # Most units are plain text: read it directly instead of going through flatten().
+        if len(source):
+            s_text, s_codes = self.flatten(source)
+        else:
+            s_text, s_codes = source.text or "", ()
         if target is None:
             t_text, t_codes = None, ()
+        elif not len(target):
+            t_text, t_codes = target.text or "", ()
         else:
             if segsrc is None and self._has_seg_mrk(target):
                 self.found.add(

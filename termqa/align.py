@@ -118,6 +118,13 @@ def target_forms(concept, tgt_lang, lemmatiser) -> list[TargetForm]:
     return out
 
 
+def target_forms_cached(concept, tgt_lang):
+    """The texts of a concept's target designations, cheaply (no lemmatiser needed)."""
+    from termqa.model import Term
+
+    return [t for t in concept.terms_in(tgt_lang) if isinstance(t, Term) and t.text.strip()]
+
+
 @dataclass
 class Pending:
     """What alignment needs to know about one source occurrence."""
@@ -205,7 +212,7 @@ def mine_renderings(chain_targets: Sequence[TargetIndex], doc_counts: Counter, s
             continue
         d = max(doc_counts.get(g, c), c)
         scored.append((c * c / d, len(g), c, g))
-    scored.sort(key=lambda x: (-x[0], -x[1]))
+    scored.sort(key=lambda x: (-x[0], -x[1], x[3]))  # the n-gram itself breaks ties: deterministic
     return [(g, c) for _s, _l, c, g in scored]
 
 

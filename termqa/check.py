@@ -5,6 +5,7 @@ LLM) -> score -> result. Each stage lives in its own module; this one only moves
 """
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Optional, Sequence
@@ -379,9 +380,14 @@ def _verdicts(work, references, lem, table):
                 same = rk[0] == w.rendering_key
                 if same:
                     spelling = spelling_issue(term_tokens(found), rk[1], lang)
-        d = decide(kind=a.kind if a else None, rendering=a.text if a else None, concept=w.concept,
+        kind = a.kind if a else None
+        if kind == "untranslated" and inside_kept_name(w.seg.source, w.start, w.end, w.seg.target, a.start, a.end):
+            kind = "untranslated_in_name"
+        d = decide(kind=kind, rendering=a.text if a else None, concept=w.concept,
                    reference=ref, form=a.form if a else None, chain_size=w.chain_size,
-                   same_as_reference=same, spelling=spelling)
+                   same_as_reference=same, spelling=spelling,
+                   target_terms=[f.text for f in al.target_forms_cached(w.concept, w.doc.tgt_lang)]
+                   if kind == "untranslated" else ())
         occ = Occurrence(
             doc_id=w.doc.doc_id, unit_id=w.seg.unit_id, seg_id=w.seg.seg_id, segment_index=w.seg.index,
             concept_id=w.concept.id, source_form=w.source_form, source_text=w.source_text,
@@ -410,6 +416,23 @@ def _verdicts(work, references, lem, table):
                           w.rendering_key if a is not None else None, gm,
                           is_head=w.entry.via == "glossary" and w.variation in ("none", "morphosyntactic")))
     return verdicts, items
+
+
+_PREV_WORD = re.compile(r"(\w[\w'’-]*)\W{0,3}$")
+_NEXT_WORD = re.compile(r"^\W{0,3}(\w[\w'’-]*)")
+
+
+def inside_kept_name(source: str, s0: int, s1: int, target: str, t0: int, t1: int) -> bool:
+    """Is a copied source term part of a longer expression the translation kept as it is?
+
+    "Centre for Evidence-Based Medicine" left in English around "Medicine" is a name kept on
+    purpose, not the term left untranslated: the word next to the term is the same on both sides.
+    """
+    for pat, a, b in ((_PREV_WORD, source[:s0], target[:t0]), (_NEXT_WORD, source[s1:], target[t1:])):
+        ms, mt = pat.search(a), pat.search(b)
+        if ms and mt and ms.group(1) == mt.group(1):
+            return True
+    return False
 
 
 def _slice_tokens(w: Work, a, lt):

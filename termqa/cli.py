@@ -243,12 +243,23 @@ def _judge_settings(s):
         return None
     from termqa.llm import settings_from_env
 
+    from termqa.llm import parse_price
+
     kw = {"model": model}
     for k, name in (("judge_base_url", "base_url"), ("concurrency", "concurrency"), ("max_calls", "max_calls"),
-                    ("max_cost", "max_cost"), ("cache", "cache_path"), ("offline", "offline"),
-                    ("prices", "prices")):
+                    ("max_cost", "max_cost"), ("cache", "cache_path"), ("offline", "offline")):
         if s.get(k) is not None:
             kw[name] = s[k]
+    prices = {}
+    for m, pair in (s.get("prices") or {}).items():  # config: [prices] model = [input, output]
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise TermqaError(f"config: price of {m} must be [input, output] in USD per million tokens")
+        prices[m] = (float(pair[0]), float(pair[1]))
+    for text in s.get("price") or []:
+        m, pair = parse_price(text)
+        prices[m] = pair
+    if prices:
+        kw["prices"] = prices
     return settings_from_env(**kw)
 
 

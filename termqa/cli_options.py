@@ -9,6 +9,9 @@ _JUDGE_OPTIONS = (
     click.option("--concurrency", type=int, help="Judge calls in flight at once (default 8)."),
     click.option("--max-calls", type=int, help="Stop judging after this many LLM calls (keeps what was judged)."),
     click.option("--max-cost", type=float, help="Stop judging past this estimated cost in USD."),
+    click.option("--price", "price", multiple=True,
+                 help="Judge price as MODEL=INPUT,OUTPUT in USD per million tokens (repeatable), "
+                      "e.g. my-model=0.4,1.6; used for the cost estimate and --max-cost."),
     click.option("--cache", type=click.Path(dir_okay=False), help="Verdict cache file (SQLite)."),
     click.option("--offline", is_flag=True, default=None, help="Never call the LLM: a cache miss is an error."),
     click.option("--exhaustive", is_flag=True, default=None, help="Send every occurrence through both judges."),

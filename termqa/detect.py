@@ -108,7 +108,7 @@ class TermTrie:
                 best_end, best = j, node[None]
             if j >= n:
                 continue
-            for k in set(keys[j]):
+            for k in dict.fromkeys(keys[j]):  # ordered: results must not depend on hash seeds
                 nxt = node.get(k)
                 if nxt is not None:
                     stack.append((nxt, j + 1))

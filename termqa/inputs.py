@@ -22,6 +22,7 @@ def expand(paths: Sequence[str]) -> list[str]:
             found = sorted(
                 str(f) for f in path.rglob("*")
                 if f.is_file() and f.suffix.lower() in BILINGUAL_EXTENSIONS and not f.name.startswith(".")
+                and (f.suffix.lower() != ".ts" or _looks_like_xml(f))
             )
             if not found:
                 raise InputError(p, "is a folder with no XLIFF or TMX files in it")
@@ -39,6 +40,16 @@ def expand(paths: Sequence[str]) -> list[str]:
             seen.add(k)
             unique.append(f)
     return unique
+
+
+def _looks_like_xml(path: Path) -> bool:
+    """`.ts` is Qt Linguist (XML) or TypeScript: only the first belongs to a translation project."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(512)
+    except OSError:
+        return False
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
 
 
 def merge_glossaries(glossaries: Sequence[Glossary]) -> tuple[Concept, ...]:

@@ -79,25 +79,33 @@ def inspect_file(path, *, src_lang=None, tgt_lang=None, glossary_lang=None) -> d
     """Read any supported file and describe it."""
     from termqa import formats
 
-    note, stand_in_target = None, False
+    note, stand_in_target, stand_in_key = None, False, "target_language"
     try:
         obj = formats.read_any(path, src_lang=src_lang, tgt_lang=tgt_lang, default_lang=glossary_lang)
     except MissingLanguageError as exc:
         # inspect describes the file as it is: read it with a stand-in language and say so
-        if exc.which != "target" or tgt_lang:
+        if (exc.which == "target" and tgt_lang) or (exc.which == "source" and src_lang):
             raise
-        stand_in = exc.candidates[0] if exc.candidates else "und"
-        obj = formats.read_any(path, src_lang=src_lang, tgt_lang=stand_in, default_lang=glossary_lang)
-        note = (f"{exc.problem}; counted here with {stand_in}" if exc.candidates
-                else "the file names no target language (check needs --tgt-lang)")
-        stand_in_target = not exc.candidates
+        # a missing target may be one of several the file offers (TMX); a missing source is unknown
+        stand_in = exc.candidates[0] if exc.candidates and exc.which == "target" else "und"
+        langs = {"src_lang": src_lang, "tgt_lang": tgt_lang}
+        langs["tgt_lang" if exc.which == "target" else "src_lang"] = stand_in
+        try:
+            obj = formats.read_any(path, **langs, default_lang=glossary_lang)
+        except MissingLanguageError:  # both languages missing: say which one to pass first
+            raise exc from None
+        opt = "--tgt-lang" if exc.which == "target" else "--src-lang"
+        note = (f"{exc.problem}; counted here with {stand_in}" if stand_in != "und"
+                else f"the file names no {exc.which} language (check needs {opt})")
+        stand_in_target = stand_in == "und"
+        stand_in_key = "target_language" if exc.which == "target" else "source_language"
     if isinstance(obj, Glossary):
         return describe_glossary(obj)
     info = describe_bilingual(obj)
     if note:
         info["warnings"].insert(0, note)
         if stand_in_target:
-            info["target_language"] = None
+            info[stand_in_key] = None
     return info
 
 

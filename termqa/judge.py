@@ -311,7 +311,8 @@ def _redecide(stage, verdicts, references, table):
         elif ref is not None and ref.text:
             same = stage.key(ref.text, tgt) == (key or None)
         d = decide(kind=kind, rendering=o.target_text, concept=stage.concepts[o.concept_id], reference=ref,
-                   form=form, chain_size=o.chain_size, same_as_reference=same, spelling=spelling)
+                   form=form, chain_size=o.chain_size, same_as_reference=same, spelling=spelling,
+                   target_terms=[f.text for f in stage.target_forms(o.concept_id, tgt)])
         if ref is not None and ref.provenance == GENERATED and d.outcome == UNJUDGED and same:
             # a generated reference comes from the concept, not from this output: matching it is
             # not circular, even for a single occurrence

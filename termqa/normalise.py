@@ -149,9 +149,12 @@ class SpellingRule:
 SPELLING_RULES: dict[str, SpellingRule] = {
     "fr": SpellingRule(
         unaccented_capitals=True,
+        # the 1990 spelling reform moves the diaeresis: aigüe = aiguë, ambigüité = ambiguïté
+        equivalences=(("güe", "guë"), ("güi", "guï")),
         note="Capitals may lose their accents (common practice, tolerated by usage guides although "
              "the Académie recommends keeping them): ETAT, Etat for État. Lowercase letters must "
-             "keep them. œ/æ spelled out as oe/ae is an issue (coeur for cœur).",
+             "keep them. œ/æ spelled out as oe/ae is an issue (coeur for cœur). The 1990 reform's "
+             "diaeresis on u (aigüe, ambigüité) equals the older aiguë, ambiguïté.",
     ),
     "es": SpellingRule(
         note="RAE: capitals keep their accents (CAMIÓN, Camión); a missing accent is always an issue.",

@@ -20,6 +20,8 @@ R_DIVERGES_MAJORITY = "rendering diverges from the document's majority rendering
 R_HAPAX = "single occurrence with no glossary reference"
 R_NO_REFERENCE = "no reference: the glossary has no target term and no rendering was found"
 R_SPELLING_PSEUDO = "spelling differs from the document's majority rendering"
+R_ACRONYM_KEPT = "abbreviation kept as in the source; the glossary gives only a full form"
+R_IN_KEPT_NAME = "left in the source language inside a longer expression kept as it is (a name or title?)"
 
 
 @dataclass(frozen=True)
@@ -30,13 +32,20 @@ class Decision:
     rule: Optional[str] = None  # which deterministic rule decided (None when unjudged)
 
 
+def acronym_like(text: str) -> bool:
+    """An abbreviation: one word of at most ten characters with two or more capitals (WHO, CoV)."""
+    return bool(text) and " " not in text.strip() and len(text.strip()) <= 10 and \
+        sum(c.isupper() for c in text) >= 2
+
+
 def decide(*, kind: Optional[str], rendering: Optional[str], concept, reference, form, chain_size: int,
-           same_as_reference: bool, spelling: Optional[str]) -> Decision:
+           same_as_reference: bool, spelling: Optional[str], target_terms=()) -> Decision:
     """The verdict for one occurrence from its alignment.
 
     kind: alignment kind (glossary, forbidden, dnt, dnt_altered, untranslated, established) or None.
     form: the glossary TargetForm matched (glossary/forbidden kinds). spelling: spelling_issue() of the
     rendering against `form` (glossary kind) or the pseudo-reference (established kind).
+    target_terms: the texts of the concept's target-language terms.
     """
     ref_text = reference.text if reference else None
     if kind is None:
@@ -54,7 +63,13 @@ def decide(*, kind: Optional[str], rendering: Optional[str], concept, reference,
     if concept.dnt and kind in ("glossary", "forbidden"):
         return Decision(ERROR, "A5", f"do-not-translate item translated as '{rendering}'; keep '{ref_text}'",
                         "dnt_translated")
+    if kind == "untranslated_in_name":
+        return Decision(UNJUDGED, None, R_IN_KEPT_NAME)
     if kind == "untranslated":
+        if acronym_like(rendering or "") and not any(acronym_like(t) for t in target_terms):
+            # "CoV" kept in a French text whose glossary lists only "coronavirus": target texts often
+            # keep such abbreviations, so this is for the judge, not a certain error
+            return Decision(UNJUDGED, None, R_ACRONYM_KEPT)
         return Decision(ERROR, "A4", f"left untranslated; the glossary gives '{ref_text}'", "untranslated")
     if kind == "forbidden":
         status = form.status if form else "deprecated"

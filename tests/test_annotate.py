@@ -17,7 +17,7 @@ import pytest
 from lxml import etree
 
 from termqa.formats import inline, read_bilingual
-from termqa.formats.annotate import (ITS_NS, SDL_NS, AnnotateReport, Annotation, annotate, annotate_bytes,
+from termqa.formats.annotate import (ITS_NS, MQ_NS, SDL_NS, AnnotateReport, Annotation, annotate, annotate_bytes,
                               annotations_from_result, note_text, priority)
 from termqa.formats.xmlsafe import parse_bytes
 from termqa.errors import InputError, UsageError
@@ -137,7 +137,10 @@ def _is_ours(el) -> bool:
     if name == "note":
         return el.get("from") == "termqa" or el.get("category") == "termqa"
     if name == "cmt-def":
-        return all(c.get("user") == "termqa" for c in el.iter("Comment"))
+        comments = list(el.iter("{*}Comment"))
+        return bool(comments) and all(c.get("user") == "termqa" for c in comments)
+    if name == "comment" and etree.QName(el).namespace == MQ_NS:
+        return el.get("creatoruser") == "termqa"
     if name == "locQualityIssues":
         return (el.get("{http://www.w3.org/XML/1998/namespace}id") or "").startswith("termqa-")
     return False
@@ -185,10 +188,11 @@ def _lxml_strip(data: bytes) -> bytes:
             _remove_keep_tail(el, unwrap=True)
         elif name in ("trans-unit", "unit") and ref.startswith("#termqa-"):
             del el.attrib[f"{{{ITS_NS}}}locQualityIssuesRef"]
-    for el in [e for e in root.iter("{*}note", "note", "{*}cmt-def", "{*}locQualityIssues") if _is_ours(e)]:
+    for el in [e for e in root.iter("{*}note", "note", "{*}cmt-def", "{*}locQualityIssues", f"{{{MQ_NS}}}comment")
+               if _is_ours(e)]:
         parent = el.getparent()
         _remove_keep_tail(el)
-        if etree.QName(parent).localname in ("notes", "cmt-defs") and len(parent) == 0:
+        if etree.QName(parent).localname in ("notes", "cmt-defs", "comments") and len(parent) == 0:
             gp = parent.getparent()
             _remove_keep_tail(parent)
             if etree.QName(gp).localname == "doc-info" and len(gp) == 0:
@@ -208,7 +212,8 @@ def _foreign(data: bytes) -> list[bytes]:
     """Everyone else's notes and comment definitions, serialised."""
     root = etree.fromstring(data, _parser())
     return [etree.tostring(e, with_tail=False) for e in root.iter()
-            if isinstance(e.tag, str) and etree.QName(e).localname in ("note", "cmt-def") and not _is_ours(e)]
+            if isinstance(e.tag, str) and (etree.QName(e).localname in ("note", "cmt-def") or e.tag == f"{{{MQ_NS}}}comment")
+            and not _is_ours(e)]
 
 
 def _plain_targets(path: Path, data: bytes, tmp_path: Path) -> list:
@@ -263,11 +268,11 @@ def test_corpus_roundtrip(path: Path, its: bool, tmp_path: Path):
     root = etree.fromstring(out, _parser())
     sdl = SDL_NS in root.nsmap.values()
     if sdl:
-        texts = [c.text for c in root.iter("Comment") if c.get("user") == "termqa"]
+        texts = [c.text for c in root.iter("{*}Comment") if c.get("user") == "termqa"]
         texts += [n.text for n in root.iter(f"{{{X12}}}note") if n.get("from") == "termqa"]
     else:
         texts = [n.text for n in root.iter() if isinstance(n.tag, str) and _is_ours(n)
-                 and etree.QName(n).localname == "note"]
+                 and etree.QName(n).localname in ("note", "comment")]
     assert sorted(t.split(": ", 1)[-1] if t.startswith("segment ") else t for t in texts) == sorted(a.text for a in real)
 
     # the target text the tools see is unchanged: markers only wrap it

@@ -157,3 +157,21 @@ def test_annotate_round_trip_and_in_place(tmp_path, monkeypatch):
     once = src.read_bytes()
     CliRunner().invoke(main, ["check", str(src), "-g", "samples/pump-terms.tbx", "--in-place", "-q"])
     assert src.read_bytes() == once  # idempotent: termqa's own notes are replaced, not added
+
+
+def test_results_do_not_depend_on_the_hash_seed(tmp_path):
+    """A score must be reproducible: the same inputs give the same verdicts in every process."""
+    import os
+    import subprocess
+    import sys
+
+    outs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"r{seed}.json"
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        p = subprocess.run([sys.executable, "-m", "termqa.cli", "check", str(SAMPLES), "-g",
+                            str(SAMPLES / "pump-terms.tbx"), "--lemmatiser", "lookup", "--json", str(out), "-q"],
+                           env=env, capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        outs.append(json.loads(out.read_text(encoding="utf-8")))
+    assert outs[0]["occurrences"] == outs[1]["occurrences"] and outs[0]["references"] == outs[1]["references"]

@@ -204,3 +204,34 @@ def test_cli_judge_end_to_end_writes_json(server, tmp_path):
     data = json.loads(out.read_text())
     assert data["accounting"]["calls"] > 0 and "calls_per_scored_occurrence" in data["accounting"]
     assert "judge:" in res.output or "judge" in res.output
+
+
+def test_resume_after_a_stopped_run_asks_only_what_is_left(server, tmp_path):
+    first = run(server, tmp_path, Script(), max_calls=2)
+    assert first["accounting"]["budget_exhausted"] and first["accounting"]["calls"] == 2
+    second = run(server, tmp_path, Script())
+    assert second["accounting"]["cached"] >= 2  # the two judged questions are not asked again
+    assert second["summary"]["outcomes"]["unjudged"] == 0
+    third = run(server, tmp_path, Script())
+    assert third["accounting"]["calls"] == 0
+
+
+def test_price_option_gives_a_cost_estimate(server, tmp_path):
+    from click.testing import CliRunner
+
+    from termqa.cli import main
+
+    server.default = Script()
+    x = write_xliff(tmp_path / "doc.xlf", PAIRS)
+    g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSS)
+    out = tmp_path / "r.json"
+    res = CliRunner().invoke(main, ["check", x, "-g", g, "--judge-model", "priced-model", "--judge-base-url",
+                                    server.url, "--cache", str(tmp_path / "c.db"), "--json", str(out),
+                                    "--price", "priced-model=1000,2000", "--lemmatiser", "lookup", "-q"])
+    assert res.exit_code == 0, res.output
+    acc = json.loads(out.read_text())["accounting"]
+    # the scripted server reports 100 tokens in, 10 out per answer
+    assert acc["estimated_cost_usd"] == pytest.approx(acc["calls"] * (100 * 1000 + 10 * 2000) / 1e6)
+    bad = CliRunner().invoke(main, ["check", x, "-g", g, "--judge-model", "m", "--judge-base-url", server.url,
+                                    "--price", "nonsense"])
+    assert bad.exit_code == 2 and "cannot read price" in bad.stderr
