@@ -6,20 +6,28 @@
 
 What is written, per flagged occurrence:
 
-- XLIFF 1.2 (also 1.0/1.1, memoQ MQXLIFF, Memsource MXLIFF): `<note from="termqa" annotates="target"
+- XLIFF 1.2 (also 1.0/1.1, Phrase/Memsource MXLIFF): `<note from="termqa" annotates="target"
   priority="N">` in the `<trans-unit>`, right after its last XLIFF child element (so after
   source/seg-source/target and any context-group/prop-group/note/alt-trans, and before vendor elements
-  such as `sdl:seg-defs`, as the 1.2 schema requires). The note uses the trans-unit's own prefix, so a
-  memoQ file (default namespace) gets a plain `<note>`.
+  such as `sdl:seg-defs`, as the 1.2 schema requires). The note uses the trans-unit's own prefix.
+  MXLIFF has an `m:comment` element of its own, but termqa does not write it: the format holds one per
+  trans-unit, its author is a Phrase user id from the file, and there is no public statement that an
+  uploaded MXLIFF brings it back into Phrase, so the note is the channel.
+- memoQ MQXLIFF: memoQ's own comment, `<mq:comments><mq:comment id=GUID creatoruser="termqa" time=UTC
+  deleted="false" category="0" appliesto="Target" origin="User">`, as the trans-unit's last child (or
+  appended to the unit's existing `<mq:comments>`), instead of a note. The XLIFF elements stay
+  unprefixed (memoQ rejects prefixed XLIFF elements). A unit whose `<mq:comments>` is empty gets a note.
 - XLIFF 2.x: `<note category="termqa" appliesTo="target" priority="N" id="termqa-K">` in the unit's
   `<notes>` (reused when present, else created after the unit's extension elements and before
   `originalData`/segments), ids unique within that `<notes>`, in the file's own namespace.
 - SDLXLIFF: a Trados comment: `<mrk mtype="x-sdl-comment" sdl:cid="GUID">` around the target span inside
   the segment's `<mrk mtype="seg">` (around the whole segment when the span cannot be placed), and its
-  `<cmt-def id="GUID"><Comments xmlns=""><Comment severity=.. user="termqa" date=.. version="1.0">` in
-  `/xliff/doc-info/cmt-defs` (both created when missing; doc-info as the first child of `<xliff>`).
-  GUIDs are derived from the annotation, and a comment that is re-written keeps its first date, so
-  re-running termqa on an unchanged file gives the same bytes.
+  `<cmt-def id="GUID"><Comments><Comment severity=.. user="termqa" date=.. version="1.0">` in
+  `/xliff/doc-info/cmt-defs`, all SDL-namespace elements as in Trados's own files (created when
+  missing: doc-info as the first child of `<xliff>` declaring the SDL default namespace, cmt-defs as
+  the first child of doc-info). Dates are .NET xs:dateTime in UTC (fraction without trailing zeros).
+  GUIDs (and memoQ comment ids) are derived from the annotation, and a comment that is re-written
+  keeps its first date, so re-running termqa on an unchanged file gives the same bytes.
 - `its=True` adds ITS 2.0 Localization Quality Issue markup (not for SDLXLIFF, where the comment is the
   native channel). 1.2: a standoff `<its:locQualityIssues xml:id="termqa-lqi-N">` in the trans-unit,
   referenced by `<mrk mtype="x-its" its:locQualityIssuesRef="#termqa-lqi-N">` around the target span.
@@ -33,13 +41,14 @@ In a unit with several segments, notes start with "segment <id>: ". Units are fo
 `<file>` the annotation's doc_id names (the first unit when a file repeats an id, as XLIFF 1.0 tools do).
 
 Note priority (XLIFF 1 to 10, 1 = most important): error with penalty >= 3 -> 1, other error -> 2,
-unjustified -> 3, unjudged -> 5, justified -> 8, conforming -> 10. Trados severity: error -> High,
-unjustified -> Medium, anything else -> Low.
+unjustified -> 3, unjudged -> 5, justified -> 8, conforming -> 10. Trados severity (its three levels
+are shown as Error, Warning and For your information): error -> High, unjustified -> Medium, anything
+else -> Low.
 
 Idempotent: before writing, termqa's own earlier annotations are removed (notes from="termqa" /
-category="termqa", cmt-defs whose comments are all by user "termqa" and their markers, ITS markup whose
-ids start with "termqa-"); nothing written by anyone else is touched. `annotate_bytes(data, [])`
-therefore strips termqa's annotations and returns the original bytes.
+category="termqa", cmt-defs whose comments are all by user "termqa" and their markers, memoQ comments by
+creatoruser "termqa", ITS markup whose ids start with "termqa-"); nothing written by anyone else is
+touched. `annotate_bytes(data, [])` therefore strips termqa's annotations and returns the original bytes.
 
 Offsets (`target_span`) are characters of the segment's PLAIN target text as the readers build it
 (`formats.inline`): inline codes removed, native code inside bpt/ept/ph/it not text, `cp` a character,

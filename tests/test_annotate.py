@@ -493,10 +493,26 @@ def test_xliff2_notes_created_after_extensions_and_ids_unique():
     assert annotate_bytes(out, anns, its=True, now=T1)[0] == out
 
 
+# The Trados comment shape asserted below is the one in real Trados Studio files:
+#   RWS/Sdl-Community, "XLIFF Manager for Trados Studio/XLIFF.Manager.UnitTests/TestFiles/Sdlxliff/
+#     QuotesSample.docx.sdlxliff" (a range-level and a segment-level comment), and
+#   translate5/translate5, application/modules/editor/testcases/editorAPI/SegmentCommentRoundtripTest/
+#     testfiles/workfiles/01-sdlxliff-en-de.sdlxliff (Low/Medium/High comments, doc-info with rev-defs).
+# There, doc-info is the first child of <xliff> and declares the SDL namespace as default; <Comments> and
+# <Comment> carry no namespace declaration (so they are SDL elements); dates are .NET xs:dateTime with up
+# to 7 fraction digits; a segment-level comment is an x-sdl-comment mrk around the whole content of the
+# segment's <mrk mtype="seg">; cmt-defs comes before rev-defs.
 SDL_DOC = """\ufeff<?xml version="1.0" encoding="utf-8"?><xliff xmlns:sdl="http://sdl.com/FileTypes/SdlXliff/1.0" xmlns="urn:oasis:names:tc:xliff:document:1.2" version="1.2" sdl:version="1.0"><file original="a.docx" datatype="x-sdlfilterframework2" source-language="en-US" target-language="fr-FR"><body><trans-unit id="tu1"><source>Oil filter</source><seg-source><mrk mtype="seg" mid="1">Oil filter</mrk></seg-source><target><mrk mtype="seg" mid="1">Filtre <mrk mtype="x-sdl-comment" sdl:cid="aaaa">huile</mrk></mrk></target><sdl:seg-defs><sdl:seg id="1" conf="Translated"/></sdl:seg-defs></trans-unit></body></file></xliff>"""
-SDL_INFO = ('<doc-info xmlns="http://sdl.com/FileTypes/SdlXliff/1.0"><cmt-defs><cmt-def id="aaaa"><Comments xmlns="">'
-            '<Comment severity="Low" user="reviewer" date="2020-01-01T00:00:00" version="1.0">check</Comment>'
+SDL_INFO = ('<doc-info xmlns="http://sdl.com/FileTypes/SdlXliff/1.0"><cmt-defs><cmt-def id="aaaa"><Comments>'
+            '<Comment severity="Low" user="reviewer" date="2020-02-25T10:34:00.5134646+01:00" version="1.0">check</Comment>'
             '</Comments></cmt-def></cmt-defs><cmt-meta-defs/></doc-info>')
+
+
+def _sdl_comments(data: bytes) -> list[tuple[str, str, dict, str]]:
+    """(namespace of <Comments>, of <Comment>, attributes, text) of every Trados comment, read with lxml."""
+    root = etree.fromstring(data, _parser())
+    return [(etree.QName(c.getparent()).namespace, etree.QName(c).namespace, dict(c.attrib), c.text)
+            for c in root.iter("{*}Comment")]
 
 
 def test_sdlxliff_comment_structure_created():
@@ -508,32 +524,72 @@ def test_sdlxliff_comment_structure_created():
     assert m, text
     cid = m.group(1)
     assert (f'version="1.2" sdl:version="1.0"><doc-info xmlns="http://sdl.com/FileTypes/SdlXliff/1.0"><cmt-defs>'
-            f'<cmt-def id="{cid}"><Comments xmlns=""><Comment severity="High" user="termqa" '
-            f'date="2024-05-06T07:08:09.1234560+00:00" version="1.0">error A4: Filtre</Comment></Comments></cmt-def>'
+            f'<cmt-def id="{cid}"><Comments><Comment severity="High" user="termqa" '
+            f'date="2024-05-06T07:08:09.123456+00:00" version="1.0">error A4: Filtre</Comment></Comments></cmt-def>'
             f'</cmt-defs></doc-info><file ') in text
-    assert "<note" not in text
+    assert 'xmlns=""' not in text and "<note" not in text
+    # <Comments>/<Comment> are SDL elements, as in Trados's own files (not in no namespace)
+    assert _sdl_comments(out) == [(SDL_NS, SDL_NS, {"severity": "High", "user": "termqa",
+                                   "date": "2024-05-06T07:08:09.123456+00:00", "version": "1.0"}, "error A4: Filtre")]
     assert annotate_bytes(out, [])[0] == data
     # a second run at another time keeps the first date and GUID
     assert annotate_bytes(out, [_ann("tu1", "1", (0, 6), doc="a.sdlxliff", text="error A4: Filtre")], now=T1)[0] == out
     assert _errors(out) == set()
 
 
+def test_sdlxliff_date_is_dotnet_datetime():
+    data = SDL_DOC.encode("utf-8")
+    dates = []
+    for now in (datetime(2024, 5, 6, 7, 8, 9, tzinfo=timezone.utc), datetime(2024, 5, 6, 7, 8, 9, 120000, tzinfo=timezone.utc)):
+        out, _ = annotate_bytes(data, [_ann("tu1", "1", (0, 6), doc="a.sdlxliff")], now=now)
+        dates += [a["date"] for _, _, a, _ in _sdl_comments(out)]
+    assert dates == ["2024-05-06T07:08:09+00:00", "2024-05-06T07:08:09.12+00:00"]
+
+
 def test_sdlxliff_existing_doc_info_and_foreign_comment_kept():
     data = SDL_DOC.replace('sdl:version="1.0">', 'sdl:version="1.0">' + SDL_INFO).encode("utf-8")
     anns = [_ann("tu1", "1", (7, 12), doc="a.sdlxliff", text="unjudged: huile", outcome="unjudged"),
-            _ann("tu1", "1", None, doc="a.sdlxliff", text="whole segment")]
+            _ann("tu1", "1", None, doc="a.sdlxliff", text="whole segment", outcome="unjustified")]
     out, rep = annotate_bytes(data, anns, now=T0)
     text = out.decode("utf-8")
     assert (rep.written, rep.spans_marked, rep.unit_level) == (2, 1, 1)
     # ours go after the reviewer's cmt-def, cmt-meta-defs stays last
-    assert re.search(r'</Comment></Comments></cmt-def><cmt-def id="[0-9a-f-]{36}"><Comments xmlns=""><Comment '
+    assert re.search(r'</Comment></Comments></cmt-def><cmt-def id="[0-9a-f-]{36}"><Comments><Comment '
                      r'severity="Low" user="termqa"[^>]*>unjudged: huile</Comment>.*</cmt-defs><cmt-meta-defs/>', text)
-    # nested inside the reviewer's marker; the whole-segment comment wraps everything
+    assert [(a["severity"], t) for _, _, a, t in _sdl_comments(out)] == [
+        ("Low", "check"), ("Low", "unjudged: huile"), ("Medium", "whole segment")]
+    # nested inside the reviewer's marker; the segment-level comment wraps the whole segment content
     assert re.search(r'<mrk mtype="seg" mid="1"><mrk mtype="x-sdl-comment" sdl:cid="[0-9a-f-]{36}">Filtre '
                      r'<mrk mtype="x-sdl-comment" sdl:cid="aaaa"><mrk mtype="x-sdl-comment" sdl:cid="[0-9a-f-]{36}">'
                      r'huile</mrk></mrk></mrk></mrk>', text)
     assert annotate_bytes(out, [])[0] == data
     assert _foreign(out) == _foreign(data)
+
+
+def test_sdlxliff_cmt_defs_go_first_in_doc_info_and_follow_its_prefix():
+    rev = '<rev-defs><rev-def id="r1" author="A" date="08/29/2019 10:31:38"/></rev-defs>'
+    plain = SDL_DOC.replace('sdl:version="1.0">', f'sdl:version="1.0"><doc-info xmlns="{SDL_NS}">{rev}</doc-info>')
+    prefixed = SDL_DOC.replace('sdl:version="1.0">', 'sdl:version="1.0"><sdl:doc-info>'
+                               + rev.replace("<rev", "<sdl:rev").replace("</rev", "</sdl:rev") + "</sdl:doc-info>")
+    for doc, pre in ((plain, ""), (prefixed, "sdl:")):
+        data = doc.encode("utf-8")
+        out, _ = annotate_bytes(data, [_ann("tu1", "1", (0, 6), doc="a.sdlxliff", text="t")], now=T0)
+        text = out.decode("utf-8")
+        assert re.search(f'<{pre}doc-info[^>]*><{pre}cmt-defs><{pre}cmt-def id="[0-9a-f-]{{36}}"><{pre}Comments>'
+                         f'<{pre}Comment severity="High" user="termqa" date="[^"]+" version="1.0">t</{pre}Comment>'
+                         f'</{pre}Comments></{pre}cmt-def></{pre}cmt-defs><{pre}rev-defs>', text), text
+        assert [(c, cc) for c, cc, _, _ in _sdl_comments(out)] == [(SDL_NS, SDL_NS)]
+        assert annotate_bytes(out, [])[0] == data
+
+
+def test_sdlxliff_output_of_earlier_versions_is_still_replaced():
+    # Before the shape was checked against real files, termqa wrote <Comments xmlns="">: a re-run removes it.
+    data = SDL_DOC.encode("utf-8")
+    out, _ = annotate_bytes(data, [_ann("tu1", "1", (0, 6), doc="a.sdlxliff", text="old")], now=T0)
+    legacy = out.replace(b"<Comments>", b'<Comments xmlns="">')
+    assert legacy != out
+    stripped, rep = annotate_bytes(legacy, [], now=T0)
+    assert stripped == data and rep.removed == 1
 
 
 def test_sdlxliff_reply_to_our_comment_is_kept():
@@ -548,21 +604,100 @@ def test_sdlxliff_reply_to_our_comment_is_kept():
     assert b'mtype="x-sdl-comment"' in stripped  # the thread keeps its marker
 
 
+# memoQ's own segment comments, as in a memoQ 9 export used by translate5's comment round-trip test:
+#   translate5/translate5, application/modules/editor/testcases/editorAPI/SegmentCommentRoundtripTest/
+#     testfiles/workfiles/02-memoq-de-en.mqxliff
+# <mq:comments> is the trans-unit's last child, after memoQ's other mq: elements; each <mq:comment> has
+# unprefixed attributes id (GUID), creatoruser, time (UTC, to the second, "Z"), deleted, category,
+# appliesto, origin, and the comment as text.
 MQ_DOC = """<?xml version="1.0" encoding="utf-8"?>
 <xliff xmlns:mq="MQXliff" version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
 <file original="a" source-language="en" target-language="fr" datatype="x-mq"><body>
 <trans-unit id="1" mq:status="NotStarted"><source>Oil</source><target>Huile</target></trans-unit>
 </body></file></xliff>"""
 
+MQ_PRETTY = """<?xml version="1.0" encoding="UTF-8"?>
+<xliff xmlns="urn:oasis:names:tc:xliff:document:1.2" xmlns:mq="MQXliff" version="1.2">
+  <file original="t.idml" source-language="de" target-language="en-us" datatype="x-chained">
+    <body>
+      <trans-unit id="1" mq:status="ManuallyConfirmed">
+        <source xml:space="preserve">Das Haus</source>
+        <target xml:space="preserve">The house</target>
+        <context-group>
+          <context context-type="x-mmq-structural-context">P#1</context>
+        </context-group>
+        <mq:nosplitjoins/>
+        <mq:comments>
+            <mq:comment id="4a3f1dad-d417-4266-b832-6d6721e2e9bf" creatoruser="user1" time="2020-01-27T06:21:07Z" deleted="false" category="0" appliesto="Target" origin="User">Bitte prüfen.</mq:comment>
+        </mq:comments>
+      </trans-unit>
+      <trans-unit id="2" mq:status="ManuallyConfirmed">
+        <source xml:space="preserve">Das Dach</source>
+        <target xml:space="preserve">The roof</target>
+        <mq:nosplitjoins/>
+      </trans-unit>
+      <trans-unit id="3" mq:status="NotStarted">
+        <source>Leer</source>
+        <target>Empty</target>
+        <mq:comments/>
+      </trans-unit>
+    </body>
+  </file>
+</xliff>
+"""
 
-def test_mqxliff_notes_stay_in_default_namespace():
-    out, _ = annotate_bytes(MQ_DOC.encode(), [_ann(doc="x")], now=T0)
-    assert b'<target>Huile</target><note from="termqa" annotates="target" priority="1">error A4: x</note></trans-unit>' in out
-    assert b"xlf:" not in out and b"<x:" not in out
+
+def _mq_comments(data: bytes) -> list[tuple[str, dict, str]]:
+    root = etree.fromstring(data, _parser())
+    return [(c.getparent().getparent().get("id"), dict(c.attrib), c.text) for c in root.iter(f"{{{MQ_NS}}}comment")]
+
+
+def test_mqxliff_gets_memoq_comments():
+    data = MQ_DOC.encode()
+    out, rep = annotate_bytes(data, [_ann(doc="x")], now=T0)
+    assert rep.written == 1
+    m = re.search(rb'<target>Huile</target><mq:comments><mq:comment id="([0-9a-f-]{36})" creatoruser="termqa" '
+                  rb'time="2024-05-06T07:08:09Z" deleted="false" category="0" appliesto="Target" origin="User">'
+                  rb'error A4: x</mq:comment></mq:comments></trans-unit>', out)
+    assert m, out
+    # no XLIFF note as well (memoQ would show the verdict twice), nothing prefixed in the XLIFF namespace
+    assert b"<note" not in out and b"xlf:" not in out and b"<x:" not in out
+    assert _mq_comments(out)[0][1] == {"id": m.group(1).decode(), "creatoruser": "termqa", "time": "2024-05-06T07:08:09Z",
+                                       "deleted": "false", "category": "0", "appliesto": "Target", "origin": "User"}
+    assert annotate_bytes(out, [])[0] == data
+    assert annotate_bytes(out, [_ann(doc="x")], now=T1)[0] == out  # same GUID and first time on a re-run
+    assert _errors(out) == set()
+
+
+def test_mqxliff_comments_appended_to_memoqs_own_and_indented():
+    data = MQ_PRETTY.encode()
+    anns = [_ann("1", "", (4, 9), text="first", doc="t"), _ann("2", "", (4, 8), text="second", doc="t"),
+            _ann("3", "", None, text="third", doc="t", outcome="unjudged")]
+    out, rep = annotate_bytes(data, anns, its=True, now=T0)
+    text = out.decode()
+    assert rep.written == 3
+    # appended after the user's comment in the existing <mq:comments>
+    assert re.search(r'>Bitte prüfen\.</mq:comment>\n            <mq:comment id="[0-9a-f-]{36}" creatoruser="termqa" '
+                     r'[^>]*>first</mq:comment>\n        </mq:comments>', text), text
+    # a new block after the unit's last mq: element, indented like the unit's children
+    assert re.search(r'<mq:nosplitjoins/>\n        <mq:comments>\n          <mq:comment id="[0-9a-f-]{36}" '
+                     r'creatoruser="termqa" [^>]*>second</mq:comment>\n        </mq:comments>\n      </trans-unit>', text), text
+    # an empty <mq:comments/> (nothing of memoQ's to sit beside) gets a plain XLIFF note instead
+    assert '<target>Empty</target>\n        <note from="termqa" annotates="target" priority="5">third</note>' in text
+    assert [(u, a["creatoruser"], t) for u, a, t in _mq_comments(out)] == [
+        ("1", "user1", "Bitte prüfen."), ("1", "termqa", "first"), ("2", "termqa", "second")]
+    # ITS markup still goes inline, its standoff block before memoQ's own elements
+    assert _marked_texts(etree.fromstring(out, _parser())) == ["house", "roof"]
+    assert annotate_bytes(out, [])[0] == data
+    assert annotate_bytes(out, anns, its=True, now=T1)[0] == out
+    assert _foreign(out) == _foreign(data)
+    assert _lxml_strip(out) == _canon(data)
+    assert _errors(out) == set()
 
 
 def test_prefixed_xliff_uses_the_unit_prefix():
-    doc = MQ_DOC.replace('xmlns="urn:', 'xmlns:x="urn:').replace("<xliff ", "<x:xliff ").replace("</xliff>", "</x:xliff>")
+    doc = MQ_DOC.replace(' xmlns:mq="MQXliff"', "").replace(' mq:status="NotStarted"', "")
+    doc = doc.replace('xmlns="urn:', 'xmlns:x="urn:').replace("<xliff ", "<x:xliff ").replace("</xliff>", "</x:xliff>")
     for t in ("file", "body", "trans-unit", "source", "target"):
         doc = doc.replace(f"<{t}", f"<x:{t}").replace(f"</{t}>", f"</x:{t}>")
     out, _ = annotate_bytes(doc.encode(), [_ann(doc="x")], its=True, now=T0)
