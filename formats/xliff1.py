@@ -187,11 +187,48 @@ class _Reader:
         )
 
     def _walk(self, container, no_translate: bool, segs: list) -> None:
-        # Bound once per container: this loop runs once per unit of a 1M-word project.
+        # This loop runs once per unit of a 1M-word project, so the common unit (a fresh id, no
+        # translate attribute, a plain-text <source> and optional plain-text <target>, no
+        # seg-source, no SDL seg-defs, no memoQ/Phrase status attributes) is read right here. Any
+        # other unit goes to _unit(), which covers every case; nothing is recorded before the
+        # hand-over, so the two paths give identical results.
         t_tu, t_group, unit = self.T_TU, self.T_GROUP, self._unit
+        t_source, t_target, t_segsrc, t_segdefs = self.T_SOURCE, self.T_TARGET, self.T_SEGSRC, self.SDL_SEGDEFS
+        fast = not no_translate and self.dialect not in ("mqxliff", "mxliff")
+        ids, bad_states = self._ids, self.bad_states
+        doc_id, src_lang, tgt_lang = self._doc
         for el in container:
             tag = el.tag
             if tag == t_tu:
+                if fast:
+                    uid = el.get("id")
+                    if uid is not None and uid not in ids and el.get("translate") is None:
+                        source = target = None
+                        for c in el:
+                            t = c.tag
+                            if t == t_source:
+                                if source is None:
+                                    source = c
+                            elif t == t_target:
+                                if target is None:
+                                    target = c
+                            elif t == t_segsrc or t == t_segdefs:
+                                source = None
+                                break
+                        if source is not None and not len(source) and (target is None or not len(target)):
+                            if target is None:
+                                t_text = state = None
+                            else:
+                                t_text = target.text or ""
+                                state = target.get("state")
+                                if state is not None and state not in _STATES and not state.startswith("x-"):
+                                    bad_states[state] = bad_states.get(state, 0) + 1
+                            ids.add(uid)
+                            segs.append(
+                                Segment(doc_id, uid, "", source.text or "", t_text, src_lang, tgt_lang, len(segs),
+                                        (), (), state, False)
+                            )
+                            continue
                 unit(el, no_translate, segs)
             elif tag == t_group:
                 # A group's translate="no" applies to the units inside unless they say otherwise.

@@ -270,6 +270,25 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
         for i, a in al.assign([pendings[i] for i in idxs], cands).items():
             work[i].alignment = a
     # pass 2: renderings established in the document for the chains that still have gaps
+    _align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l)
+    # rendering keys (lemmas, leading articles stripped) for references and metrics
+    from termqa.normalise import term_key
+
+    for w in work:
+        a = w.alignment
+        if a is not None:
+            toks = indexes[w.seg.key].tokens[a.tok_start:a.tok_end]
+            w.rendering_key = term_key([t for t in toks if not dt.is_gap(t)]) or None
+    return work, skipped
+
+
+def _align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l) -> None:
+    """Align what pass 1 left open to renderings the document itself establishes.
+
+    For each chain with gaps, recurring target n-grams of its unaligned segments (mined in
+    align.mine_renderings) become `established` forms; each open occurrence takes the best one that
+    does not overlap a span already claimed in its segment.
+    """
     chain_members: dict = defaultdict(list)
     for i, w in enumerate(work):
         chain_members[(w.concept.id, w.source_form)].append(i)
@@ -321,15 +340,6 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
                     best = a
                     break
             w.alignment = best
-    # rendering keys (lemmas, leading articles stripped) for references and metrics
-    from termqa.normalise import term_key
-
-    for w in work:
-        a = w.alignment
-        if a is not None:
-            toks = indexes[w.seg.key].tokens[a.tok_start:a.tok_end]
-            w.rendering_key = term_key([t for t in toks if not dt.is_gap(t)]) or None
-    return work, skipped
 
 
 def _references(work: Sequence[Work]) -> dict:
