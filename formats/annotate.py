@@ -189,6 +189,8 @@ def annotations_from_result(result: dict, *, level: str = "flagged") -> list[Ann
     if not isinstance(result, dict) or "occurrences" not in result:
         raise InputError("result", "is not a termqa result object (no 'occurrences')")
     wanted = OUTCOMES_BY_LEVEL[level]
+    run = (result.get("signature") or {}).get("id")
+    tag = f" [termqa run {run}]" if run else ""  # the run's full signature is in its JSON/HTML report
     out = []
     for occ in result["occurrences"]:
         outcome = occ.get("outcome")
@@ -202,7 +204,7 @@ def annotations_from_result(result: dict, *, level: str = "flagged") -> list[Ann
             outcome=outcome,
             label=occ.get("label"),
             penalty=occ.get("penalty"),
-            text=note_text(occ),
+            text=note_text(occ) + tag,
             its_type=_its_type(occ),
             severity=_severity(outcome, occ.get("penalty")),
             target_span=(int(span[0]), int(span[1])) if span else None,

@@ -17,6 +17,8 @@ Columns, in order (`CSV_COLUMNS`):
   unjudged: never a silent 0), reason, judge ("rule" or the model), prompt_version.
 - reference_text, reference_provenance: R(s) for this source form in this document.
 - source_segment, target_segment: the full plain text of the segment pair.
+- run_signature: the run's signature (tool, glossary, lemmatiser, judge, prompts, penalties), the
+  same on every row, so a spreadsheet cut from the file still says how it was scored.
 
 Empty cell = null. Booleans are `true`/`false`. A text cell that starts with `=`, `+`, `-`, `@`,
 tab or carriage return gets a leading apostrophe so that spreadsheets show it instead of
@@ -36,7 +38,7 @@ CSV_COLUMNS = (
     "variation", "chain_size", "is_first_mention", "via", "align_method",
     "outcome", "label", "penalty", "reason", "judge", "prompt_version",
     "reference_text", "reference_provenance",
-    "source_segment", "target_segment",
+    "source_segment", "target_segment", "run_signature",
 )
 
 # Columns whose values are numbers or fixed vocabularies we produce: never formula-escaped.
@@ -74,6 +76,7 @@ def rows(result: dict):
     if not isinstance(result, dict) or result.get("termqa_result") != 1:
         raise UsageError("the CSV export needs a termqa result object of version 1",
                          fix="export a result written by this termqa version (termqa check --json)")
+    signature = (result.get("signature") or {}).get("string")
     full, short = {}, {}
     for s in result.get("segments") or []:
         full[(s["doc_id"], s["unit_id"], s["segment_id"], s["index"])] = s
@@ -97,6 +100,7 @@ def rows(result: dict):
             "reason": o.get("reason"), "judge": o.get("judge"), "prompt_version": o.get("prompt_version"),
             "reference_text": ref.get("text"), "reference_provenance": ref.get("provenance"),
             "source_segment": seg.get("source"), "target_segment": seg.get("target"),
+            "run_signature": signature,
         }
 
 

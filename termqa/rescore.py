@@ -1,6 +1,7 @@
 """Re-score a saved result under another penalty table: no LLM call, no file re-read."""
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 
 from termqa.errors import TermqaError
@@ -30,6 +31,7 @@ def rescore_result(data: dict, penalties: dict) -> dict:
     sig["penalties_hash"] = penalty_table_hash(table)
     parts = [p for p in sig.get("string", "").split("|") if not p.startswith("pen:")]
     sig["string"] = "|".join(parts + [f"pen:{sig['penalties_hash']}"])
+    sig["id"] = hashlib.sha256(sig["string"].encode()).hexdigest()[:12]
     sig["rescored_from"] = data["signature"].get("penalties_hash")
     out["signature"] = sig
     out["summary"] = {**data["summary"], "labels": dict(Counter(r["label"] for r in rows if r["label"]).most_common())}

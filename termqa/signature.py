@@ -32,6 +32,8 @@ def build(*, glossaries: Sequence, lemmatisers: Mapping[str, str], penalties: Ma
     ])
     return {
         "string": string,
+        # a short handle for places with no room for the whole string (XLIFF notes, CAT comments)
+        "id": hashlib.sha256(string.encode()).hexdigest()[:12],
         "tool": f"termqa {__version__}",
         "glossaries": [{"path": g.path, "format": g.format, "sha256": g.content_hash} for g in glossaries],
         "glossary_hash": gh,

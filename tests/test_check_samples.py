@@ -152,6 +152,17 @@ def test_annotate_round_trip_and_in_place(tmp_path, monkeypatch):
     assert src.read_bytes() == original  # the user's file is not touched
     text = out.read_text(encoding="utf-8")
     assert text.count('from="termqa"') == 13
+    assert text.count("[termqa run ") == 13  # each note points back to the run's signature
+    from tests.conftest import CORPUS
+
+    if CORPUS is not None:  # what we write validates against the XLIFF 1.2 schema
+        from lxml import etree
+
+        from termqa.formats.xmlsafe import _parser
+
+        xsd = CORPUS / "schemas" / "xliff12" / "xliff-core-1.2-strict.xsd"
+        schema = etree.XMLSchema(etree.parse(str(xsd), _parser()))
+        assert schema.validate(etree.fromstring(out.read_bytes(), _parser())), schema.error_log
     r = CliRunner().invoke(main, ["check", str(src), "-g", "samples/pump-terms.tbx", "--in-place", "-q"])
     assert r.exit_code == 0 and (tmp_path / "m.xlf.bak").read_bytes() == original
     once = src.read_bytes()
