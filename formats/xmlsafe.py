@@ -53,9 +53,9 @@ def parse_bytes(data: bytes, path: str):
     try:
         root = etree.fromstring(data, parser=_parser())
     except etree.XMLSyntaxError as exc:
-        # lxml appends "(<string>, line N, column M)"; keep the position, drop the pseudo file name
+        # lxml appends "(<string>, line N)" after a message that already says where: drop it
         msg = (str(exc).splitlines() or ["malformed XML"])[0]
-        msg = re.sub(r"\(<string>, (line \d+), column \d+\)", r"(\1)", msg)
+        msg = re.sub(r"\s*\(<string>, line \d+(?:, column \d+)?\)", "", msg)
         raise InputError(path, f"is not well-formed XML: {msg}") from None
     except (ValueError, LookupError) as exc:  # unknown encoding names and the like
         raise InputError(path, f"cannot be decoded: {exc}") from None
