@@ -127,7 +127,8 @@ def _settings(config_path, **flags):
 @click.option("--domain", help="Domain named to the judge, e.g. 'medical devices'.")
 @click.option("--penalties", "penalties_file", type=click.Path(dir_okay=False),
               help="JSON or TOML file overriding penalties, e.g. {\"A4\": 2, \"unjustified\": 1}.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the full result as JSON.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the full result as JSON ('-' for standard output).")
 @click.option("--csv", "csv_out", type=click.Path(dir_okay=False), help="Write one row per occurrence.")
 @click.option("--report", type=click.Path(dir_okay=False), help="Write the HTML report.")
 @click.option("--annotate", type=click.Path(), help="Write annotated copies of the XLIFF files here "
@@ -161,7 +162,11 @@ def check(files, quiet, config_path, penalties_file, json_out, csv_out, report, 
     data = result.to_dict()
     if cfg_path:
         data["signature"]["settings"]["config"] = str(cfg_path)
-    if json_out:
+    if json_out == "-":  # for pipes (jq, other tools): the JSON is the only thing on stdout
+        json.dump(data, sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write("\n")
+        quiet = True
+    elif json_out:
         _atomic_write(json_out, data=data)
     if csv_out:
         from termqa.reports.csvout import write_csv

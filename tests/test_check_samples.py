@@ -186,3 +186,11 @@ def test_results_do_not_depend_on_the_hash_seed(tmp_path):
         assert p.returncode == 0, p.stderr
         outs.append(json.loads(out.read_text(encoding="utf-8")))
     assert outs[0]["occurrences"] == outs[1]["occurrences"] and outs[0]["references"] == outs[1]["references"]
+
+
+def test_json_to_stdout_is_the_only_output(monkeypatch):
+    monkeypatch.chdir(SAMPLES.parent)
+    r = CliRunner().invoke(main, ["check", "samples/pump-service.xlf", "-g", "samples/pump-terms.tbx", "--json", "-"])
+    assert r.exit_code == 0
+    data = json.loads(r.stdout)
+    assert data["summary"]["documents"] == 1 and data["signature"]["id"]
