@@ -58,7 +58,7 @@ def _child(kind: str, paths: list[str], repeat: int) -> None:
     import gc
 
     from termqa import formats
-    from termqa.formats import inline, tbx, xliff1  # noqa: F401  (imported before the baseline)
+    from termqa.formats import tbx, xliff1  # noqa: F401  (imported before the baseline memory is noted)
 
     gc.collect()
     base = _rss_mb()
@@ -129,7 +129,8 @@ def main(argv=None) -> int:
     sys.path.insert(0, str(REPO))
     proj = args.project or _project(DEFAULT_OUT)
     xlfs = sorted((proj / "xliff").glob("*.xlf"))
-    words = json.loads((proj / "manifest.json").read_text()).get("source_words") if (proj / "manifest.json").exists() else None
+    manifest = proj / "manifest.json"
+    words = json.loads(manifest.read_text()).get("source_words") if manifest.exists() else None
     failed = False
     for kind, paths, label in (("tbx", [proj / "glossary.tbx"], "TBX glossary.tbx"),
                                ("xliff", xlfs, f"XLIFF 1.2 {len(xlfs)} files")):

@@ -190,8 +190,8 @@ class _Reader:
 
     def _walk(self, container, no_translate: bool, segs: list) -> None:
         # This loop runs once per unit of a 1M-word project, so the common unit (a fresh id, no
-        # translate attribute, a plain-text <source> and optional plain-text <target>, no
-        # seg-source, no SDL seg-defs, no memoQ/Phrase status attributes) is read right here. Any
+        # translate attribute, a <source> and optional <target>, no seg-source, no SDL seg-defs,
+        # no memoQ/Phrase status attributes) is read right here. Any
         # other unit goes to _unit(), which covers every case; nothing is recorded before the
         # hand-over, so the two paths give identical results.
         t_tu, t_group, unit = self.T_TU, self.T_GROUP, self._unit
@@ -199,6 +199,7 @@ class _Reader:
         fast = not no_translate and self.dialect not in ("mqxliff", "mxliff")
         ids, bad_states = self._ids, self.bad_states
         doc_id, src_lang, tgt_lang = self._doc
+        flatten, table, xns, has_seg_mrk = inline.flatten, inline.XLIFF12, self.xns, self._has_seg_mrk
         for el in container:
             tag = el.tag
             if tag == t_tu:
@@ -217,18 +218,26 @@ class _Reader:
                             elif t == t_segsrc or t == t_segdefs:
                                 source = None
                                 break
-                        if source is not None and not len(source) and (target is None or not len(target)):
-                            if target is None:
-                                t_text = state = None
+                        # A target holding <mrk mtype="seg"> without seg-source is a problem _unit reports.
+                        if source is not None and (target is None or not len(target) or not has_seg_mrk(target)):
+                            if len(source):
+                                s_text, s_codes = flatten(source, table, namespace=xns)
                             else:
-                                t_text = target.text or ""
+                                s_text, s_codes = source.text or "", ()
+                            if target is None:
+                                t_text, t_codes, state = None, (), None
+                            else:
+                                if len(target):
+                                    t_text, t_codes = flatten(target, table, namespace=xns)
+                                else:
+                                    t_text, t_codes = target.text or "", ()
                                 state = target.get("state")
                                 if state is not None and state not in _STATES and not state.startswith("x-"):
                                     bad_states[state] = bad_states.get(state, 0) + 1
                             ids.add(uid)
                             segs.append(
-                                Segment(doc_id, uid, "", source.text or "", t_text, src_lang, tgt_lang, len(segs),
-                                        (), (), state, False)
+                                Segment(doc_id, uid, "", s_text, t_text, src_lang, tgt_lang, len(segs),
+                                        s_codes, t_codes, state, False)
                             )
                             continue
                 unit(el, no_translate, segs)
