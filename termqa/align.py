@@ -55,10 +55,10 @@ class TargetIndex:
     __slots__ = ("tokens", "pos", "keys", "surf", "exact")
 
     def __init__(self, tokens):
-        from termqa.detect import surface_keys
+        from termqa.detect import content_positions, surface_keys
 
         self.tokens = tokens
-        self.pos = pos = [i for i, t in enumerate(tokens) if not is_gap(t)]
+        self.pos = pos = content_positions(tokens)
         self.keys = [tokens[i].key for i in pos]
         sk = [surface_keys(tokens[i].text) for i in pos]
         self.surf = [a for a, _ in sk]
@@ -238,13 +238,33 @@ def ngrams(idx: TargetIndex, stop: frozenset, max_n: int = 4, spans: bool = Fals
 
 
 def stop_words(lang: str) -> frozenset:
-    """spaCy's stop words for the language, loose-normalised (empty when spaCy has none)."""
+    """spaCy's stop words for the language, loose-normalised (empty when spaCy has none).
+
+    Read from spaCy's `lang/<xx>/stop_words.py` directly: importing the language package would also
+    compile its tokenizer exceptions, seconds of work for French that this does not need.
+    """
     from termqa.normalise import loose
 
+    return frozenset(loose(w) for w in _spacy_stop_words(lang))
+
+
+def _spacy_stop_words(lang: str):
+    import importlib.util
+    from pathlib import Path
+
+    try:
+        spec = importlib.util.find_spec("spacy")
+        path = Path(spec.submodule_search_locations[0]) / "lang" / lang / "stop_words.py"
+        if path.is_file():
+            mod_spec = importlib.util.spec_from_file_location(f"_termqa_stop_words_{lang}", path)
+            module = importlib.util.module_from_spec(mod_spec)
+            mod_spec.loader.exec_module(module)
+            return module.STOP_WORDS
+    except Exception:  # an unusual layout: ask spaCy the ordinary way below
+        pass
     try:
         from spacy.util import get_lang_class
 
-        words = get_lang_class(lang).Defaults.stop_words
+        return get_lang_class(lang).Defaults.stop_words
     except Exception:  # unknown language: no stop list, mining is just less selective
-        words = ()
-    return frozenset(loose(w) for w in words)
+        return ()

@@ -213,7 +213,7 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
     by_id = {c.id: c for c in concepts}
     segs = [s for s in doc.segments if s.source.strip()]
     src_tokens = lem_s.tokenize_many([s.source for s in segs])
-    tokens_by_seg = {s.key: t for s, t in zip(segs, src_tokens)}
+    tokens_by_seg = {s.index: t for s, t in zip(segs, src_tokens)}  # index: unique within a document
     matches, _acronyms = dt.detect_document(doc, trie, tokens_by_seg, segs)
 
     work: list[Work] = []
@@ -222,7 +222,7 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
         if not m.segment.translated:
             skipped += 1  # no translation yet: nothing to check
             continue
-        toks = tokens_by_seg[m.segment.key][m.tok_start:m.tok_end]
+        toks = tokens_by_seg[m.segment.index][m.tok_start:m.tok_end]
         concept = by_id[m.entry.concept_id]
         surface = m.segment.source[m.start:m.end]
         head = heads.get(concept.id)
@@ -243,10 +243,10 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
     # target side: only segments that hold occurrences are tokenised
     by_seg: dict = defaultdict(list)
     for i, w in enumerate(work):
-        by_seg[w.seg.key].append(i)
+        by_seg[w.seg.index].append(i)
     seg_list = [work[idxs[0]].seg for idxs in by_seg.values()]
     tgt_tokens = lem_t.tokenize_many([s.target for s in seg_list])
-    indexes = {s.key: al.TargetIndex(t) for s, t in zip(seg_list, tgt_tokens)}
+    indexes = {s.index: al.TargetIndex(t) for s, t in zip(seg_list, tgt_tokens)}
 
     def forms_of(concept):
         k = (concept.id, tgt_l)
@@ -277,7 +277,7 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
     for w in work:
         a = w.alignment
         if a is not None:
-            toks = indexes[w.seg.key].tokens[a.tok_start:a.tok_end]
+            toks = indexes[w.seg.index].tokens[a.tok_start:a.tok_end]
             w.rendering_key = term_key([t for t in toks if not dt.is_gap(t)]) or None
     return work, skipped
 
@@ -309,7 +309,7 @@ def _align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l) -> N
         chain_idx, claimed = [], {}
         # only segments where this chain is still unaligned: where it is aligned, the other words
         # of the segment are not its rendering
-        for seg_key in dict.fromkeys(work[i].seg.key for i in members if work[i].alignment is None):
+        for seg_key in dict.fromkeys(work[i].seg.index for i in members if work[i].alignment is None):
             idx = indexes[seg_key]
             chain_idx.append(idx)
             spans = [(work[j].alignment.tok_start, work[j].alignment.tok_end) for j in by_seg[seg_key]
@@ -330,8 +330,8 @@ def _align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l) -> N
             w = work[i]
             if w.alignment is not None:
                 continue
-            idx = indexes[w.seg.key]
-            taken = [(work[j].alignment.start, work[j].alignment.end) for j in by_seg[w.seg.key]
+            idx = indexes[w.seg.index]
+            taken = [(work[j].alignment.start, work[j].alignment.end) for j in by_seg[w.seg.index]
                      if work[j].alignment is not None]
             best = None
             for prio, neglen, start, a in sorted(al.candidates(
@@ -364,7 +364,7 @@ def _verdicts(work, references, lem, table):
     from termqa.normalise import spelling_issue, term_key, term_tokens
     from termqa.score import penalty_for
 
-    form_tokens: dict = {}
+    spell_cache: dict = {}
     ref_keys: dict = {}
     allowed_cache: dict = {}
     verdicts, items = [], []
@@ -376,12 +376,13 @@ def _verdicts(work, references, lem, table):
         spelling = None
         same = False
         if a is not None:
-            found = [t for t in _slice_tokens(w, a, lt)]
+            # spelling depends only on the two texts: renderings repeat, so each pair is checked once
             if a.kind == "glossary" and a.form is not None:
-                ft = form_tokens.get((lang, a.form.text))
-                if ft is None:
-                    ft = form_tokens[(lang, a.form.text)] = term_tokens(lt.tokenize(a.form.text))
-                spelling = spelling_issue(term_tokens(found), ft, lang)
+                k = (lang, a.text, a.form.text)
+                if k not in spell_cache:
+                    ft = term_tokens(lt.tokenize(a.form.text))
+                    spell_cache[k] = spelling_issue(term_tokens(lt.tokenize(a.text)), ft, lang)
+                spelling = spell_cache[k]
             elif a.kind == "established" and ref is not None and ref.text:
                 rk = ref_keys.get((lang, ref.text))
                 if rk is None:
@@ -389,7 +390,10 @@ def _verdicts(work, references, lem, table):
                     rk = ref_keys[(lang, ref.text)] = (term_key(rt), rt)
                 same = rk[0] == w.rendering_key
                 if same:
-                    spelling = spelling_issue(term_tokens(found), rk[1], lang)
+                    k = (lang, a.text, ref.text)
+                    if k not in spell_cache:
+                        spell_cache[k] = spelling_issue(term_tokens(lt.tokenize(a.text)), rk[1], lang)
+                    spelling = spell_cache[k]
         kind = a.kind if a else None
         if kind == "untranslated" and inside_kept_name(w.seg.source, w.start, w.end, w.seg.target, a.start, a.end):
             kind = "untranslated_in_name"
@@ -443,11 +447,6 @@ def inside_kept_name(source: str, s0: int, s1: int, target: str, t0: int, t1: in
         if ms and mt and ms.group(1) == mt.group(1):
             return True
     return False
-
-
-def _slice_tokens(w: Work, a, lt):
-    """Target tokens of an aligned span (re-tokenised from the span text: cheap and exact)."""
-    return lt.tokenize(a.text)
 
 
 __all__ = ["check", "CheckResult", "lang_matches"]

@@ -32,9 +32,12 @@ def _loose(s: str) -> str:
     return loose(s)
 
 
+GAPS = frozenset(("-", "‐", "‑", "–", "/"))
+
+
 def is_gap(tok) -> bool:
     """Tokens that matching skips: hyphens joining the parts of a compound."""
-    return tok.punct and tok.text in ("-", "‐", "‑", "–", "/")
+    return tok.punct and tok.text in GAPS
 
 
 @dataclass(frozen=True)
@@ -195,7 +198,7 @@ def text_keys(tokens, positions) -> list[tuple[str, str, str]]:
 
 def content_positions(tokens) -> list[int]:
     """Indexes of the tokens matching looks at (hyphens joining compounds are skipped)."""
-    return [i for i, t in enumerate(tokens) if not is_gap(t)]
+    return [i for i, t in enumerate(tokens) if not (t.punct and t.text in GAPS)]
 
 
 def find_in_segment(trie: TermTrie, segment: Segment, tokens) -> list[Match]:
@@ -229,7 +232,7 @@ def find_acronyms(matches: Sequence[Match], tokens_by_seg: dict) -> list[SourceE
     """
     found: dict[tuple[str, str], SourceEntry] = {}
     for m in matches:
-        toks = tokens_by_seg[m.segment.key]
+        toks = tokens_by_seg[m.segment.index]
         j = m.tok_end
         if j + 2 < len(toks) and toks[j].text in _OPEN and toks[j + 2].text in _CLOSE:
             cand = toks[j + 1].text
@@ -242,18 +245,18 @@ def find_acronyms(matches: Sequence[Match], tokens_by_seg: dict) -> list[SourceE
 
 
 def acronym_definition_spans(matches: Sequence[Match], tokens_by_seg: dict, acronyms) -> set:
-    """(segment key, char start) of acronyms standing in their own definition parentheses.
+    """(segment index, char start) of acronyms standing in their own definition parentheses.
 
     The acronym inside "term (ACR)" is part of the definition, not a second occurrence.
     """
     keys = {(a.concept_id, a.key[0]) for a in acronyms}
     spans = set()
     for m in matches:
-        toks = tokens_by_seg[m.segment.key]
+        toks = tokens_by_seg[m.segment.index]
         j = m.tok_end
         if j + 2 < len(toks) and toks[j].text in _OPEN and toks[j + 2].text in _CLOSE:
             if (m.entry.concept_id, exact_key(toks[j + 1].text)) in keys:
-                spans.add((m.segment.key, toks[j + 1].start))
+                spans.add((m.segment.index, toks[j + 1].start))
     return spans
 
 
@@ -261,7 +264,7 @@ def detect_document(doc: Document, trie: TermTrie, tokens_by_seg: dict, segments
     """All matches in a document, including acronyms the document defines. Ordered by position."""
     matches = []
     for seg in segments:
-        matches.extend(find_in_segment(trie, seg, tokens_by_seg[seg.key]))
+        matches.extend(find_in_segment(trie, seg, tokens_by_seg[seg.index]))
     acronyms = [a for a in find_acronyms(matches, tokens_by_seg)
                 if trie.longest_at([(a.key[0],)], 0)[1] == []]
     if acronyms:
@@ -269,8 +272,8 @@ def detect_document(doc: Document, trie: TermTrie, tokens_by_seg: dict, segments
         doc_trie = trie.copy_with(acronyms)
         matches = []
         for seg in segments:
-            for m in find_in_segment(doc_trie, seg, tokens_by_seg[seg.key]):
-                if (seg.key, m.start) not in skip:
+            for m in find_in_segment(doc_trie, seg, tokens_by_seg[seg.index]):
+                if (seg.index, m.start) not in skip:
                     matches.append(m)
     return matches, acronyms
 

@@ -24,10 +24,12 @@ Token rules that matching relies on (see normalise.py):
 from __future__ import annotations
 
 import gc
+import os
 import importlib.util
 import re
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Optional, Sequence
 
 from .errors import UsageError
@@ -477,9 +479,9 @@ def _build(lang: str, mode: str) -> Lemmatiser:
 
     blank_lang = lang
     try:
-        nlp = spacy.blank(lang)
+        nlp = _blank(lang)
     except Exception:  # no language class, or one needing an extra package (ja, ko, th, vi)
-        nlp = spacy.blank("xx")
+        nlp = _blank("xx")
         blank_lang = "xx"
     table = _load_table(lang) if blank_lang != "xx" else None
     head = f"spacy-{spacy.__version__} blank:{blank_lang}"
@@ -491,6 +493,58 @@ def _build(lang: str, mode: str) -> Lemmatiser:
     rules = " + plural rules" if lang in PLURAL_RULES else ""
     name = f"{head} + fallback:{lang} (no lookup table{rules})"
     return Lemmatiser(lang, "fallback", name, nlp, None)
+
+
+class _TokenizerOnly:
+    """What lookup mode needs of a spaCy pipeline: its tokenizer."""
+
+    def __init__(self, tokenizer):
+        self.tokenizer = tokenizer
+
+
+def _tokenizer_cache(lang: str):
+    import spacy
+
+    try:
+        from platformdirs import user_cache_dir
+
+        return Path(user_cache_dir("termqa")) / f"tokenizer-spacy-{spacy.__version__}-{lang}.bin"
+    except Exception:  # no cache folder: build the tokenizer every time
+        return None
+
+
+def _blank(lang: str):
+    """spaCy's tokenizer for `lang`, without its `token_match` exception pattern.
+
+    That pattern only keeps listed hyphenated or elided words whole (French "arc-en-ciel"), which
+    this module splits at hyphens anyway; compiling it costs 2-3 s per process for French. The
+    tokenizer (prefix/suffix/infix rules and special cases) is cached in the user cache folder
+    after the first build, so later runs load it without importing the language's exceptions.
+    Results are the same whether the cache is there or not: both paths leave `token_match` out.
+    """
+    cache = _tokenizer_cache(lang)
+    if cache is not None and cache.is_file():
+        try:
+            from spacy.tokenizer import Tokenizer
+            from spacy.vocab import Vocab
+
+            return _TokenizerOnly(Tokenizer(Vocab()).from_bytes(cache.read_bytes(),
+                                                               exclude=["vocab", "token_match"]))
+        except Exception:  # a cache from another spaCy build: rebuild it below
+            pass
+    import spacy
+
+    nlp = spacy.blank(lang)
+    nlp.tokenizer.token_match = None
+    if cache is not None:
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
+            tmp.write_bytes(nlp.tokenizer.to_bytes(exclude=["vocab", "token_match"]))
+            os.replace(tmp, cache)
+        except OSError:  # read-only home: no cache, same results
+            pass
+    return _TokenizerOnly(nlp.tokenizer)
 
 
 def _lookups_version() -> str:
