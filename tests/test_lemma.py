@@ -245,3 +245,19 @@ def test_offsets_and_spacy_boundaries_on_real_text(corpus, fr, en):
                     expected.append((pos, part))
                     pos += len(part)
             assert [(t.start, t.text) for t in toks] == expected
+
+
+def test_cached_tokenizer_splits_exactly_like_a_fresh_one(tmp_path, monkeypatch):
+    """The French tokenizer is cached after the first build; both must give the same tokens."""
+    from termqa import lemma
+
+    cache = tmp_path / "tok-fr.bin"
+    monkeypatch.setattr(lemma, "_tokenizer_cache", lambda lang: cache)
+    text = ("Aujourd'hui, l'arc-en-ciel s'affiche : vérifiez qu'il n'y a pas d'huile (voir §4.2) "
+            "sur le porte-outil, c.-à-d. 12,5 mm/s ; e-mail à l'équipe.")
+    fresh = lemma._blank("fr")
+    assert cache.is_file()
+    cached = lemma._blank("fr")
+    assert type(cached.tokenizer) is type(fresh.tokenizer)
+    assert [t.text for t in fresh.tokenizer(text)] == [t.text for t in cached.tokenizer(text)]
+    assert fresh.tokenizer.token_match is None and cached.tokenizer.token_match is None
