@@ -13,12 +13,11 @@ dialect's picklist, data categories at a level the dialect forbids). They go to
 """
 from __future__ import annotations
 
-import gc
 import re
 from collections import Counter
-from contextlib import contextmanager
 from typing import Optional
 
+from termqa.gcpause import paused_gc
 from termqa.langtags import normalise_tag
 from termqa.model import Concept, Glossary, Term
 
@@ -475,27 +474,9 @@ def _subtree(el, kids: list) -> list:
     return run
 
 
-@contextmanager
-def _gc_paused():
-    """Hold the cyclic garbage collector while records are built.
-
-    A 20k-concept glossary makes ~65k Terms and Concepts (and passes through ~200k lxml element
-    proxies) in a burst; the collections these allocations would start cost about a sixth of the
-    reading time and find nothing, since the records hold no cycles. The collector is resumed, if
-    it was running, as soon as reading ends, error or not.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def read(path: str, root, content_hash: str) -> Glossary:
     """Read a parsed TBX document (root `martif` or `tbx`) into a Glossary."""
-    with _gc_paused():
+    with paused_gc():
         return _read(path, root, content_hash)
 
 

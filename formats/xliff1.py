@@ -13,11 +13,10 @@ Dialect status lives outside the standard attributes:
 """
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from typing import Optional
 
 from termqa.errors import InputError, MissingLanguageError
+from termqa.gcpause import paused_gc
 from termqa.langtags import normalise_tag
 from termqa.model import BilingualFile, Document, Segment
 
@@ -395,25 +394,7 @@ class _Reader:
         return out
 
 
-@contextmanager
-def _gc_paused():
-    """Hold the cyclic garbage collector while records are built.
-
-    A 1M-word project makes ~100k Segments in a burst; each few hundred allocations would start a
-    collection that walks every young object (and, now and then, the whole heap), about a tenth
-    of the reading time, to find cycles these records never form. The collector is resumed, if it
-    was running, as soon as reading ends, error or not.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def read(path: str, root, *, src_lang=None, tgt_lang=None) -> BilingualFile:
     """Read an XLIFF 1.x file whose root element `root` the hardened parser already produced."""
-    with _gc_paused():
+    with paused_gc():
         return _Reader(str(path), root, src_lang, tgt_lang).read()

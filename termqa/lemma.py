@@ -23,7 +23,6 @@ Token rules that matching relies on (see normalise.py):
 """
 from __future__ import annotations
 
-import gc
 import os
 import importlib.util
 import re
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from .errors import UsageError
+from .gcpause import paused_gc
 from .langtags import primary
 from .normalise import loose
 
@@ -372,11 +372,9 @@ class Lemmatiser:
         chunk_pieces = self._chunk_pieces
         T = Token
         results = []
-        # Tokens hold no reference cycles; pausing the cyclic GC while we allocate millions of them
-        # avoids repeated full collections (about 2x faster on 1M words).
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
-        try:
+        # Tokens hold no reference cycles: no collections while we allocate millions of them
+        # (about 2x faster on 1M words)
+        with paused_gc():
             for text in texts:
                 toks: list[Token] = []
                 append = toks.append
@@ -389,9 +387,6 @@ class Lemmatiser:
                     for text_, a, b, lem, key, art, pun in pieces:
                         append(T(text_, base + a, base + b, lem, key, art, pun))
                 results.append(tuple(toks))
-        finally:
-            if gc_was_enabled:
-                gc.enable()
         return results
 
     def _chunk_pieces(self, chunk: str) -> tuple[_Piece, ...]:
