@@ -328,15 +328,11 @@ def _redecide(stage, verdicts, references, table):
 def _needs_q1(stage, v) -> bool:
     if v.judge == "rule" and v.outcome == ERROR:
         return False
-    o = v.occurrence
     if stage.exhaustive:
         return True
-    if v.outcome == UNJUDGED:
-        return True
-    ref = v.reference
-    # a hapax's own rendering as its reference would be circular: judged in absolute terms
-    return o.chain_size == 1 and (ref is None or ref.provenance != GLOSSARY) and v.outcome == CONFORMING \
-        and v.judge == "rule" and dict(v.extra).get("rule") == "pseudo_reference"
+    # what the rules settled stays settled; a hapax without a glossary reference is never settled by
+    # them (its own rendering as reference would be circular), so it arrives here as unjudged
+    return v.outcome == UNJUDGED
 
 
 def _forms(stage, verdicts, doc_id, cid):
@@ -397,7 +393,9 @@ def _q1_q2(stage, verdicts, references, table, progress):
     groups = defaultdict(list)
     for i in todo:
         o = verdicts[i].occurrence
-        key = (o.doc_id, o.source_form, o.target_text) if not stage.exhaustive else (i,)
+        # propagation: one question per distinct rendering; a missing rendering is about its own
+        # segment, so it is never shared
+        key = (o.doc_id, o.source_form, o.target_text) if o.target_text and not stage.exhaustive else (i,)
         groups[key].append(i)
     forms_cache = {}
 

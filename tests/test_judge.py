@@ -235,3 +235,16 @@ def test_price_option_gives_a_cost_estimate(server, tmp_path):
     bad = CliRunner().invoke(main, ["check", x, "-g", g, "--judge-model", "m", "--judge-base-url", server.url,
                                     "--price", "nonsense"])
     assert bad.exit_code == 2 and "cannot read price" in bad.stderr
+
+
+def test_missing_renderings_are_judged_one_by_one(server, tmp_path):
+    """Propagation shares one answer per distinct rendering; a missing one is about its own segment."""
+    pairs = [("u1", "Check the oil level.", "Vérifiez le niveau."),
+             ("u2", "Drain the oil.", "Vidangez le carter.")]
+    script = Script()
+    server.default = script
+    x = write_xliff(tmp_path / "doc.xlf", pairs)
+    g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c1", "oil", "huile"]])
+    r = check([x], [g], judge=judge(server, tmp_path), lemmatiser="lookup").to_dict()
+    assert r["accounting"]["questions"]["error"] == 2
+    assert [o["target_text"] for o in r["occurrences"]] == [None, None]
