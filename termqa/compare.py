@@ -434,14 +434,14 @@ _FORCE = Reference("", "", "", None, "none")
 def redecide(run: SystemRun, refs: dict, stage, table, force: frozenset = frozenset()) -> list:
     """The verdicts of one system against `refs`: the judge stage's own re-decision, then the reason
     of unaligned occurrences that now have a reference (they are missing renderings, not hapaxes)."""
-    from termqa.judge import _redecide
+    from termqa.judge import redecide
     from termqa.prejudge import decide
     from termqa.score import penalty_for
 
     # the judge stage decides again what its alignment or a changed reference touched; occurrences
     # aligned across systems are marked so that it does
     before = [replace(v, reference=_FORCE) if n in force else v for n, v in enumerate(run.verdicts)]
-    new = _redecide(stage, before, refs, table)
+    new = redecide(stage, before, refs, table)
     out = []
     for orig, old, v in zip(run.verdicts, before, new):
         if v.reference is _FORCE:  # left alone by the re-decision: keep what it had
@@ -460,7 +460,7 @@ def redecide(run: SystemRun, refs: dict, stage, table, force: frozenset = frozen
 def _pooled_reference_check(runs, members, refs, stages, progress):
     """Validate (or regenerate) the shared pseudo-references of one target-language group once, on the
     occurrences of all its systems: the first system's documents stand for all (same source)."""
-    from termqa.judge import _check_references
+    from termqa.judge import check_references
 
     canon = members[0]
     canon_ids = runs[canon].doc_ids
@@ -473,7 +473,7 @@ def _pooled_reference_check(runs, members, refs, stages, progress):
         for (doc_id, cid, sf), ref in refs[s].items():
             key = (canon_ids[run.doc_index[doc_id]], cid, sf)
             pooled_r.setdefault(key, replace(ref, doc_id=key[0]))
-    checked = _check_references(stages[canon], pooled_v, pooled_r, progress)
+    checked = check_references(stages[canon], pooled_v, pooled_r, progress)
     for s in members:
         run = runs[s]
         new = {}
@@ -522,7 +522,7 @@ def compare(
 ) -> CompareResult:
     """Check several systems' translations of the same source against shared references."""
     from termqa.check import TRAINED_MAX_WORDS, check
-    from termqa.judge import _Doc, _Stage
+    from termqa.judge import DocView, Stage
     from termqa.lemma import get_lemmatiser
     from termqa.score import validate_table
 
@@ -568,7 +568,7 @@ def compare(
     own_verdicts = [list(r.verdicts) for r in runs]
     accounting, asked, judge_info = None, [], None
     if judge is None:
-        stages = [_Stage([_Doc(d) for d in r.result.documents], concepts, None, lem, domain, exhaustive)
+        stages = [Stage([DocView(d) for d in r.result.documents], concepts, None, lem, domain, exhaustive)
                   for r in runs]
         added = align_across(runs, lem)
         refs = shared_references(runs, lem, added)
@@ -610,16 +610,16 @@ def _judge_all(runs, concepts, settings, lem, table, domain, exhaustive, progres
     """The judge stage for every system with one backend (identical questions asked once) and one set
     of references per target-language group, validated on the pooled evidence."""
     from termqa.asks import prompt_versions
-    from termqa.judge import _align, _Doc, _q1_q2, _Stage
+    from termqa.judge import align_open, DocView, ask_q1_q2, Stage
     from termqa.llm import Backend
 
     backend = Backend(settings)
     try:
-        stages = [_Stage([_Doc(d) for d in r.result.documents], concepts, backend, lem, domain, exhaustive)
+        stages = [Stage([DocView(d) for d in r.result.documents], concepts, backend, lem, domain, exhaustive)
                   for r in runs]
         added = align_across(runs, lem)  # deterministic first: fewer questions for the judge
         for run, st in zip(runs, stages):
-            run.verdicts = _align(st, run.verdicts, progress)
+            run.verdicts = align_open(st, run.verdicts, progress)
         refs = shared_references(runs, lem, added)
         groups = defaultdict(list)
         for s, run in enumerate(runs):
@@ -628,7 +628,7 @@ def _judge_all(runs, concepts, settings, lem, table, domain, exhaustive, progres
             _pooled_reference_check(runs, members, refs, stages, progress)
         for run, st, rf, ad in zip(runs, stages, refs, added):
             v = redecide(run, rf, st, table, frozenset(ad))
-            run.verdicts = _q1_q2(st, v, rf, table, progress)
+            run.verdicts = ask_q1_q2(st, v, rf, table, progress)
             run.references = rf
     finally:
         backend.close()

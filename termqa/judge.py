@@ -13,6 +13,10 @@ On top of the counting verdicts, in order:
    unjustified with one of ten labels.
 `exhaustive=True` sends every occurrence not settled by a certain rule through Q1 (no propagation)
 and Q2, for validation.
+
+`run_judge` runs the stages in order on one set of verdicts; `termqa.compare` runs the same public
+stages (`Stage`, `align_open`, `rebuild_pseudo`, `check_references`, `redecide`, `ask_q1_q2`) across
+several systems so that they share references and one cache.
 """
 from __future__ import annotations
 
@@ -35,7 +39,7 @@ def _failed(exc) -> str:
     return f"not judged: the judge failed ({exc})"
 
 
-class _Stage:
+class Stage:
     """State shared by the phases: documents, concepts, lemmatisers, the backend and counts."""
 
     def __init__(self, documents, concepts, backend, lem, domain, exhaustive):
@@ -95,7 +99,7 @@ class _Stage:
         return keys_of(self.lem(primary(lang)).tokenize(text))[0] or None
 
 
-class _Doc:
+class DocView:
     """A document with its segments indexed by position (unit ids are not always unique)."""
 
     def __init__(self, doc):
@@ -110,13 +114,13 @@ def run_judge(verdicts, references, documents, concepts, settings, *, table, exh
     from termqa.llm import Backend
 
     backend = Backend(settings)
-    stage = _Stage([_Doc(d) for d in documents], concepts, backend, lem, domain, exhaustive)
+    stage = Stage([DocView(d) for d in documents], concepts, backend, lem, domain, exhaustive)
     try:
-        verdicts = _align(stage, verdicts, progress)
-        references = _rebuild_pseudo(stage, verdicts, references)
-        references = _check_references(stage, verdicts, references, progress)
-        verdicts = _redecide(stage, verdicts, references, table)
-        verdicts = _q1_q2(stage, verdicts, references, table, progress)
+        verdicts = align_open(stage, verdicts, progress)
+        references = rebuild_pseudo(stage, verdicts, references)
+        references = check_references(stage, verdicts, references, progress)
+        verdicts = redecide(stage, verdicts, references, table)
+        verdicts = ask_q1_q2(stage, verdicts, references, table, progress)
     finally:
         backend.close()
     acc = backend.account.as_dict()
@@ -128,7 +132,7 @@ def run_judge(verdicts, references, documents, concepts, settings, *, table, exh
 
 # --- 1. alignment ---------------------------------------------------------------------------------
 
-def _align(stage, verdicts, progress):
+def align_open(stage, verdicts, progress):
     from termqa.asks import AlignQuestion
 
     todo = [i for i, v in enumerate(verdicts)
@@ -187,7 +191,7 @@ def _chains(verdicts):
     return chains
 
 
-def _rebuild_pseudo(stage, verdicts, references):
+def rebuild_pseudo(stage, verdicts, references):
     """Pseudo-references again, now that the judge aligned more occurrences."""
     from termqa.reference import pseudo_reference
 
@@ -205,7 +209,7 @@ def _rebuild_pseudo(stage, verdicts, references):
     return refs
 
 
-def _check_references(stage, verdicts, references, progress):
+def check_references(stage, verdicts, references, progress):
     """Validate pseudo-references on source-side evidence; generate those that fail."""
     from termqa.asks import ReferenceCheckQuestion, ReferenceQuestion
 
@@ -271,7 +275,7 @@ def _contexts(stage, occs, n=3):
 
 # --- deterministic verdicts again, for what alignment or the references changed --------------------
 
-def _redecide(stage, verdicts, references, table):
+def redecide(stage, verdicts, references, table):
     """Re-run the deterministic rules on occurrences the judge aligned or whose reference changed."""
     from termqa.align import surface_key
     from termqa.normalise import loose, spelling_issue, term_tokens
@@ -384,7 +388,7 @@ def _preceding(stage, o, n=2):
     return tuple(out)
 
 
-def _q1_q2(stage, verdicts, references, table, progress):
+def ask_q1_q2(stage, verdicts, references, table, progress):
     from termqa.asks import ConsistencyQuestion, ErrorQuestion, SegmentText
     from termqa.score import penalty_for
 
