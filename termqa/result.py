@@ -36,6 +36,7 @@ def occurrence_dict(v) -> dict:
         "penalty": v.penalty,
         "reason": v.reason,
         "judge": v.judge,
+        "rule": dict(v.extra).get("rule"),  # which deterministic rule decided, e.g. forbidden_term
         "prompt_version": v.prompt_version,
     }
 
