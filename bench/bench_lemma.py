@@ -4,7 +4,7 @@ Usage: python bench_lemma.py [--words 1000000] [--mode lookup]
 Reports words/s for (a) the 1M-word stream (repeated segments hit the per-text cache, as in real
 projects) and (b) distinct texts only, cold caches (worst case).
 """
-import argparse, glob, json, sys, time
+import argparse, glob, json, time
 from pathlib import Path
 from lxml import etree
 

@@ -16,7 +16,7 @@ Occurrences left without a span are `unaligned`: kept, never dropped.
 """
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass
 from typing import Optional, Sequence
 

@@ -13,8 +13,7 @@ from typing import Callable, Mapping, Optional, Sequence
 from termqa import align as al
 from termqa import detect as dt
 from termqa.errors import LanguageError
-from termqa.labels import DEFAULT_PENALTIES
-from termqa.langtags import lang_matches, normalise_tag, primary
+from termqa.langtags import normalise_tag, primary
 from termqa.model import (
     ALLOWED_STATUSES, BilingualFile, Document, Glossary, Occurrence, Reference, Span, Verdict,
 )
@@ -449,4 +448,4 @@ def inside_kept_name(source: str, s0: int, s1: int, target: str, t0: int, t1: in
     return False
 
 
-__all__ = ["check", "CheckResult", "lang_matches"]
+__all__ = ["check", "CheckResult"]

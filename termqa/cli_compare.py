@@ -5,7 +5,6 @@ whether it runs inside the `termqa` group or on its own.
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path

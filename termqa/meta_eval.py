@@ -571,7 +571,7 @@ def evaluate(table: Table, *, k: int = 1000, seed: int = 0, compare_k: int = 0,
              metrics: Optional[Sequence[str]] = None) -> dict:
     """SPA (over documents), acc*_eq at segment and document level, per metric; with compare_k > 0,
     each metric against the best one by SPA and by segment acc*_eq (PERM-BOTH p-values)."""
-    np = _np()
+    _np()  # fail early, naming the extra to install, when numpy is missing
     systems = list(table.systems)
     metrics = [m for m in (metrics or table.documents) if m != "human"]
     seg_items = sorted({i for v in table.segments["human"].values() for i in v}, key=_item_order)

@@ -30,7 +30,6 @@ from termqa.labels import CONSISTENCY_LABELS, ERROR_LABELS, NO_ERROR
 from termqa.llm import Answer, Backend, settings_from_env
 from termqa.model import Concept, Term
 from termqa.prompting import PromptLibrary, split_header
-from tests.llm_server import llm_server  # noqa: F401  (fixture)
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 

@@ -20,7 +20,6 @@ from termqa.llm import (
     price_for,
     settings_from_env,
 )
-from tests.llm_server import llm_server  # noqa: F401  (fixture)
 
 SCHEMA = {
     "name": "verdict",
