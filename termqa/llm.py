@@ -45,7 +45,8 @@ DEFAULT_PRICES = MappingProxyType({
 })
 
 JSON_SCHEMA = "json_schema"
-JSON_OBJECT = "json_object"
+JSON_OBJECT = "json_object"  # with the schema alongside: llama.cpp's server constrains output with it
+JSON_PLAIN = "json_object_plain"  # for servers that refuse even that extra key
 
 _LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "host.docker.internal"}
 
@@ -345,7 +346,7 @@ def _error_text(exc: Exception) -> str:
 
 
 def _schema_rejected(exc: Exception) -> bool:
-    """Does this 400/422 say the server cannot do `response_format: json_schema`?"""
+    """Does this 400/422 (or llama.cpp's 500) say the server cannot do `response_format: json_schema`?"""
     text = _error_text(exc)
     return any(w in text for w in ("response_format", "json_schema", "response format",
                                    "structured output", "schema"))
@@ -552,6 +553,8 @@ class Backend:
                 messages[last_user] = {**messages[last_user],
                                        "content": messages[last_user]["content"] + note}
                 kwargs["response_format"] = {"type": "json_object"}
+                if mode == JSON_OBJECT:
+                    kwargs["response_format"]["schema"] = dict(schema.get("schema", schema))
         kwargs["messages"] = messages
         return kwargs
 
@@ -620,9 +623,12 @@ class Backend:
                     self._send_temperature = False
                     self.account.adapted.append("no_temperature")
                 return None
-        if status in (400, 422) and mode == JSON_SCHEMA and _schema_rejected(exc):
+        # llama.cpp's Python server answers an unknown response_format with a 500 that names it
+        # ("Input should be 'text' or 'json_object'"): a refusal of the mode, not a passing fault
+        if (status in (400, 422) or (status == 500 and "json_object" in _error_text(exc))) \
+                and mode in (JSON_SCHEMA, JSON_OBJECT) and _schema_rejected(exc):
             with self._lock:
-                self._mode = JSON_OBJECT
+                self._mode = JSON_OBJECT if mode == JSON_SCHEMA else JSON_PLAIN
                 self.account.json_mode_fallback = True
             return None
         code = getattr(exc, "code", None)

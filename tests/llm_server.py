@@ -65,6 +65,11 @@ class ScriptedLLM:
     hang: float = 3.0  # how long a "timeout" fault stalls (cut short when the server stops)
     tokens: tuple[int, int] = (100, 10)  # usage reported per answer (prompt, completion)
     reject_json_schema: bool = False
+    # How the refusal comes: 400 (most servers) or 500 (llama.cpp's Python server, whose validation
+    # error names the modes it knows).
+    reject_json_schema_status: int = 400
+    # Refuse a json_object response_format that carries a "schema" key (strict servers).
+    reject_schema_key: bool = False
     # Parameters refused with a 400, like reasoning models do ("temperature", "max_tokens").
     reject_params: tuple[str, ...] = ()
     model_ids: tuple[str, ...] = ("scripted-judge",)
@@ -206,6 +211,7 @@ class _Handler(BaseHTTPRequestHandler):
         rf = body.get("response_format") or {}
         # A server that cannot do json_schema says so before anything else (no fault consumed).
         rejects = ((s.reject_json_schema and isinstance(rf, dict) and rf.get("type") == "json_schema")
+                   or (s.reject_schema_key and isinstance(rf, dict) and "schema" in rf)
                    or any(p in body for p in s.reject_params))
         with s._lock:
             s.log.append(entry)
@@ -228,10 +234,20 @@ class _Handler(BaseHTTPRequestHandler):
             s._stopping.wait(s.latency)
         rf = body.get("response_format") or {}
         if s.reject_json_schema and isinstance(rf, dict) and rf.get("type") == "json_schema":
+            entry.status = s.reject_json_schema_status
+            if entry.status == 500:  # the shape llama.cpp's server gives
+                self._send(500, {"error": {
+                    "message": "1 validation error: {'loc': ('body', 'response_format', 'type'), "
+                               "'msg': \"Input should be 'text' or 'json_object'\"}", "type": "internal_server_error"}})
+            else:
+                self._send(400, {"error": {
+                    "message": "response_format type 'json_schema' is not supported; use 'json_object'",
+                    "type": "invalid_request_error", "param": "response_format", "code": None}})
+            return
+        if s.reject_schema_key and isinstance(rf, dict) and "schema" in rf:
             entry.status = 400
-            self._send(400, {"error": {
-                "message": "response_format type 'json_schema' is not supported; use 'json_object'",
-                "type": "invalid_request_error", "param": "response_format", "code": None}})
+            self._send(400, {"error": {"message": "response_format: extra field 'schema' not permitted",
+                                       "type": "invalid_request_error", "param": "response_format"}})
             return
         for param in s.reject_params:
             if param in body:

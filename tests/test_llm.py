@@ -135,6 +135,31 @@ def test_server_rejecting_json_schema_switches_to_json_object_for_the_run(llm_se
     assert last_user.startswith("item 0") and "JSON Schema" in last_user and '"justification"' in last_user
 
 
+def test_llama_cpp_style_500_refusal_falls_back_with_the_schema_alongside(llm_server, tmp_path):
+    # llama.cpp's Python server refuses json_schema with a 500 and constrains json_object output
+    # with a "schema" key (tests/test_llm_slow.py checks the same against the real server)
+    llm_server.reject_json_schema = True
+    llm_server.reject_json_schema_status = 500
+    with make_backend(llm_server, tmp_path) as b:
+        a = b.complete(req("item"))
+        assert a.data["label"] == "no_error" and b.json_mode == "json_object"
+        assert b.account.as_dict()["retries"] == 0
+    log = llm_server.completions
+    assert [r.status for r in log] == [500, 200]
+    assert log[1].body["response_format"]["schema"]["required"] == ["justification", "label"]
+
+
+def test_server_refusing_the_schema_key_gets_plain_json_object(llm_server, tmp_path):
+    llm_server.reject_json_schema = True
+    llm_server.reject_schema_key = True
+    with make_backend(llm_server, tmp_path) as b:
+        a = b.complete(req("item"))
+        assert a.data["label"] == "no_error" and b.json_mode == "json_object_plain"
+    log = llm_server.completions
+    assert [r.status for r in log] == [400, 400, 200]
+    assert log[2].body["response_format"] == {"type": "json_object"}
+
+
 def test_fallback_answers_share_the_cache_with_schema_answers(llm_server, tmp_path):
     llm_server.reject_json_schema = True
     with make_backend(llm_server, tmp_path) as b:
