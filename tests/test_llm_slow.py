@@ -94,3 +94,27 @@ def test_error_judge_round_trip_through_llama_cpp(llama_server, tmp_path):
         again = asks.ask(backend, q)
         assert backend.account.calls == 0 and backend.account.cached == 1
     assert again == verdict
+
+
+def test_check_end_to_end_with_a_real_local_model(llama_server, tmp_path):
+    """`termqa check` on the sample project judged by the real server: every verdict is settled or
+    says why not, and the accounting adds up. (The tiny model's labels are not judged for quality.)"""
+    import json
+
+    from click.testing import CliRunner
+
+    from termqa.cli import main
+
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "r.json"
+    r = CliRunner().invoke(main, [
+        "check", str(root / "samples" / "pump-manual.xlf"), "-g", str(root / "samples" / "pump-terms.tbx"),
+        "--judge-model", "smollm2", "--judge-base-url", llama_server, "--cache", str(tmp_path / "c.sqlite"),
+        "--concurrency", "1", "--lemmatiser", "lookup", "--json", str(out), "-q"], env={"OPENAI_API_KEY": ""})
+    assert r.exit_code == 0, r.output
+    data = json.loads(out.read_text(encoding="utf-8"))
+    acc = data["accounting"]
+    assert acc["endpoint"] == "local" and acc["calls"] + acc["cached"] >= 1
+    for o in data["occurrences"]:
+        assert o["outcome"] in ("conforming", "justified", "unjustified", "error", "unjudged")
+        assert (o["penalty"] is None) == (o["outcome"] == "unjudged")
