@@ -47,6 +47,13 @@ def _text_start(data: bytes, size: int = 4096) -> str:
     return head.decode("utf-8", "ignore").lstrip()
 
 
+def _looks_binary(start: str) -> bool:
+    """Control characters other than tab and line breaks do not occur in text formats."""
+    sample = start[:2048]
+    bad = sum(1 for c in sample if ord(c) < 32 and c not in "\t\r\n\f") + sample.count("\ufffd")
+    return bool(sample) and bad * 20 > len(sample)  # more than 5 %
+
+
 def kind_of_root(root) -> Optional[str]:
     name, uri = local(root.tag), ns(root.tag)
     if name == "xliff":
@@ -109,6 +116,8 @@ def _parse(path) -> tuple[str, bytes, object]:
     if start.startswith("#") and all(not ln.strip() or ln.lstrip().startswith("#") for ln in whole_lines):
         # only comment lines in the first 4 KB (a PO licence header can be longer): look further
         start = _text_start(data, 65536)
+    if _looks_binary(start):
+        raise UnknownFormatError(path, "unknown format: binary data, not XLIFF, TMX, PO, TBX, SKOS or CSV")
     kind = detect_text(start)
     if kind is None:
         raise UnknownFormatError(path, "unknown format")

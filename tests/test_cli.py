@@ -78,6 +78,7 @@ BAD_INPUTS = {
                      b'<source>Hello</source></trans-unit></body></file></xliff>', "no target language"),
     "unknown.xml": (b"<html><body>hi</body></html>", "unknown format"),
     "empty.xlf": (b"", "empty"),
+    "binary.xlf": (bytes(range(256)) * 8, "binary data"),
 }
 
 
@@ -93,6 +94,13 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, name):
     assert r.stderr.count("\n") == 1 and r.stderr.startswith("termqa: error: ") and needle in r.stderr
     assert str(f) in r.stderr
     assert not out.exists() and f.read_bytes() == data
+
+
+def test_binary_glossary_is_refused(tmp_path):
+    g = tmp_path / "g.csv"
+    g.write_bytes(bytes(range(256)) * 8)
+    r = CliRunner().invoke(main, ["check", str(SAMPLES / "pump-manual.xlf"), "--glossary", str(g)])
+    assert r.exit_code == 2 and "binary data" in r.stderr
 
 
 def test_empty_glossary_is_refused(tmp_path):
