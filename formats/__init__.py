@@ -40,9 +40,13 @@ def _text_start(data: bytes, size: int = 4096) -> str:
     for bom, enc in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
         if head.startswith(bom):
             return head[len(bom):].decode(enc, "ignore").lstrip()
-    if len(head) > 1 and head[0] == 0 and head[1] != 0:
+    # UTF-16 without a BOM: mostly-ASCII markup puts a NUL in every other byte, on one side only
+    sample = head[:512]
+    even, odd = sample[0::2].count(0), sample[1::2].count(0)
+    half = max(len(sample) // 2, 1)
+    if even > 0.4 * half and odd < 0.05 * half:
         return head.decode("utf-16-be", "ignore").lstrip()
-    if len(head) > 1 and head[1] == 0 and head[0] != 0:
+    if odd > 0.4 * half and even < 0.05 * half:
         return head.decode("utf-16-le", "ignore").lstrip()
     return head.decode("utf-8", "ignore").lstrip()
 

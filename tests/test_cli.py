@@ -120,3 +120,15 @@ def test_real_process_has_no_traceback_on_bad_input(tmp_path):
     f.write_bytes(BAD_INPUTS["truncated.xlf"][0])
     p = subprocess.run([sys.executable, "-m", "termqa.cli", "inspect", str(f)], capture_output=True, text=True)
     assert p.returncode == 2 and "Traceback" not in p.stderr and len(p.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_bom_is_still_xml(tmp_path, encoding):
+    from termqa.formats import read_bilingual
+
+    x = ('<?xml version="1.0" encoding="UTF-16"?><xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">'
+         '<file original="a" datatype="plaintext" source-language="en" target-language="fr"><body>'
+         '<trans-unit id="1"><source>Pump</source><target>Pompe</target></trans-unit></body></file></xliff>')
+    f = tmp_path / "u16.xlf"
+    f.write_bytes(x.encode(encoding))
+    assert read_bilingual(str(f)).segments[0].target == "Pompe"
