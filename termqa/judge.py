@@ -36,7 +36,14 @@ R_NOT_IN_SEGMENT = "the judge's rendering is not in the target segment"
 
 
 def _failed(exc) -> str:
+    """The unjudged reason for a question the judge did not answer."""
+    if isinstance(exc, BudgetExceeded):
+        return R_BUDGET
     return f"not judged: the judge failed ({exc})"
+
+
+def _unjudged(v, exc):
+    return replace(v, outcome=UNJUDGED, label=None, penalty=None, judge=None, reason=_failed(exc))
 
 
 class Stage:
@@ -159,8 +166,7 @@ def align_open(stage, verdicts, progress):
         v = verdicts[i]
         o = v.occurrence
         if isinstance(r, JudgeError):
-            reason = R_BUDGET if isinstance(r, BudgetExceeded) else _failed(r)
-            out[i] = replace(v, reason=reason)
+            out[i] = replace(v, reason=_failed(r))
             continue
         if r.text is None:
             out[i] = replace(v, reason=R_NO_RENDERING, prompt_version=r.prompt_version)
@@ -429,8 +435,7 @@ def ask_q1_q2(stage, verdicts, references, table, progress):
         for i in groups[k]:
             v = out[i]
             if isinstance(r, JudgeError):
-                out[i] = replace(v, outcome=UNJUDGED, label=None, penalty=None, judge=None,
-                                 reason=R_BUDGET if isinstance(r, BudgetExceeded) else _failed(r))
+                out[i] = _unjudged(v, r)
             elif r.code is not None:
                 out[i] = replace(v, outcome=ERROR, label=r.code, penalty=penalty_for(ERROR, r.code, table),
                                  reason=r.justification, judge=model, prompt_version=r.prompt_version,
@@ -461,8 +466,7 @@ def ask_q1_q2(stage, verdicts, references, table, progress):
     for i, r in zip(to_q2, stage.ask("consistency", q2)):
         v = out[i]
         if isinstance(r, JudgeError):
-            out[i] = replace(v, outcome=UNJUDGED, label=None, penalty=None, judge=None,
-                             reason=R_BUDGET if isinstance(r, BudgetExceeded) else _failed(r))
+            out[i] = _unjudged(v, r)
             continue
         out[i] = replace(v, outcome=r.outcome, label=r.label, penalty=penalty_for(r.outcome, r.label, table),
                          reason=r.justification, judge=model, prompt_version=r.prompt_version, extra=_extra(r))
