@@ -333,8 +333,10 @@ def _align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l) -> N
             taken = [(work[j].alignment.start, work[j].alignment.end) for j in by_seg[w.seg.index]
                      if work[j].alignment is not None]
             best = None
-            for prio, neglen, start, a in sorted(al.candidates(
-                    replace(pendings[i], forms=(), dnt=False, has_target_terms=False), idx, w.seg.target, extra)):
+            cands = al.candidates(replace(pendings[i], forms=(), dnt=False, has_target_terms=False), idx,
+                                  w.seg.target, extra)
+            # ties keep the mined order (best rendering first); alignments themselves are not ordered
+            for prio, neglen, start, a in sorted(cands, key=lambda c: c[:3]):
                 if not any(a.start < e and s < a.end for s, e in taken):
                     best = a
                     break
