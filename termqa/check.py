@@ -162,6 +162,7 @@ def check(
 
     references = _references(work)
     verdicts, items = _verdicts(work, references, lem, table)
+    verdicts = _flag_misaligned(verdicts, documents, warnings)
 
     accounting = None
     judge_info = None
@@ -190,6 +191,27 @@ def check(
         references=list(references.values()), concepts={c.id: c for c in concepts}, signature=sig,
         metric_items=items, warnings=warnings, accounting=accounting, skipped_untranslated=skipped,
     )
+
+
+def _flag_misaligned(verdicts, documents, warnings):
+    """Occurrences "missing" from a target that is not a translation of the source say so."""
+    from termqa.prejudge import R_MISALIGNED, R_MISSING
+    from termqa.segcheck import misalignment
+
+    segs = {(d.doc_id, s.index): s for d in documents for s in d.segments}
+    suspects: dict = {}
+    for v in verdicts:
+        k = (v.occurrence.doc_id, v.occurrence.segment_index)
+        if k not in suspects:
+            seg = segs[k]
+            suspects[k] = misalignment(seg.source, seg.target)
+    flagged = [k for k, why in suspects.items() if why]
+    if flagged:
+        examples = ", ".join(f"{segs[k].unit_id} ({suspects[k]})" for k in flagged[:3])
+        warnings.append(f"{len(flagged)} segments holding terms look misaligned (target not a translation of "
+                        f"the source), e.g. {examples}")
+    return [replace(v, reason=R_MISALIGNED) if v.reason == R_MISSING and
+            suspects.get((v.occurrence.doc_id, v.occurrence.segment_index)) else v for v in verdicts]
 
 
 def _give_languages(gl, files, src_lang, tgt_lang):

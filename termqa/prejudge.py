@@ -21,6 +21,7 @@ R_HAPAX = "single occurrence with no glossary reference"
 R_NO_REFERENCE = "no reference: the glossary has no target term and no rendering was found"
 R_SPELLING_PSEUDO = "spelling differs from the document's majority rendering"
 R_ACRONYM_KEPT = "abbreviation kept as in the source; the glossary gives only a full form"
+R_MISALIGNED = "the target segment does not look like a translation of this source (misaligned?)"
 R_IN_KEPT_NAME = "left in the source language inside a longer expression kept as it is (a name or title?)"
 
 

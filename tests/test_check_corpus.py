@@ -56,3 +56,11 @@ def test_reformed_spelling_is_not_a_spelling_error(tico):
 def test_untranslated_common_word_is_a4(tico):
     flu = _find(tico, "influenza", "influenza")
     assert flu and all((o["outcome"], o["label"]) == ("error", "A4") for o in flu)
+
+
+def test_misaligned_units_are_named_as_such(tico):
+    # PubMed_8:474 pairs "The current CoV disease 2019 (COVID-19) epidemic..." with a French sentence
+    # on the symptoms of HCoV-NL63: the PubMed_8 block of the memory is shifted
+    occ = [o for o in tico["occurrences"] if o["unit_id"] == "PubMed_8:474" and o["target_text"] is None]
+    assert occ and all("misaligned" in o["reason"] for o in occ)
+    assert any("look misaligned" in w for w in tico["warnings"])

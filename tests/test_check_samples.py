@@ -58,6 +58,7 @@ def test_every_outcome_and_deterministic_label_occurs(result):
     assert s["outcomes"]["conforming"] > 50 and s["outcomes"]["error"] >= 4 and s["outcomes"]["unjudged"] >= 5
     assert {"A1", "A4", "A5", "F"} <= set(s["labels"])
     assert s["occurrences_in_untranslated_segments"] == 1
+    assert not any("misaligned" in w for w in result["warnings"])  # a real translation is not flagged
     provs = {r["provenance"] for r in result["references"]}
     assert provs == {"glossary", "pseudo"}
     assert result["documents"][0]["doc_id"].endswith("pump-manual.xlf")
