@@ -79,6 +79,17 @@ _REVERSE_ERROR_NAMES = {code: name for name, code in ERROR_LABELS.items()}
 
 # ---------------------------------------------------------------------------- small helpers
 
+# What the deterministic rules of termqa.prejudge found, in the words a reader expects.
+RULE_NAMES = {
+    "forbidden_term": "deprecated term",
+    "untranslated": "left untranslated",
+    "dnt_altered": "do-not-translate item altered",
+    "dnt_translated": "do-not-translate item translated",
+    "dnt_missing": "do-not-translate item missing",
+    "spelling": "spelling (diacritics)",
+}
+
+
 def label_info(label: Optional[str]) -> Optional[dict]:
     """Name, description and family of an error or consistency label (None for no label)."""
     if not label:
@@ -307,6 +318,9 @@ def build_view(result: dict) -> dict:
         anchored.add(anchor)
         ref = o.get("reference") or refs.get((o["doc_id"], o["concept_id"], o["source_form"])) or {}
         info = label_info(o.get("label"))
+        if info and o.get("rule") in RULE_NAMES:
+            # a deterministic rule names the case better than the label family it is scored as
+            info = dict(info, name=RULE_NAMES[o["rule"]])
         return {
             "o": o, "doc_key": doc_key[o["doc_id"]], "concept_key": concept_key[o["concept_id"]],
             "anchor": anchor, "own_anchor": own,

@@ -346,3 +346,14 @@ def test_languages_fall_back_to_the_documents():
     view = build_view(r)
     assert (view["src_lang"], view["tgt_lang"]) == ("en", "fr")
     assert "<span><b>en → fr</b></span>" in render_html(r)
+
+
+def test_rule_decided_errors_are_named_after_their_rule():
+    from termqa.check import check
+    from termqa.reports.html import render_html
+    from tests.conftest import SAMPLES
+
+    data = check([str(SAMPLES / "pump-manual.xlf")], [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup").to_dict()
+    page = render_html(data)
+    # hélice is A1 by the deprecated-term rule: the occurrence says so rather than "neighbouring concept"
+    assert "deprecated term" in page and "spelling (diacritics)" in page
