@@ -118,11 +118,18 @@ def target_forms(concept, tgt_lang, lemmatiser) -> list[TargetForm]:
     return out
 
 
-def target_forms_cached(concept, tgt_lang):
-    """The texts of a concept's target designations, cheaply (no lemmatiser needed)."""
-    from termqa.model import Term
-
-    return [t for t in concept.terms_in(tgt_lang) if isinstance(t, Term) and t.text.strip()]
+def classify_rendering(tokens, forms: Sequence[TargetForm], source_skey: Sequence[str],
+                       has_target_terms: bool) -> tuple[str, Optional[TargetForm]]:
+    """The alignment kind of a rendering found some other way (the judge copied it from the segment):
+    the same matching as `candidates`, on the whole span. Returns (kind, glossary form or None)."""
+    idx = TargetIndex(tokens)
+    whole = (0, len(idx.pos))
+    for f in forms:
+        if whole in idx.find(f.key, f.skey):
+            return f.kind, f
+    if has_target_terms and whole in idx.find(tuple(source_skey), surface=True):
+        return "untranslated", None
+    return "established", None
 
 
 @dataclass

@@ -5,7 +5,6 @@ LLM) -> score -> result. Each stage lives in its own module; this one only moves
 """
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Optional, Sequence
@@ -17,7 +16,7 @@ from termqa.langtags import normalise_tag, primary
 from termqa.model import (
     ALLOWED_STATUSES, BilingualFile, Document, Glossary, Occurrence, Reference, Span, Verdict,
 )
-from termqa.prejudge import decide
+from termqa.prejudge import decide, inside_kept_name, verdict_fields
 from termqa.reference import glossary_reference, pseudo_reference
 
 Progress = Callable[[str, int, int], None]
@@ -385,7 +384,6 @@ def _references(work: Sequence[Work]) -> dict:
 def _verdicts(work, references, lem, table):
     from termqa.metrics import Item
     from termqa.normalise import spelling_issue, term_key, term_tokens
-    from termqa.score import penalty_for
 
     spell_cache: dict = {}
     ref_keys: dict = {}
@@ -417,14 +415,13 @@ def _verdicts(work, references, lem, table):
                     if k not in spell_cache:
                         spell_cache[k] = spelling_issue(term_tokens(lt.tokenize(a.text)), rk[1], lang)
                     spelling = spell_cache[k]
-        kind = a.kind if a else None
-        if kind == "untranslated" and inside_kept_name(w.seg.source, w.start, w.end, w.seg.target, a.start, a.end):
-            kind = "untranslated_in_name"
-        d = decide(kind=kind, rendering=a.text if a else None, concept=w.concept,
+        copied = a is not None and a.kind == "untranslated"
+        d = decide(kind=a.kind if a else None, rendering=a.text if a else None, concept=w.concept,
                    reference=ref, form=a.form if a else None, chain_size=w.chain_size,
                    same_as_reference=same, spelling=spelling,
-                   target_terms=[f.text for f in al.target_forms_cached(w.concept, w.doc.tgt_lang)]
-                   if kind == "untranslated" else ())
+                   target_terms=[t.text for t in w.concept.terms_in(w.doc.tgt_lang)] if copied else (),
+                   in_kept_name=copied and inside_kept_name(w.seg.source, w.start, w.end, w.seg.target,
+                                                            a.start, a.end))
         occ = Occurrence(
             doc_id=w.doc.doc_id, unit_id=w.seg.unit_id, seg_id=w.seg.seg_id, segment_index=w.seg.index,
             concept_id=w.concept.id, source_form=w.source_form, source_text=w.source_text,
@@ -433,11 +430,7 @@ def _verdicts(work, references, lem, table):
             chain_size=w.chain_size, is_first_mention=w.first, glossary_term=w.entry.text,
             via=w.entry.via, align_method=a.kind if a else None,
         )
-        verdicts.append(Verdict(
-            occurrence=occ, outcome=d.outcome, label=d.label,
-            penalty=penalty_for(d.outcome, d.label, table), reason=d.reason, reference=ref,
-            judge="rule" if d.rule else None, extra=(("rule", d.rule),) if d.rule else (),
-        ))
+        verdicts.append(Verdict(occurrence=occ, reference=ref, **verdict_fields(d, table)))
         ak = (w.concept.id, w.doc.tgt_lang)
         allowed = allowed_cache.get(ak)
         if allowed is None:
@@ -453,23 +446,6 @@ def _verdicts(work, references, lem, table):
                           w.rendering_key if a is not None else None, gm,
                           is_head=w.entry.via == "glossary" and w.variation in ("none", "morphosyntactic")))
     return verdicts, items
-
-
-_PREV_WORD = re.compile(r"(\w[\w'’-]*)\W{0,3}$")
-_NEXT_WORD = re.compile(r"^\W{0,3}(\w[\w'’-]*)")
-
-
-def inside_kept_name(source: str, s0: int, s1: int, target: str, t0: int, t1: int) -> bool:
-    """Is a copied source term part of a longer expression the translation kept as it is?
-
-    "Centre for Evidence-Based Medicine" left in English around "Medicine" is a name kept on
-    purpose, not the term left untranslated: the word next to the term is the same on both sides.
-    """
-    for pat, a, b in ((_PREV_WORD, source[:s0], target[:t0]), (_NEXT_WORD, source[s1:], target[t1:])):
-        ms, mt = pat.search(a), pat.search(b)
-        if ms and mt and ms.group(1) == mt.group(1):
-            return True
-    return False
 
 
 __all__ = ["check", "CheckResult"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from termqa import __version__
-from termqa.cli_options import judge_options
+from termqa.cli_options import input_options, judge_options
 from termqa.errors import TermqaError
 
 EXIT_QA_FAILED = 1
@@ -118,15 +118,8 @@ def _settings(config_path, **flags):
 
 @main.command()
 @click.argument("files", nargs=-1, required=True)
-@click.option("-g", "--glossary", "glossary", multiple=True, help="Glossary (TBX, SKOS, CSV/TSV); repeatable.")
-@click.option("--src-lang", help="Source language, overriding the files.")
+@input_options
 @click.option("--tgt-lang", help="Target language, overriding the files (picks the pair in a TMX).")
-@click.option("--glossary-lang", help="Language of glossary labels that have none.")
-@click.option("--lemmatiser", type=click.Choice(["auto", "lookup", "trained"]), default=None,
-              help="auto: a trained spaCy pipeline when installed, else lookup tables.")
-@click.option("--domain", help="Domain named to the judge, e.g. 'medical devices'.")
-@click.option("--penalties", "penalties_file", type=click.Path(dir_okay=False),
-              help="JSON or TOML file overriding penalties, e.g. {\"A4\": 2, \"unjustified\": 1}.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the full result as JSON ('-' for standard output).")
 @click.option("--csv", "csv_out", type=click.Path(dir_okay=False), help="Write one row per occurrence.")

@@ -11,24 +11,17 @@ from pathlib import Path
 
 import click
 
-from termqa.cli_options import judge_options
+from termqa.cli_options import input_options, judge_options
 from termqa.errors import TermqaError
 
 
 @click.command("compare")
 @click.argument("files", nargs=-1, required=True)
-@click.option("-g", "--glossary", "glossary", multiple=True, help="Glossary (TBX, SKOS, CSV/TSV); repeatable.")
+@input_options
 @click.option("--name", "names", multiple=True, help="System name, one per system in input order (default: "
               "the file stem, or the language for a multilingual TMX).")
 @click.option("--tgt-lang", "tgt_lang", multiple=True, help="Target language; repeat it to compare several "
               "target languages of one TMX (default: all of them).")
-@click.option("--src-lang", help="Source language, overriding the files.")
-@click.option("--glossary-lang", help="Language of glossary labels that have none.")
-@click.option("--lemmatiser", type=click.Choice(["auto", "lookup", "trained"]), default=None,
-              help="auto: a trained spaCy pipeline when installed, else lookup tables.")
-@click.option("--domain", help="Domain named to the judge.")
-@click.option("--penalties", "penalties_file", type=click.Path(dir_okay=False),
-              help="JSON or TOML file overriding penalties.")
 @click.option("--alpha", type=float, default=None, help="Significance level of the pairwise tests (default 0.05).")
 @click.option("--resamples", type=int, default=None, help="Random sign patterns when there are more than 12 "
               "documents (default 10000; up to 12 documents the test is exact).")

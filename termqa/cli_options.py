@@ -3,6 +3,27 @@ from __future__ import annotations
 
 import click
 
+_INPUT_OPTIONS = (
+    click.option("-g", "--glossary", "glossary", multiple=True,
+                 help="Glossary (TBX, SKOS, CSV/TSV); repeatable."),
+    click.option("--src-lang", help="Source language, overriding the files."),
+    click.option("--glossary-lang", help="Language of glossary labels that have none."),
+    click.option("--lemmatiser", type=click.Choice(["auto", "lookup", "trained"]), default=None,
+                 help="auto: a trained spaCy pipeline on projects up to 50k words when installed, else "
+                      "lookup tables."),
+    click.option("--domain", help="Domain named to the judge, e.g. 'medical devices'."),
+    click.option("--penalties", "penalties_file", type=click.Path(dir_okay=False),
+                 help="JSON or TOML file overriding penalties, e.g. {\"A4\": 2, \"unjustified\": 1}."),
+)
+
+
+def input_options(f):
+    """Glossaries, languages, lemmatiser, domain and penalties: what every checking command takes."""
+    for option in reversed(_INPUT_OPTIONS):
+        f = option(f)
+    return f
+
+
 _JUDGE_OPTIONS = (
     click.option("--judge-model", help="LLM model for the judge (or OPENAI_MODEL). Without it: counting mode."),
     click.option("--judge-base-url", help="OpenAI-compatible endpoint (or OPENAI_BASE_URL)."),

@@ -285,11 +285,9 @@ class SystemRun:
 
 
 def _rendering_key(lem, text, lang):
-    from termqa.detect import keys_of
+    from termqa.detect import rendering_key
 
-    if not text:
-        return None
-    return keys_of(lem(primary(lang)).tokenize(text))[0] or None
+    return rendering_key(lem(primary(lang)), text)
 
 
 def shared_references(runs: Sequence[SystemRun], lem, exclude: Sequence[set] = ()) -> list[dict]:
@@ -435,8 +433,7 @@ def redecide(run: SystemRun, refs: dict, stage, table, force: frozenset = frozen
     """The verdicts of one system against `refs`: the judge stage's own re-decision, then the reason
     of unaligned occurrences that now have a reference (they are missing renderings, not hapaxes)."""
     from termqa.judge import redecide
-    from termqa.prejudge import decide
-    from termqa.score import penalty_for
+    from termqa.prejudge import decide, verdict_fields
 
     # the judge stage decides again what its alignment or a changed reference touched; occurrences
     # aligned across systems are marked so that it does
@@ -450,9 +447,7 @@ def redecide(run: SystemRun, refs: dict, stage, table, force: frozenset = frozen
         if o.target_text is None and v.outcome == UNJUDGED and v.judge is None and v.reference != old.reference:
             d = decide(kind=None, rendering=None, concept=stage.concepts[o.concept_id], reference=v.reference,
                        form=None, chain_size=o.chain_size, same_as_reference=False, spelling=None)
-            v = replace(v, outcome=d.outcome, label=d.label, penalty=penalty_for(d.outcome, d.label, table),
-                        reason=d.reason, judge="rule" if d.rule else None,
-                        extra=(("rule", d.rule),) if d.rule else ())
+            v = replace(v, **verdict_fields(d, table))
         out.append(v)
     return out
 

@@ -134,6 +134,13 @@ def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser) -> lis
     return out
 
 
+def rendering_key(lemmatiser, text: Optional[str]) -> Optional[tuple[str, ...]]:
+    """The lemma key of a rendering as written (leading articles dropped), None for no text."""
+    if not text:
+        return None
+    return keys_of(lemmatiser.tokenize(text))[0] or None
+
+
 def is_caps(text: str) -> bool:
     """An acronym-like word: two or more letters, all capitals (VFD, NPSH, PLC)."""
     letters = [c for c in text if c.isalpha()]

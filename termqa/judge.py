@@ -99,11 +99,9 @@ class Stage:
         return self._forms[k]
 
     def key(self, text, lang):
-        from termqa.detect import keys_of
+        from termqa.detect import rendering_key
 
-        if not text:
-            return None
-        return keys_of(self.lem(primary(lang)).tokenize(text))[0] or None
+        return rendering_key(self.lem(primary(lang)), text)
 
 
 class DocView:
@@ -283,10 +281,10 @@ def _contexts(stage, occs, n=3):
 
 def redecide(stage, verdicts, references, table):
     """Re-run the deterministic rules on occurrences the judge aligned or whose reference changed."""
-    from termqa.align import surface_key
-    from termqa.normalise import loose, spelling_issue, term_tokens
-    from termqa.prejudge import decide
-    from termqa.score import penalty_for
+    from termqa.align import classify_rendering
+    from termqa.detect import keys_of
+    from termqa.normalise import spelling_issue, term_tokens
+    from termqa.prejudge import decide, inside_kept_name, verdict_fields
 
     out = list(verdicts)
     for i, v in enumerate(verdicts):
@@ -299,37 +297,25 @@ def redecide(stage, verdicts, references, table):
         if o.target_text is None:
             out[i] = replace(v, reference=ref)
             continue
-        tgt = stage.langs(o.doc_id)[1]
+        src, tgt = stage.langs(o.doc_id)
         lt = stage.lem(primary(tgt))
         toks = term_tokens(lt.tokenize(o.target_text))
-        from termqa.detect import keys_of
-
-        key, skey = keys_of(toks)
-        kind, form = "established", None
-        for f in stage.target_forms(o.concept_id, tgt):
-            if len(f.key) == len(key) and all(a in (x, y) or b in (x, y)
-                                             for a, b, x, y in zip(key, skey, f.key, f.skey or f.key)):
-                kind, form = f.kind, f
-                break
-        if kind == "established" and tuple(loose(t) for t in surface_key(toks)) == \
-                tuple(loose(x) for x in o.source_text.split()) and any(
-                f.kind == "glossary" for f in stage.target_forms(o.concept_id, tgt)):
-            kind = "untranslated"
+        forms = stage.target_forms(o.concept_id, tgt)
+        source_skey = keys_of(stage.lem(primary(src)).tokenize(o.source_text))[1]
+        kind, form = classify_rendering(toks, forms, source_skey, any(f.kind == "glossary" for f in forms))
         spelling, same = None, False
         if kind == "glossary" and form is not None:
             spelling = spelling_issue(toks, term_tokens(lt.tokenize(form.text)), tgt)
         elif ref is not None and ref.text:
-            same = stage.key(ref.text, tgt) == (key or None)
+            same = stage.key(ref.text, tgt) == stage.key(o.target_text, tgt)
+        seg = stage.segment(o)
+        copied = kind == "untranslated"
         d = decide(kind=kind, rendering=o.target_text, concept=stage.concepts[o.concept_id], reference=ref,
                    form=form, chain_size=o.chain_size, same_as_reference=same, spelling=spelling,
-                   target_terms=[f.text for f in stage.target_forms(o.concept_id, tgt)])
-        if ref is not None and ref.provenance == GENERATED and d.outcome == UNJUDGED and same:
-            # a generated reference comes from the concept, not from this output: matching it is
-            # not circular, even for a single occurrence
-            d = d.__class__(CONFORMING, None, f"matches the generated reference '{ref.text}'", "reference")
-        out[i] = replace(v, outcome=d.outcome, label=d.label, penalty=penalty_for(d.outcome, d.label, table),
-                         reason=d.reason, reference=ref, judge="rule" if d.rule else None,
-                         extra=(("rule", d.rule),) if d.rule else ())
+                   target_terms=[f.text for f in forms] if copied else (),
+                   in_kept_name=copied and inside_kept_name(seg.source, o.source_span.start, o.source_span.end,
+                                                            seg.target, o.target_span.start, o.target_span.end))
+        out[i] = replace(v, reference=ref, **verdict_fields(d, table))
     return out
 
 

@@ -8,10 +8,11 @@ translated or altered (A5), a glossary term misspelt in its diacritics (F). Ever
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Optional
 
-from termqa.model import CONFORMING, ERROR, GLOSSARY, PREFERRED, UNJUDGED
+from termqa.model import CONFORMING, ERROR, GENERATED, GLOSSARY, PREFERRED, UNJUDGED
 
 # Reasons an occurrence is left unjudged (also the keys of summary.unjudged_reasons).
 R_MISSING = "no rendering found in the target (omitted, paraphrased or translated otherwise)"
@@ -39,14 +40,33 @@ def acronym_like(text: str) -> bool:
         sum(c.isupper() for c in text) >= 2
 
 
+_PREV_WORD = re.compile(r"(\w[\w'’-]*)\W{0,3}$")
+_NEXT_WORD = re.compile(r"^\W{0,3}(\w[\w'’-]*)")
+
+
+def inside_kept_name(source: str, s0: int, s1: int, target: str, t0: int, t1: int) -> bool:
+    """Is a copied source term part of a longer expression the translation kept as it is?
+
+    "Centre for Evidence-Based Medicine" left in English around "Medicine" is a name kept on
+    purpose, not the term left untranslated: the word next to the term is the same on both sides.
+    """
+    for pat, a, b in ((_PREV_WORD, source[:s0], target[:t0]), (_NEXT_WORD, source[s1:], target[t1:])):
+        ms, mt = pat.search(a), pat.search(b)
+        if ms and mt and ms.group(1) == mt.group(1):
+            return True
+    return False
+
+
 def decide(*, kind: Optional[str], rendering: Optional[str], concept, reference, form, chain_size: int,
-           same_as_reference: bool, spelling: Optional[str], target_terms=()) -> Decision:
+           same_as_reference: bool, spelling: Optional[str], target_terms=(),
+           in_kept_name: bool = False) -> Decision:
     """The verdict for one occurrence from its alignment.
 
     kind: alignment kind (glossary, forbidden, dnt, dnt_altered, untranslated, established) or None.
     form: the glossary TargetForm matched (glossary/forbidden kinds). spelling: spelling_issue() of the
     rendering against `form` (glossary kind) or the pseudo-reference (established kind).
-    target_terms: the texts of the concept's target-language terms.
+    target_terms: the texts of the concept's target-language terms. in_kept_name: an untranslated
+    copy stands inside a longer expression the translation kept in the source language.
     """
     ref_text = reference.text if reference else None
     if kind is None:
@@ -64,9 +84,9 @@ def decide(*, kind: Optional[str], rendering: Optional[str], concept, reference,
     if concept.dnt and kind in ("glossary", "forbidden"):
         return Decision(ERROR, "A5", f"do-not-translate item translated as '{rendering}'; keep '{ref_text}'",
                         "dnt_translated")
-    if kind == "untranslated_in_name":
-        return Decision(UNJUDGED, None, R_IN_KEPT_NAME)
     if kind == "untranslated":
+        if in_kept_name:
+            return Decision(UNJUDGED, None, R_IN_KEPT_NAME)
         if acronym_like(rendering or "") and not any(acronym_like(t) for t in target_terms):
             # "CoV" kept in a French text whose glossary lists only "coronavirus": target texts often
             # keep such abbreviations, so this is for the judge, not a certain error
@@ -86,6 +106,10 @@ def decide(*, kind: Optional[str], rendering: Optional[str], concept, reference,
     # established: a rendering the document uses, not a glossary term
     if reference is not None and reference.provenance == GLOSSARY:
         return Decision(UNJUDGED, None, R_DIVERGES_GLOSSARY)
+    if same_as_reference and reference is not None and reference.provenance == GENERATED and not spelling:
+        # a generated reference comes from the concept, not from this output: matching it is not
+        # circular, even for a single occurrence
+        return Decision(CONFORMING, None, f"matches the generated reference '{ref_text}'", "reference")
     if chain_size == 1:
         return Decision(UNJUDGED, None, R_HAPAX)
     if same_as_reference:
@@ -94,3 +118,12 @@ def decide(*, kind: Optional[str], rendering: Optional[str], concept, reference,
         return Decision(CONFORMING, None, "matches the document's majority rendering (no glossary term)",
                         "pseudo_reference")
     return Decision(UNJUDGED, None, R_DIVERGES_MAJORITY)
+
+
+def verdict_fields(d: Decision, table) -> dict:
+    """The Verdict fields a decision sets (penalty from `table`), for building or replacing verdicts."""
+    from termqa.score import penalty_for
+
+    return {"outcome": d.outcome, "label": d.label, "penalty": penalty_for(d.outcome, d.label, table),
+            "reason": d.reason, "judge": "rule" if d.rule else None,
+            "extra": (("rule", d.rule),) if d.rule else ()}

@@ -130,3 +130,28 @@ def test_glossary_with_no_source_terms_is_a_language_error(tmp_path):
 
     with pytest.raises(LanguageError, match="no terms in the source language 'de'"):
         run(tmp_path, [("Hallo", "Bonjour")], H, [["c1", "pump", "pompe", "preferred"]], src="de")
+
+
+def test_a_rendering_found_elsewhere_is_classified_by_the_same_rules():
+    """The judge's (and other systems') renderings go through the matching counting uses."""
+    from termqa.align import classify_rendering, target_forms
+    from termqa.detect import keys_of
+    from termqa.lemma import get_lemmatiser
+    from termqa.model import Concept, Term
+    from termqa.normalise import term_tokens
+
+    fr, en = get_lemmatiser("fr", mode="lookup"), get_lemmatiser("en", mode="lookup")
+    c = Concept("c1", (Term("strainer", "en", "preferred"), Term("crépine", "fr", "preferred"),
+                       Term("filtre à tamis", "fr", "deprecated")))
+    forms = target_forms(c, "fr", fr)
+    src = keys_of(en.tokenize("strainer"))[1]
+
+    def kind(text):
+        k, form = classify_rendering(term_tokens(fr.tokenize(text)), forms, src, True)
+        return k, form.text if form else None
+
+    assert kind("la crépine") == ("glossary", "crépine")
+    assert kind("crépines") == ("glossary", "crépine")
+    assert kind("filtres à tamis") == ("forbidden", "filtre à tamis")
+    assert kind("strainer") == ("untranslated", None)
+    assert kind("filtre") == ("established", None)
