@@ -82,6 +82,8 @@ def check(
 ) -> CheckResult:
     """Run the terminology check on bilingual files (or folders) against one or more glossaries.
 
+    `inputs` and `glossaries` are paths, or records already read (`BilingualFile`, `Glossary`).
+
     With `judge` (a `termqa.llm.JudgeSettings`), divergences counting cannot settle go to the LLM judge;
     without it the run is counting mode and such occurrences stay `unjudged`.
     """
@@ -95,8 +97,11 @@ def check(
 
         raise UsageError("no glossary given", fix="pass --glossary FILE (TBX, SKOS, CSV/TSV)")
     table = validate_table(penalties or {})
-    gl = [formats.read_glossary(g, default_lang=glossary_lang) for g in glossaries]
-    files = [formats.read_bilingual(p, src_lang=src_lang, tgt_lang=tgt_lang) for p in expand(inputs)]
+    # paths are read here; records already read (termqa.compare reads them once for all systems) pass
+    gl = [g if isinstance(g, Glossary) else formats.read_glossary(g, default_lang=glossary_lang)
+          for g in glossaries]
+    files = [f if isinstance(f, BilingualFile) else formats.read_bilingual(f, src_lang=src_lang, tgt_lang=tgt_lang)
+             for f in _expand_paths(inputs, expand)]
     gl = _give_languages(gl, files, src_lang, tgt_lang)
     concepts = merge_glossaries(gl)
     warnings = [w for f in files for w in f.warnings] + [w for g in gl for w in g.warnings]
@@ -211,6 +216,16 @@ def _flag_misaligned(verdicts, documents, warnings):
                         f"the source), e.g. {examples}")
     return [replace(v, reason=R_MISALIGNED) if v.reason == R_MISSING and
             suspects.get((v.occurrence.doc_id, v.occurrence.segment_index)) else v for v in verdicts]
+
+
+def _expand_paths(inputs, expand) -> list:
+    """Folders expanded to their files; records already read kept where they stand."""
+    if inputs and all(isinstance(i, BilingualFile) for i in inputs):
+        return list(inputs)
+    out = []
+    for item in inputs:
+        out.extend([item] if isinstance(item, BilingualFile) else expand([item]))
+    return out or expand([])
 
 
 def _give_languages(gl, files, src_lang, tgt_lang):

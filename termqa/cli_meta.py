@@ -45,6 +45,7 @@ def run_checks(biomqm_dir, glossaries, work_dir, *, pair="en2fr", systems=None, 
 
     Each result is saved as work_dir/results/<system>.json (with each document's dataset id as
     `original`) and returned as a meta_eval.Run."""
+    from termqa import formats
     from termqa.check import check
     from termqa.formats import biomqm
     from termqa.meta_eval import Run
@@ -53,10 +54,11 @@ def run_checks(biomqm_dir, glossaries, work_dir, *, pair="en2fr", systems=None, 
     manifest = biomqm.export(biomqm_dir, work / "xliff", pair, systems, docs)
     (work / "results").mkdir(parents=True, exist_ok=True)
     runs = []
+    gloss = [formats.read_glossary(g) for g in glossaries]  # read once, shared by every system's check
     for n, (name, info) in enumerate(manifest["systems"].items()):
         if progress:
             progress(name, n, len(manifest["systems"]))
-        res = check([str(work / "xliff" / info["xliff"])], list(glossaries), lemmatiser=lemmatiser)
+        res = check([str(work / "xliff" / info["xliff"])], gloss, lemmatiser=lemmatiser)
         data = res.to_dict()
         keys = {}
         for d, doc in zip(data["documents"], res.documents):

@@ -213,12 +213,15 @@ def _stem(path: str) -> str:
 
 
 def read_system(spec: SystemSpec, src_lang: Optional[str]):
-    """The documents of one system, in input order (folders expanded, sorted)."""
+    """The files of one system, read once, in input order (folders expanded, sorted)."""
     from termqa import formats
     from termqa.inputs import expand
 
-    return [d for f in expand(spec.inputs)
-            for d in formats.read_bilingual(f, src_lang=src_lang, tgt_lang=spec.tgt_lang).documents]
+    return [formats.read_bilingual(f, src_lang=src_lang, tgt_lang=spec.tgt_lang) for f in expand(spec.inputs)]
+
+
+def _documents(files) -> list:
+    return [d for f in files for d in f.documents]
 
 
 def _norm_text(s: str) -> str:
@@ -516,6 +519,7 @@ def compare(
     progress=None,
 ) -> CompareResult:
     """Check several systems' translations of the same source against shared references."""
+    from termqa import formats
     from termqa.check import TRAINED_MAX_WORDS, check
     from termqa.judge import DocView, Stage
     from termqa.lemma import get_lemmatiser
@@ -529,8 +533,10 @@ def compare(
         raise UsageError("no glossary given", fix="pass --glossary FILE (TBX, SKOS, CSV/TSV)")
     table = validate_table(penalties or {})
     specs = plan_systems(inputs, names=names, tgt_langs=tgt_langs, src_lang=src_lang)
-    read = [(spec, read_system(spec, src_lang)) for spec in specs]
+    files = [read_system(spec, src_lang) for spec in specs]
+    read = [(spec, _documents(fs)) for spec, fs in zip(specs, files)]
     check_same_source(read)
+    gloss = [formats.read_glossary(g, default_lang=glossary_lang) for g in glossaries]  # once for all
 
     # one lemmatiser mode for every system, so that all are read the same way
     mode = lemmatiser
@@ -547,7 +553,7 @@ def compare(
     for n, spec in enumerate(specs):
         if progress:
             progress("systems", n, len(specs))
-        res = check(list(spec.inputs), list(glossaries), src_lang=src_lang, tgt_lang=spec.tgt_lang,
+        res = check(files[n], gloss, src_lang=src_lang, tgt_lang=spec.tgt_lang,
                     glossary_lang=glossary_lang, lemmatiser=mode, penalties=table, domain=domain)
         runs.append(SystemRun(spec, res, {d.doc_id: k for k, d in enumerate(res.documents)},
                               list(res.verdicts), {(r.doc_id, r.concept_id, r.source_form): r

@@ -195,3 +195,14 @@ def test_json_to_stdout_is_the_only_output(monkeypatch):
     assert r.exit_code == 0
     data = json.loads(r.stdout)
     assert data["summary"]["documents"] == 1 and data["signature"]["id"]
+
+
+def test_records_already_read_give_the_same_result_as_paths():
+    """compare and meta-eval read files and glossaries once and hand the records to check."""
+    from termqa import formats
+
+    paths = check([str(SAMPLES / "pump-manual.xlf")], [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup")
+    records = check([formats.read_bilingual(str(SAMPLES / "pump-manual.xlf"))],
+                    [formats.read_glossary(str(SAMPLES / "pump-terms.tbx"))], lemmatiser="lookup")
+    assert records.to_dict()["occurrences"] == paths.to_dict()["occurrences"]
+    assert records.signature["glossary_hash"] == paths.signature["glossary_hash"]
