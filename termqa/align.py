@@ -20,7 +20,6 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from termqa.detect import is_gap
 from termqa.model import FORBIDDEN_STATUSES
 
 # Lower wins when two kinds propose the same span.
@@ -91,16 +90,6 @@ class TargetIndex:
         ta, tb = self.pos[a], self.pos[b - 1]
         s, e = self.tokens[ta].start, self.tokens[tb].end
         return ta, tb + 1, s, e, text[s:e]
-
-
-def _surface_key(text: str) -> str:
-    from termqa.normalise import loose
-
-    return loose(text)
-
-
-def surface_key(tokens) -> tuple[str, ...]:
-    return tuple(_surface_key(t.text) for t in tokens if not is_gap(t) and not t.punct)
 
 
 def target_forms(concept, tgt_lang, lemmatiser) -> list[TargetForm]:
