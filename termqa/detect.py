@@ -26,12 +26,6 @@ _OPEN = {"(", "["}
 _CLOSE = {")", "]"}
 
 
-def _loose(s: str) -> str:
-    from termqa.normalise import loose
-
-    return loose(s)
-
-
 GAPS = frozenset(("-", "‐", "‑", "–", "/"))
 
 
@@ -85,17 +79,6 @@ class TermTrie:
             if all(e.concept_id != entry.concept_id for e in ends):
                 ends.append(entry)
                 self.size += 1
-
-    def copy_with(self, extra: Sequence[SourceEntry]) -> "TermTrie":
-        """A trie with extra entries; shares nothing mutable with self (tries are small per doc)."""
-        import copy
-
-        t = TermTrie()
-        t.root = copy.deepcopy(self.root) if extra else self.root
-        t.size = self.size
-        for e in extra:
-            t.add(e)
-        return t
 
     def longest_at(self, keys: Sequence[tuple[str, ...]], i: int) -> tuple[int, list]:
         """Longest match starting at keys[i]: (end index, entries) or (i, []).
@@ -275,13 +258,22 @@ def detect_document(doc: Document, trie: TermTrie, tokens_by_seg: dict, segments
     acronyms = [a for a in find_acronyms(matches, tokens_by_seg)
                 if trie.longest_at([(a.key[0],)], 0)[1] == []]
     if acronyms:
+        # a second, tiny trie of the document's own acronyms: the glossary's is never copied
         skip = acronym_definition_spans(matches, tokens_by_seg, acronyms)
-        doc_trie = trie.copy_with(acronyms)
-        matches = []
+        own = TermTrie()
+        for a in acronyms:
+            own.add(a)
+        by_seg: dict = {}
+        for m in matches:
+            by_seg.setdefault(m.segment.index, []).append(m)
         for seg in segments:
-            for m in find_in_segment(doc_trie, seg, tokens_by_seg[seg.index]):
-                if (seg.index, m.start) not in skip:
-                    matches.append(m)
+            found = [m for m in find_in_segment(own, seg, tokens_by_seg[seg.index])
+                     if (seg.index, m.start) not in skip]
+            if found:
+                taken = by_seg.get(seg.index, [])
+                by_seg[seg.index] = sorted(taken + [m for m in found if not any(
+                    m.start < t.end and t.start < m.end for t in taken)], key=lambda m: m.start)
+        matches = [m for seg in segments for m in by_seg.get(seg.index, ())]
     return matches, acronyms
 
 
