@@ -127,6 +127,7 @@ def check(
 
     tries: dict[str, tuple] = {}
     forms_cache: dict[tuple, list] = {}
+    checked_targets: set = set()
     work: list[Work] = []
     skipped = 0
     for n, doc in enumerate(documents):
@@ -134,26 +135,9 @@ def check(
             progress("documents", n, len(documents))
         src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
         if src_l not in tries:
-            entries = dt.build_entries(concepts, src_l, lem(src_l))
-            if not entries:
-                have = sorted({t.lang for c in concepts for t in c.terms if t.lang})
-                raise LanguageError(
-                    f"the glossary has no terms in the source language '{src_l}' of {doc.path} "
-                    f"(it has: {', '.join(have) or 'none'})",
-                    fix="pass --src-lang, or --glossary-lang for labels without a language",
-                )
-            trie = dt.TermTrie()
-            heads = {}
-            for e in entries:
-                trie.add(e)
-                heads.setdefault(e.concept_id, e)
-            # the head term is the preferred source term where the glossary says which
-            by_text = {(e.concept_id, e.text): e for e in entries}
-            for c in concepts:
-                pref = c.preferred(src_l)
-                if pref is not None and (c.id, pref.text) in by_text:
-                    heads[c.id] = by_text[(c.id, pref.text)]
-            tries[src_l] = (trie, heads)
+            tries[src_l] = _source_index(concepts, src_l, lem(src_l), doc.path)
+        if tgt_l not in checked_targets:
+            checked_targets.add(tgt_l)
             if not any(c.terms_in(tgt_l) for c in concepts):
                 warnings.append(f"the glossary has no terms in the target language '{tgt_l}': "
                                 "references come from the documents themselves")
@@ -195,6 +179,29 @@ def check(
         references=list(references.values()), concepts={c.id: c for c in concepts}, signature=sig,
         metric_items=items, warnings=warnings, accounting=accounting, skipped_untranslated=skipped,
     )
+
+
+def _source_index(concepts, src_l, lemmatiser, path):
+    """The trie of every source designation, and each concept's head term (its preferred term)."""
+    entries = dt.build_entries(concepts, src_l, lemmatiser)
+    if not entries:
+        have = sorted({t.lang for c in concepts for t in c.terms if t.lang})
+        raise LanguageError(
+            f"the glossary has no terms in the source language '{src_l}' of {path} "
+            f"(it has: {', '.join(have) or 'none'})",
+            fix="pass --src-lang, or --glossary-lang for labels without a language",
+        )
+    trie = dt.TermTrie()
+    heads = {}
+    for e in entries:
+        trie.add(e)
+        heads.setdefault(e.concept_id, e)
+    by_text = {(e.concept_id, e.text): e for e in entries}
+    for c in concepts:
+        pref = c.preferred(src_l)
+        if pref is not None and (c.id, pref.text) in by_text:
+            heads[c.id] = by_text[(c.id, pref.text)]
+    return trie, heads
 
 
 def _flag_misaligned(verdicts, documents, warnings):

@@ -155,3 +155,15 @@ def test_a_rendering_found_elsewhere_is_classified_by_the_same_rules():
     assert kind("filtres à tamis") == ("forbidden", "filtre à tamis")
     assert kind("strainer") == ("untranslated", None)
     assert kind("filtre") == ("established", None)
+
+
+def test_each_target_language_without_glossary_terms_is_named(tmp_path):
+    from termqa.check import check
+    from tests.helpers import write_csv, write_xliff
+
+    fr = write_xliff(tmp_path / "fr.xlf", [("Check the pump.", "Vérifiez la pompe.")], tgt="fr")
+    de = write_xliff(tmp_path / "de.xlf", [("Check the pump.", "Prüfen Sie die Pumpe.")], tgt="de")
+    g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c1", "pump", "pompe"]])
+    r = check([fr, de], [g], lemmatiser="lookup").to_dict()
+    assert [w for w in r["warnings"] if "no terms in the target language" in w] == [
+        "the glossary has no terms in the target language 'de': references come from the documents themselves"]
