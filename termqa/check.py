@@ -466,7 +466,7 @@ def _verdicts(work, references, lem, table):
             gm = None
         items.append(Item(w.doc.doc_id, w.concept.id, w.source_form,
                           w.rendering_key if a is not None else None, gm,
-                          is_head=w.entry.via == "glossary" and w.variation in ("none", "morphosyntactic")))
+                          is_head=occ.is_head))
     return verdicts, items
 
 

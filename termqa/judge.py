@@ -231,7 +231,7 @@ def check_references(stage, verdicts, references, progress):
         checks.append(ReferenceCheckQuestion(
             occs[0].source_text, ref.text, stage.lang_name(src), stage.lang_name(tgt), count, len(occs),
             stage.domain, stage.concept_info(cid, doc_id), _contexts(stage, occs),
-            occs[0].via == "glossary" and occs[0].variation in ("none", "morphosyntactic"), occs[0].variation,
+            occs[0].is_head, occs[0].variation,
         ))
     results = stage.ask("reference_check", checks)
     refs = dict(references)
@@ -350,7 +350,7 @@ def _forms(stage, verdicts, doc_id, cid):
         out.append(FormRenderings(
             vs[0].occurrence.source_text, tuple(RenderingCount(t, n, t == top, t == first)
                                                 for t, n in counts.most_common()),
-            is_head=o.via == "glossary" and o.variation in ("none", "morphosyntactic"),
+            is_head=o.is_head,
             in_glossary=o.via == "glossary", reference=ref.text if ref else None,
             provenance=ref.provenance if ref else None,
         ))
@@ -410,7 +410,7 @@ def ask_q1_q2(stage, verdicts, references, table, progress):
         q1.append(ErrorQuestion(
             o.source_text, o.target_text, SegmentText(seg.source, seg.target), stage.lang_name(src),
             stage.lang_name(tgt), stage.domain, stage.concept_info(o.concept_id, o.doc_id), _preceding(stage, o),
-            forms(o), o.via == "glossary" and o.variation in ("none", "morphosyntactic"),
+            forms(o), o.is_head,
             _status_of(stage, o.concept_id, tgt, o.target_text), o.chain_size == 1,
         ))
     if progress:
@@ -445,7 +445,7 @@ def ask_q1_q2(stage, verdicts, references, table, progress):
         q2.append(ConsistencyQuestion(
             o.source_text, o.target_text, SegmentText(seg.source, seg.target), stage.lang_name(src),
             stage.lang_name(tgt), stage.domain, stage.concept_info(o.concept_id, o.doc_id), _preceding(stage, o),
-            forms(o), o.via == "glossary" and o.variation in ("none", "morphosyntactic"),
+            forms(o), o.is_head,
             _status_of(stage, o.concept_id, tgt, o.target_text), o.is_first_mention,
             ref.text if ref else None, ref.provenance if ref else None,
         ))

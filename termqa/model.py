@@ -198,6 +198,10 @@ VALIDATED = "validated"
 GENERATED = "generated"
 
 
+# Variation categories (termqa.detect) under which a source form still counts as the head term.
+HEAD_VARIATIONS = frozenset({"none", "morphosyntactic"})
+
+
 @dataclass(frozen=True)
 class Span:
     start: int
@@ -228,6 +232,11 @@ class Occurrence:
     @property
     def is_hapax(self) -> bool:
         return self.chain_size == 1
+
+    @property
+    def is_head(self) -> bool:
+        """The form is the concept's head term itself (inflected or not), not a variant of it."""
+        return self.via == "glossary" and self.variation in HEAD_VARIATIONS
 
 
 @dataclass(frozen=True)
