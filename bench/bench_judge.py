@@ -165,9 +165,9 @@ class Probe:
         self._patches = []
 
     def __enter__(self):
-        import termqa.asks as asks
-        import termqa.judge as judge
-        import termqa.llm as llm
+        import termqa.judge.questions as asks
+        import termqa.judge.stages as judge
+        import termqa.judge.llm as llm
 
         probe = self
         orig_many = llm.Backend.complete_many
@@ -211,8 +211,8 @@ class Probe:
 
 
 def run_check(inputs, glossary, url, cache, concurrency, lemmatiser, profile=None):
-    from termqa.check import check
-    from termqa.llm import settings_from_env
+    from termqa.pipeline.check import check
+    from termqa.judge.llm import settings_from_env
 
     settings = settings_from_env(environ={}, model=MODEL, base_url=url, cache_path=str(cache),
                                  concurrency=concurrency, timeout=30.0)

@@ -34,7 +34,7 @@ def main():
     ap.add_argument("--mode", default="lookup")
     ap.add_argument("--langs", default="en,fr")
     a = ap.parse_args()
-    from termqa.lemma import get_lemmatiser
+    from termqa.lang.lemma import get_lemmatiser
 
     en, fr = segments()
     for lang, segs in (("en", en), ("fr", fr)):

@@ -31,7 +31,7 @@ from dataclasses import replace
 from typing import Optional
 
 from termqa.errors import InputError
-from termqa.langtags import normalise_tag
+from termqa.lang.langtags import normalise_tag
 from termqa.model import Concept, Glossary, Term
 
 from . import status as st

@@ -16,7 +16,7 @@ from collections import defaultdict
 from typing import Optional
 
 from termqa.errors import InputError
-from termqa.langtags import normalise_tag
+from termqa.lang.langtags import normalise_tag
 from termqa.model import ADMITTED, DEPRECATED, PREFERRED, UNKNOWN, Concept, Glossary, Term
 
 _SKOS = "http://www.w3.org/2004/02/skos/core#"

@@ -18,7 +18,7 @@ from collections import Counter
 from typing import Optional
 
 from termqa.gcpause import paused_gc
-from termqa.langtags import normalise_tag
+from termqa.lang.langtags import normalise_tag
 from termqa.model import Concept, Glossary, Term
 
 from . import status as st

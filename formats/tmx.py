@@ -3,7 +3,7 @@
 A TMX can hold any number of languages per translation unit; termqa checks one pair, so the reader
 decides a source and a target language and takes those two `<tuv>`s from every `<tu>`.
 
-Language rules (tags compared case-insensitively through termqa.langtags):
+Language rules (tags compared case-insensitively through termqa.lang.langtags):
 - source: `src_lang` if given; else `header@srclang`; when that is `*all*` (any language may be the
   source) or missing, the language of the first `<tuv>` that is most common across the units
   (ties: the one seen first). A wanted tag is matched against the languages seen in the file:
@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import Counter
 
 from termqa.errors import InputError, MissingLanguageError
-from termqa.langtags import match_quality, normalise_tag
+from termqa.lang.langtags import match_quality, normalise_tag
 from termqa.model import BilingualFile, Document, Segment
 
 from .inline import TMX, flatten

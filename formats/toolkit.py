@@ -42,7 +42,7 @@ import re
 from typing import Optional
 
 from termqa.errors import InputError, MissingLanguageError
-from termqa.langtags import normalise_tag
+from termqa.lang.langtags import normalise_tag
 from termqa.model import BilingualFile, Document, Segment
 
 PO, TS = "po", "qt-ts"

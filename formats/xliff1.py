@@ -17,7 +17,7 @@ from typing import Optional
 
 from termqa.errors import InputError, MissingLanguageError
 from termqa.gcpause import paused_gc
-from termqa.langtags import normalise_tag
+from termqa.lang.langtags import normalise_tag
 from termqa.model import BilingualFile, Document, Segment
 
 from . import inline

@@ -19,7 +19,7 @@ from collections import Counter
 from typing import Optional
 
 from termqa.errors import InputError, MissingLanguageError
-from termqa.langtags import lang_matches, normalise_tag
+from termqa.lang.langtags import lang_matches, normalise_tag
 from termqa.model import BilingualFile, Document, InlineCode, Segment
 
 from .inline import XLIFF2, flatten

@@ -1,6 +1,6 @@
 """The HTML comparison report of `termqa compare`: one self-contained file, no script.
 
-It renders the comparison object (`termqa.compare.compare(...).to_dict()`, `termqa compare --json`)
+It renders the comparison object (`termqa.evaluate.compare.compare(...).to_dict()`, `termqa compare --json`)
 with the check report's stylesheet and helpers (`reports/html.py`): the same autoescaping jinja2
 environment, the same badges, label chips and verdict bars. Highlighted spans are made by splitting
 the raw text at the offsets and escaping each piece; the page has no script at all, so its CSP allows

@@ -79,7 +79,7 @@ _REVERSE_ERROR_NAMES = {code: name for name, code in ERROR_LABELS.items()}
 
 # ---------------------------------------------------------------------------- small helpers
 
-# What the deterministic rules of termqa.prejudge found, in the words a reader expects.
+# What the deterministic rules of termqa.pipeline.prejudge found, in the words a reader expects.
 RULE_NAMES = {
     "forbidden_term": "deprecated term",
     "untranslated": "left untranslated",

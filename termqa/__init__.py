@@ -12,7 +12,7 @@ __all__ = ["__version__", "check", "inspect_file"]
 
 def __getattr__(name):  # lazy: importing termqa stays cheap
     if name == "check":
-        from termqa.check import check
+        from termqa.pipeline.check import check
 
         return check
     if name == "inspect_file":

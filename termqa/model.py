@@ -151,8 +151,8 @@ class Concept:
     note: Optional[str] = None
 
     def terms_in(self, lang: str) -> tuple[Term, ...]:
-        """Terms whose language matches `lang` (region variants handled by termqa.langtags)."""
-        from termqa.langtags import lang_matches
+        """Terms whose language matches `lang` (region variants handled by termqa.lang.langtags)."""
+        from termqa.lang.langtags import lang_matches
 
         return tuple(t for t in self.terms if lang_matches(t.lang, lang))
 
@@ -198,7 +198,7 @@ VALIDATED = "validated"
 GENERATED = "generated"
 
 
-# Variation categories (termqa.detect) under which a source form still counts as the head term.
+# Variation categories (termqa.pipeline.detect) under which a source form still counts as the head term.
 HEAD_VARIATIONS = frozenset({"none", "morphosyntactic"})
 
 

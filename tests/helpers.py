@@ -25,7 +25,7 @@ def write_csv(path, header, rows):
 
 
 def run(tmp_path, pairs, gloss_header, gloss_rows, **kw):
-    from termqa.check import check
+    from termqa.pipeline.check import check
 
     x = write_xliff(tmp_path / "doc.xlf", pairs, kw.pop("src", "en"), kw.pop("tgt", "fr"))
     g = write_csv(tmp_path / "g.csv", gloss_header, gloss_rows)

@@ -8,8 +8,8 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from termqa import asks
-from termqa.asks import (
+from termqa.judge import questions as asks
+from termqa.judge.questions import (
     AlignQuestion,
     AlignResult,
     ConceptInfo,
@@ -27,9 +27,9 @@ from termqa.asks import (
 )
 from termqa.errors import ConfigError, JudgeError
 from termqa.labels import CONSISTENCY_LABELS, ERROR_LABELS, NO_ERROR
-from termqa.llm import Answer, Backend, settings_from_env
+from termqa.judge.llm import Answer, Backend, settings_from_env
 from termqa.model import Concept, Term
-from termqa.prompting import PromptLibrary, split_header
+from termqa.judge.prompting import PromptLibrary, split_header
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 

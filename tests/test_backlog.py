@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from termqa import formats
-from termqa.backlog import backlog, csv_text, render_text, tbx_bytes, write
+from termqa.evaluate.backlog import backlog, csv_text, render_text, tbx_bytes, write
 from termqa.errors import UsageError
 from termqa.inputs import merge_glossaries
 
@@ -18,7 +18,7 @@ SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 @pytest.fixture(scope="module")
 def sample_result():
-    from termqa.check import check
+    from termqa.pipeline.check import check
 
     return check([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup").to_dict()
 
@@ -131,7 +131,7 @@ def test_not_a_result():
 def test_backlog_command(sample_result, tmp_path):
     from click.testing import CliRunner
 
-    from termqa.cli_meta import backlog_cmd
+    from termqa.cli.evaluate import backlog_cmd
 
     res = tmp_path / "r.json"
     res.write_text(json.dumps(sample_result), encoding="utf-8")

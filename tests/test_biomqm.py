@@ -132,7 +132,7 @@ def test_unknown_document_is_refused(tmp_path):
 def test_export_command(tmp_path):
     from click.testing import CliRunner
 
-    from termqa.cli_meta import biomqm_export_cmd
+    from termqa.cli.evaluate import biomqm_export_cmd
 
     root = _dataset(tmp_path, {"sysA": [_row("doc1", "1", "Un & <deux>."), _row("doc2", "1", "Trois.")]})
     out = tmp_path / "out"

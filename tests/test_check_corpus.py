@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from termqa.check import check
+from termqa.pipeline.check import check
 
 
 @pytest.fixture(scope="module")

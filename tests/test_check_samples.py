@@ -12,8 +12,8 @@ from collections import defaultdict
 import pytest
 from click.testing import CliRunner
 
-from termqa.check import check
-from termqa.cli import main
+from termqa.pipeline.check import check
+from termqa.cli.main import main
 from tests.conftest import SAMPLES
 
 EXPECTED = list(csv.DictReader(open(SAMPLES / "expected-outcomes.tsv", encoding="utf-8"), delimiter="\t"))
@@ -181,7 +181,7 @@ def test_results_do_not_depend_on_the_hash_seed(tmp_path):
     for seed in ("1", "2"):
         out = tmp_path / f"r{seed}.json"
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        p = subprocess.run([sys.executable, "-m", "termqa.cli", "check", str(SAMPLES), "-g",
+        p = subprocess.run([sys.executable, "-m", "termqa", "check", str(SAMPLES), "-g",
                             str(SAMPLES / "pump-terms.tbx"), "--lemmatiser", "lookup", "--json", str(out), "-q"],
                            env=env, capture_output=True, text=True)
         assert p.returncode == 0, p.stderr

@@ -8,7 +8,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from termqa.cli import main
+from termqa.cli.main import main
 from tests.conftest import SAMPLES, corpus_files, is_invalid_name
 
 # Named "bad" for its content (an HTML Dog page about deprecated tags) but valid XLIFF: it must read.
@@ -118,7 +118,7 @@ def test_check_needs_a_glossary():
 def test_real_process_has_no_traceback_on_bad_input(tmp_path):
     f = tmp_path / "x.xlf"
     f.write_bytes(BAD_INPUTS["truncated.xlf"][0])
-    p = subprocess.run([sys.executable, "-m", "termqa.cli", "inspect", str(f)], capture_output=True, text=True)
+    p = subprocess.run([sys.executable, "-m", "termqa", "inspect", str(f)], capture_output=True, text=True)
     assert p.returncode == 2 and "Traceback" not in p.stderr and len(p.stderr.splitlines()) == 1
 
 

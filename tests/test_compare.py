@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from termqa import compare as cmp
-from termqa.cli_compare import compare_command
+from termqa.evaluate import compare as cmp
+from termqa.cli.compare import compare_command
 from termqa.errors import InputError, UsageError
 from tests.conftest import SAMPLES
 from tests.helpers import write_csv, write_xliff
@@ -305,7 +305,7 @@ def server():
 
 
 def test_judge_mode_validates_shared_references_once_and_shares_questions(server, tmp_path):
-    from termqa.llm import settings_from_env
+    from termqa.judge.llm import settings_from_env
     from tests.test_judge import Script
 
     script = Script()
@@ -379,7 +379,7 @@ def test_bio_mqm_systems(corpus, tmp_path):
 
 
 def test_registered_in_the_termqa_command():
-    from termqa.cli import main
+    from termqa.cli.main import main
 
     r = CliRunner().invoke(main, ["compare", "--help"])
     assert r.exit_code == 0 and "one TMX with several target" in r.output

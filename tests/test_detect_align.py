@@ -1,6 +1,6 @@
 """Detection (source side) and alignment (target side) on small hand-made documents.
 
-Runs through `termqa.check` with the lookup lemmatiser so results do not depend on which spaCy
+Runs through `termqa.pipeline.check` with the lookup lemmatiser so results do not depend on which spaCy
 pipelines are installed; assertions are on occurrences, spans and outcomes.
 """
 from tests.helpers import outcomes, run
@@ -134,11 +134,11 @@ def test_glossary_with_no_source_terms_is_a_language_error(tmp_path):
 
 def test_a_rendering_found_elsewhere_is_classified_by_the_same_rules():
     """The judge's (and other systems') renderings go through the matching counting uses."""
-    from termqa.align import classify_rendering, target_forms
-    from termqa.detect import keys_of
-    from termqa.lemma import get_lemmatiser
+    from termqa.pipeline.align import classify_rendering, target_forms
+    from termqa.pipeline.detect import keys_of
+    from termqa.lang.lemma import get_lemmatiser
     from termqa.model import Concept, Term
-    from termqa.normalise import term_tokens
+    from termqa.lang.normalise import term_tokens
 
     fr, en = get_lemmatiser("fr", mode="lookup"), get_lemmatiser("en", mode="lookup")
     c = Concept("c1", (Term("strainer", "en", "preferred"), Term("crépine", "fr", "preferred"),
@@ -158,7 +158,7 @@ def test_a_rendering_found_elsewhere_is_classified_by_the_same_rules():
 
 
 def test_each_target_language_without_glossary_terms_is_named(tmp_path):
-    from termqa.check import check
+    from termqa.pipeline.check import check
     from tests.helpers import write_csv, write_xliff
 
     fr = write_xliff(tmp_path / "fr.xlf", [("Check the pump.", "Vérifiez la pompe.")], tgt="fr")

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from termqa.check import check
-from termqa.llm import settings_from_env
+from termqa.pipeline.check import check
+from termqa.judge.llm import settings_from_env
 from tests.helpers import write_csv, write_xliff
 from tests.llm_server import ScriptedLLM
 
@@ -191,7 +191,7 @@ def test_rejected_pseudo_reference_is_regenerated(server, tmp_path):
 def test_cli_judge_end_to_end_writes_json(server, tmp_path):
     from click.testing import CliRunner
 
-    from termqa.cli import main
+    from termqa.cli.main import main
 
     server.default = Script()
     x = write_xliff(tmp_path / "doc.xlf", PAIRS)
@@ -220,7 +220,7 @@ def test_resume_after_a_stopped_run_asks_only_what_is_left(server, tmp_path):
 def test_price_option_gives_a_cost_estimate(server, tmp_path):
     from click.testing import CliRunner
 
-    from termqa.cli import main
+    from termqa.cli.main import main
 
     server.default = Script()
     x = write_xliff(tmp_path / "doc.xlf", PAIRS)

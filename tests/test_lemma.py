@@ -9,8 +9,8 @@ import re
 import pytest
 
 from termqa.errors import UsageError
-from termqa.lemma import Token, get_lemmatiser
-from termqa.normalise import term_key
+from termqa.lang.lemma import Token, get_lemmatiser
+from termqa.lang.normalise import term_key
 
 
 @pytest.fixture(scope="module")
@@ -249,7 +249,7 @@ def test_offsets_and_spacy_boundaries_on_real_text(corpus, fr, en):
 
 def test_cached_tokenizer_splits_exactly_like_a_fresh_one(tmp_path, monkeypatch):
     """The French tokenizer is cached after the first build; both must give the same tokens."""
-    from termqa import lemma
+    from termqa.lang import lemma
 
     cache = tmp_path / "tok-fr.bin"
     monkeypatch.setattr(lemma, "_tokenizer_cache", lambda lang: cache)

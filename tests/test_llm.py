@@ -6,9 +6,9 @@ import sqlite3
 
 import pytest
 
-from termqa.cache import VerdictCache, cache_key, default_cache_path
+from termqa.judge.cache import VerdictCache, cache_key, default_cache_path
 from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss, UsageError
-from termqa.llm import (
+from termqa.judge.llm import (
     DEFAULT_PRICES,
     PLACEHOLDER_KEY,
     Answer,

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from termqa import asks
-from termqa.asks import ErrorQuestion, ErrorVerdict, SegmentText
-from termqa.llm import Backend, settings_from_env
+from termqa.judge import questions as asks
+from termqa.judge.questions import ErrorQuestion, ErrorVerdict, SegmentText
+from termqa.judge.llm import Backend, settings_from_env
 
 pytestmark = [
     pytest.mark.slow,
@@ -103,7 +103,7 @@ def test_check_end_to_end_with_a_real_local_model(llama_server, tmp_path):
 
     from click.testing import CliRunner
 
-    from termqa.cli import main
+    from termqa.cli.main import main
 
     root = Path(__file__).resolve().parent.parent
     out = tmp_path / "r.json"

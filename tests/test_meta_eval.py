@@ -9,7 +9,7 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
-from termqa import meta_eval as me  # noqa: E402
+from termqa.evaluate import meta_eval as me  # noqa: E402
 from termqa.errors import InputError, UsageError  # noqa: E402
 from termqa.formats.biomqm import Annotation, BioSegment, MQMError  # noqa: E402
 
@@ -243,7 +243,7 @@ def test_load_runs_needs_two_named_results(tmp_path):
 def test_cli_with_a_human_table(tmp_path):
     from click.testing import CliRunner
 
-    from termqa.cli_meta import meta_eval_cmd
+    from termqa.cli.evaluate import meta_eval_cmd
 
     occ_a = [_occ("d1", "1", "c1", "pump", "pompe", [0, 5], "conforming", 0.0),
              _occ("d2", "1", "c1", "pump", "pompa", [0, 5], "error", 1.0, label="A1")]
@@ -273,7 +273,7 @@ def test_cli_with_a_human_table(tmp_path):
 def test_biomqm_protocol_end_to_end(corpus, tmp_path):
     from click.testing import CliRunner
 
-    from termqa.cli_meta import meta_eval_cmd
+    from termqa.cli.evaluate import meta_eval_cmd
 
     bio = corpus / "eval" / "bio-mqm"
     terms = corpus / "eval" / "tico19-enfr" / "data" / "terminologies"

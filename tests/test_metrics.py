@@ -1,6 +1,6 @@
 """Counting metrics and TermJudge scores, checked against hand-computed values."""
-from termqa.metrics import Item, all_metrics, conformity, em, pseudo_reference, tcr_em, tcr_pr, tcr_t
-from termqa.score import penalty_for, scores
+from termqa.pipeline.metrics import Item, all_metrics, conformity, em, pseudo_reference, tcr_em, tcr_pr, tcr_t
+from termqa.pipeline.score import penalty_for, scores
 
 
 def _nn(renderings, glossary="réseau de neurones"):

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from termqa.lemma import get_lemmatiser
-from termqa.normalise import (
+from termqa.lang.lemma import get_lemmatiser
+from termqa.lang.normalise import (
     DEFAULT_RULE,
     SPELLING_RULES,
     compact_key,

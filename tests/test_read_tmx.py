@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from termqa.errors import InputError
-from termqa.langtags import normalise_tag
+from termqa.lang.langtags import normalise_tag
 from tests.conftest import corpus_files, is_invalid_name
 
 from termqa.formats import read_bilingual

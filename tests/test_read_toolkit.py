@@ -342,7 +342,7 @@ def test_translate_toolkit_is_imported_only_when_a_po_file_is_read(tmp_path):
     path = _write(tmp_path, "manual.po", PO)
     script = textwrap.dedent(f"""
         import sys
-        import termqa.cli, termqa.check, termqa.inspect
+        import termqa.cli.main, termqa.pipeline.check, termqa.inspect
         from termqa import formats
         from termqa.formats import toolkit
         formats.read_bilingual({str(SAMPLE_XLF)!r})
@@ -385,7 +385,7 @@ msgstr[1] "%d joints"
 
 @needs_toolkit
 def test_cli_inspect_and_check_a_po_file(tmp_path):
-    from termqa.cli import main
+    from termqa.cli.main import main
 
     po = _write(tmp_path, "pump.po", CLI_PO)
     glossary = _write(tmp_path, "terms.csv", "en,fr,fr_status\nimpeller,roue|turbine,preferred|deprecated\n"

@@ -349,7 +349,7 @@ def test_languages_fall_back_to_the_documents():
 
 
 def test_rule_decided_errors_are_named_after_their_rule():
-    from termqa.check import check
+    from termqa.pipeline.check import check
     from termqa.reports.html import render_html
     from tests.conftest import SAMPLES
 

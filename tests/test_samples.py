@@ -212,7 +212,7 @@ def test_check_on_samples_matches_expected_outcomes(tmp_path):
         pytest.skip("slow end-to-end test; set TERMQA_SLOW=1")
     from click.testing import CliRunner
 
-    from termqa.cli import main
+    from termqa.cli.main import main
 
     out = tmp_path / "result.json"
     res = CliRunner().invoke(main, ["check", str(MANUAL), str(SERVICE), "--glossary", str(TERMS), "--json", str(out), "-q"])

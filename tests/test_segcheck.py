@@ -1,5 +1,5 @@
 """Spotting segments whose target is not a translation of their source."""
-from termqa.segcheck import misalignment
+from termqa.lang.segcheck import misalignment
 
 
 def test_a_translation_passes():

@@ -54,7 +54,7 @@ class TargetIndex:
     __slots__ = ("tokens", "pos", "keys", "surf", "exact")
 
     def __init__(self, tokens):
-        from termqa.detect import content_positions, surface_keys
+        from termqa.pipeline.detect import content_positions, surface_keys
 
         self.tokens = tokens
         self.pos = pos = content_positions(tokens)
@@ -94,7 +94,7 @@ class TargetIndex:
 
 def target_forms(concept, tgt_lang, lemmatiser) -> list[TargetForm]:
     """The concept's target designations with their lemma keys (hidden labels included: matchable)."""
-    from termqa.detect import keys_of
+    from termqa.pipeline.detect import keys_of
 
     terms = [t for t in concept.terms_in(tgt_lang) if t.text.strip()]
     toks = lemmatiser.tokenize_many([t.text for t in terms])
@@ -239,7 +239,7 @@ def stop_words(lang: str) -> frozenset:
     Read from spaCy's `lang/<xx>/stop_words.py` directly: importing the language package would also
     compile its tokenizer exceptions, seconds of work for French that this does not need.
     """
-    from termqa.normalise import loose
+    from termqa.lang.normalise import loose
 
     return frozenset(loose(w) for w in _spacy_stop_words(lang))
 

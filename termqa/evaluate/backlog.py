@@ -61,7 +61,7 @@ def _mode(result: Mapping) -> str:
 
 
 def _lang_terms(concept: Mapping, lang: Optional[str], statuses=None) -> list:
-    from termqa.langtags import lang_matches
+    from termqa.lang.langtags import lang_matches
 
     out = []
     for t in concept.get("terms", []):
@@ -185,7 +185,7 @@ def backlog(result: Mapping, glossary=None, *, min_count: int = 2, examples: int
 
 
 def _lang_ok(a: Optional[str], b: str) -> bool:
-    from termqa.langtags import lang_matches
+    from termqa.lang.langtags import lang_matches
 
     return not a or lang_matches(a, b)
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional, Sequence
 
 if TYPE_CHECKING:  # Token lives in lemma.py, which imports this module.
-    from .lemma import Token
+    from termqa.lang.lemma import Token
 
 # --- loose -----------------------------------------------------------------------------------
 
@@ -263,7 +263,7 @@ def spelling_issue(found: Sequence["Token"], expected: Sequence["Token"], lang: 
     2. the found lemma against the expected lemma, so that an inflected form of a different
        spelling (cotes for côte) is caught; capitals are mapped from the surface.
     """
-    from .langtags import primary
+    from termqa.lang.langtags import primary
 
     lg = primary(lang)
     rule = SPELLING_RULES.get(lg, DEFAULT_RULE)
@@ -301,6 +301,6 @@ def _word_ok(f: "Token", e: "Token", lang: str, rule: SpellingRule) -> bool:
 
 def _known_form(word: str, lang: str) -> Optional[str]:
     """The correctly accented spelling of `word` in the language's lookup table, if any."""
-    from .lemma import known_form
+    from termqa.lang.lemma import known_form
 
     return known_form(word, lang)

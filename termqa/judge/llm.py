@@ -24,7 +24,7 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 from urllib.parse import urlparse
 
-from termqa.cache import VerdictCache, cache_key
+from termqa.judge.cache import VerdictCache, cache_key
 from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss, UsageError
 
 OPENAI_URL = "https://api.openai.com/v1"

@@ -58,8 +58,8 @@ def _outcome_counts(rows) -> dict:
 
 
 def result_dict(res) -> dict:
-    from termqa.metrics import all_metrics, per_document
-    from termqa.score import scores
+    from termqa.pipeline.metrics import all_metrics, per_document
+    from termqa.pipeline.score import scores
 
     occ = [occurrence_dict(v) for v in res.verdicts]
     sc = scores(occ)

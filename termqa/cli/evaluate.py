@@ -1,6 +1,6 @@
 """CLI commands `meta-eval`, `biomqm-export` and `backlog` (registered on `termqa` in cli.py).
 
-Thin layers over termqa.meta_eval, termqa.formats.biomqm and termqa.backlog: each flag is a keyword
+Thin layers over termqa.evaluate.meta_eval, termqa.formats.biomqm and termqa.evaluate.backlog: each flag is a keyword
 argument of a library call. Typed errors propagate to the group, which prints them (exit 2).
 """
 from __future__ import annotations
@@ -46,9 +46,9 @@ def run_checks(biomqm_dir, glossaries, work_dir, *, pair="en2fr", systems=None, 
     Each result is saved as work_dir/results/<system>.json (with each document's dataset id as
     `original`) and returned as a meta_eval.Run."""
     from termqa import formats
-    from termqa.check import check
+    from termqa.pipeline.check import check
     from termqa.formats import biomqm
-    from termqa.meta_eval import Run
+    from termqa.evaluate.meta_eval import Run
 
     work = Path(work_dir)
     manifest = biomqm.export(biomqm_dir, work / "xliff", pair, systems, docs)
@@ -100,7 +100,7 @@ def meta_eval_cmd(results, human, glossary, pair, systems, docs, work_dir, lemma
     system. Without RESULTS, --human must be the bio-MQM folder and --glossary given: the systems
     are exported as XLIFF and checked first.
     """
-    from termqa import meta_eval as me
+    from termqa.evaluate import meta_eval as me
     from termqa.formats import biomqm
 
     metrics = _split(metric_names) or list(me.ALL_METRICS)
@@ -163,7 +163,7 @@ def biomqm_export_cmd(biomqm_dir, out_dir, pair, systems, docs):
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the whole backlog as JSON.")
 def backlog_cmd(verdicts, out, glossary, glossary_lang, min_count, examples, json_out):
     """Candidate terms, glossary terms never found, forbidden terms used: from a --json result."""
-    from termqa.backlog import backlog, render_text, write
+    from termqa.evaluate.backlog import backlog, render_text, write
 
     try:
         data = json.loads(Path(verdicts).read_text(encoding="utf-8"))

@@ -1,4 +1,4 @@
-"""`termqa compare`: the click command over `termqa.compare.compare` (registered by termqa.cli).
+"""`termqa compare`: the click command over `termqa.evaluate.compare.compare` (registered by termqa.cli.main).
 
 Typed errors become one line on stderr and exit code 2 here as well, so the command behaves the same
 whether it runs inside the `termqa` group or on its own.
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from termqa.cli_options import input_options, judge_options
+from termqa.cli.options import input_options, judge_options
 from termqa.errors import TermqaError
 
 
@@ -38,7 +38,7 @@ def compare_command(files, names, quiet, config_path, penalties_file, json_out, 
 
     FILES are one file or folder per system, or one TMX with several target languages.
     """
-    from termqa.cli import EXIT_INPUT
+    from termqa.cli.main import EXIT_INPUT
 
     try:
         _run(files, names, quiet, config_path, penalties_file, json_out, report, results_dir,
@@ -56,8 +56,8 @@ def compare_command(files, names, quiet, config_path, penalties_file, json_out, 
 
 def _run(files, names, quiet, config_path, penalties_file, json_out, report, results_dir, alpha, resamples,
          seed, flags):
-    from termqa import compare as cmp
-    from termqa.cli import _atomic_write, _judge_settings, _load_penalties, _progress_bar, _settings
+    from termqa.evaluate import compare as cmp
+    from termqa.cli.main import _atomic_write, _judge_settings, _load_penalties, _progress_bar, _settings
 
     tgt = flags.pop("tgt_lang")
     cfg_path, s = _settings(config_path, **flags)
@@ -97,5 +97,5 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
         click.echo(cmp.render_text(data))
 
 
-# termqa.cli registers the command under this name
+# termqa.cli.main registers the command under this name
 compare = compare_command

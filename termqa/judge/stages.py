@@ -14,7 +14,7 @@ On top of the counting verdicts, in order:
 `exhaustive=True` sends every occurrence not settled by a certain rule through Q1 (no propagation)
 and Q2, for validation.
 
-`run_judge` runs the stages in order on one set of verdicts; `termqa.compare` runs the same public
+`run_judge` runs the stages in order on one set of verdicts; `termqa.evaluate.compare` runs the same public
 stages (`Stage`, `align_open`, `rebuild_pseudo`, `check_references`, `redecide`, `ask_q1_q2`) across
 several systems so that they share references and one cache.
 """
@@ -25,7 +25,7 @@ from dataclasses import replace
 from typing import Optional
 
 from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss
-from termqa.langtags import primary
+from termqa.lang.langtags import primary
 from termqa.model import (
     CONFORMING, ERROR, GENERATED, GLOSSARY, PSEUDO, UNJUDGED, VALIDATED, Reference, Span,
 )
@@ -50,7 +50,7 @@ class Stage:
     """State shared by the phases: documents, concepts, lemmatisers, the backend and counts."""
 
     def __init__(self, documents, concepts, backend, lem, domain, exhaustive):
-        from termqa.asks import language_name
+        from termqa.judge.questions import language_name
 
         self.docs = {d.doc_id: d for d in documents}
         self.concepts = concepts
@@ -71,7 +71,7 @@ class Stage:
         return d.src_lang, d.tgt_lang
 
     def ask(self, phase, questions):
-        from termqa.asks import ask_many
+        from termqa.judge.questions import ask_many
 
         if not questions:
             return []
@@ -85,13 +85,13 @@ class Stage:
         return results
 
     def concept_info(self, cid, doc_id):
-        from termqa.asks import ConceptInfo
+        from termqa.judge.questions import ConceptInfo
 
         src, tgt = self.langs(doc_id)
         return ConceptInfo.from_concept(self.concepts[cid], src, tgt)
 
     def target_forms(self, cid, tgt):
-        from termqa.align import target_forms
+        from termqa.pipeline.align import target_forms
 
         k = (cid, tgt)
         if k not in self._forms:
@@ -99,7 +99,7 @@ class Stage:
         return self._forms[k]
 
     def key(self, text, lang):
-        from termqa.detect import rendering_key
+        from termqa.pipeline.detect import rendering_key
 
         return rendering_key(self.lem(primary(lang)), text)
 
@@ -115,8 +115,8 @@ class DocView:
 def run_judge(verdicts, references, documents, concepts, settings, *, table, exhaustive=False,
               domain=None, progress=None, lem=None):
     """Judge what counting left open. Returns (verdicts, references, accounting, judge_info)."""
-    from termqa.asks import prompt_versions
-    from termqa.llm import Backend
+    from termqa.judge.questions import prompt_versions
+    from termqa.judge.llm import Backend
 
     backend = Backend(settings)
     stage = Stage([DocView(d) for d in documents], concepts, backend, lem, domain, exhaustive)
@@ -138,7 +138,7 @@ def run_judge(verdicts, references, documents, concepts, settings, *, table, exh
 # --- 1. alignment ---------------------------------------------------------------------------------
 
 def align_open(stage, verdicts, progress):
-    from termqa.asks import AlignQuestion
+    from termqa.judge.questions import AlignQuestion
 
     todo = [i for i, v in enumerate(verdicts)
             if v.outcome == UNJUDGED and v.occurrence.target_span is None
@@ -197,7 +197,7 @@ def _chains(verdicts):
 
 def rebuild_pseudo(stage, verdicts, references):
     """Pseudo-references again, now that the judge aligned more occurrences."""
-    from termqa.reference import pseudo_reference
+    from termqa.pipeline.reference import pseudo_reference
 
     refs = dict(references)
     for (doc_id, cid, sf), idxs in _chains(verdicts).items():
@@ -215,7 +215,7 @@ def rebuild_pseudo(stage, verdicts, references):
 
 def check_references(stage, verdicts, references, progress):
     """Validate pseudo-references on source-side evidence; generate those that fail."""
-    from termqa.asks import ReferenceCheckQuestion, ReferenceQuestion
+    from termqa.judge.questions import ReferenceCheckQuestion, ReferenceQuestion
 
     chains = _chains(verdicts)
     pending = [(k, r) for k, r in references.items() if r.provenance == PSEUDO]
@@ -281,10 +281,10 @@ def _contexts(stage, occs, n=3):
 
 def redecide(stage, verdicts, references, table):
     """Re-run the deterministic rules on occurrences the judge aligned or whose reference changed."""
-    from termqa.align import classify_rendering
-    from termqa.detect import keys_of
-    from termqa.normalise import spelling_issue, term_tokens
-    from termqa.prejudge import decide, inside_kept_name, verdict_fields
+    from termqa.pipeline.align import classify_rendering
+    from termqa.pipeline.detect import keys_of
+    from termqa.lang.normalise import spelling_issue, term_tokens
+    from termqa.pipeline.prejudge import decide, inside_kept_name, verdict_fields
 
     out = list(verdicts)
     for i, v in enumerate(verdicts):
@@ -333,7 +333,7 @@ def _needs_q1(stage, v) -> bool:
 
 def _forms(stage, verdicts, doc_id, cid):
     """The concept's renderings in the document, grouped by source form (evidence for the judges)."""
-    from termqa.asks import FormRenderings, RenderingCount
+    from termqa.judge.questions import FormRenderings, RenderingCount
 
     by_form = defaultdict(list)
     for v in verdicts:
@@ -358,7 +358,7 @@ def _forms(stage, verdicts, doc_id, cid):
 
 
 def _status_of(stage, cid, tgt, text) -> Optional[str]:
-    from termqa.normalise import loose
+    from termqa.lang.normalise import loose
 
     if not text:
         return None
@@ -369,7 +369,7 @@ def _status_of(stage, cid, tgt, text) -> Optional[str]:
 
 
 def _preceding(stage, o, n=2):
-    from termqa.asks import SegmentText
+    from termqa.judge.questions import SegmentText
 
     segs = stage.docs[o.doc_id].segments_by_index
     out = []
@@ -381,8 +381,8 @@ def _preceding(stage, o, n=2):
 
 
 def ask_q1_q2(stage, verdicts, references, table, progress):
-    from termqa.asks import ConsistencyQuestion, ErrorQuestion, SegmentText
-    from termqa.score import penalty_for
+    from termqa.judge.questions import ConsistencyQuestion, ErrorQuestion, SegmentText
+    from termqa.pipeline.score import penalty_for
 
     out = list(verdicts)
     todo = [i for i, v in enumerate(verdicts) if _needs_q1(stage, v)]

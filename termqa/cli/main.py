@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from termqa import __version__
-from termqa.cli_options import input_options, judge_options
+from termqa.cli.options import input_options, judge_options
 from termqa.errors import TermqaError
 
 EXIT_QA_FAILED = 1
@@ -136,7 +136,7 @@ def _settings(config_path, **flags):
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the gate result.")
 def check(files, quiet, config_path, penalties_file, json_out, csv_out, report, annotate, in_place, **flags):
     """Check terminology in XLIFF/TMX FILES (or folders) against glossaries."""
-    from termqa.check import check as run_check
+    from termqa.pipeline.check import check as run_check
 
     cfg_path, s = _settings(config_path, **flags)
     penalties = dict(s.get("penalties") or {})
@@ -172,12 +172,12 @@ def check(files, quiet, config_path, penalties_file, json_out, csv_out, report, 
     if annotate or in_place:
         _annotate(data, result, annotate, in_place, s)
     if not quiet:
-        from termqa.console import summary
+        from termqa.cli.console import summary
 
         click.echo(summary(data, judge_configured=judge is not None))
     fail_on = s.get("fail_on") or []
     if fail_on:
-        from termqa.gate import failures
+        from termqa.results.gate import failures
 
         failed = failures(data, fail_on)
         if failed:
@@ -239,9 +239,9 @@ def _judge_settings(s):
     model = s.get("judge_model") or (os.environ.get("OPENAI_MODEL") or None)
     if not model:
         return None
-    from termqa.llm import settings_from_env
+    from termqa.judge.llm import settings_from_env
 
-    from termqa.llm import parse_price
+    from termqa.judge.llm import parse_price
 
     kw = {"model": model}
     for k, name in (("judge_base_url", "base_url"), ("concurrency", "concurrency"), ("max_calls", "max_calls"),
@@ -280,7 +280,7 @@ def _progress_bar():
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the re-scored result here.")
 def rescore(verdicts, penalties_file, json_out):
     """Recompute every score from a saved --json result under other penalties, with no LLM call."""
-    from termqa.rescore import rescore_result
+    from termqa.evaluate.rescore import rescore_result
 
     try:
         data = json.loads(Path(verdicts).read_text(encoding="utf-8"))
@@ -289,18 +289,18 @@ def rescore(verdicts, penalties_file, json_out):
     out = rescore_result(data, _load_penalties(penalties_file))
     if json_out:
         _atomic_write(json_out, data=out)
-    from termqa.console import scores_block
+    from termqa.cli.console import scores_block
 
     click.echo(scores_block(out))
 
 
 def _register() -> None:
     """Commands that live in their own modules (compare, meta-eval, backlog...)."""
-    from termqa.cli_meta import COMMANDS as meta_commands
+    from termqa.cli.evaluate import COMMANDS as meta_commands
 
     for command in meta_commands:
         main.add_command(command)
-    from termqa.cli_compare import compare_command
+    from termqa.cli.compare import compare_command
 
     main.add_command(compare_command)
 

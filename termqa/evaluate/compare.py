@@ -4,7 +4,7 @@ A *system* is one input (a file or a folder) or, for a TMX holding several targe
 language. The inputs must translate the same source: same documents in the same order, same segments
 with the same source text; otherwise the comparison is refused, naming the first difference.
 
-Each system goes through the ordinary counting pipeline (`termqa.check.check`). Then, per document
+Each system goes through the ordinary counting pipeline (`termqa.pipeline.check.check`). Then, per document
 position, concept and source form, one reference is chosen for all systems that share a target
 language: the glossary's term where it has one, else the rendering most frequent across all systems'
 aligned occurrences (ties by first appearance: document position first, then system order). Occurrences
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Optional, Sequence
 
 from termqa.errors import InputError, MissingLanguageError, UsageError
-from termqa.langtags import primary
+from termqa.lang.langtags import primary
 from termqa.model import GLOSSARY, OUTCOMES, PSEUDO, UNJUDGED, Reference, Span
 
 COMPARE_VERSION = 1
@@ -272,7 +272,7 @@ class SystemRun:
     """One system while the comparison works on it."""
 
     spec: SystemSpec
-    result: object  # termqa.check.CheckResult
+    result: object  # termqa.pipeline.check.CheckResult
     doc_index: dict  # doc_id -> position
     verdicts: list = field(default_factory=list)
     references: dict = field(default_factory=dict)  # (doc_id, concept, source form) -> Reference
@@ -288,7 +288,7 @@ class SystemRun:
 
 
 def _rendering_key(lem, text, lang):
-    from termqa.detect import rendering_key
+    from termqa.pipeline.detect import rendering_key
 
     return rendering_key(lem(primary(lang)), text)
 
@@ -360,8 +360,8 @@ def align_across(runs: Sequence[SystemRun], lem) -> list[set]:
     across systems, then by first appearance; a span already answering another occurrence of the
     segment is never taken twice. Returns, per system, the indexes of the verdicts aligned here.
     """
-    from termqa import align as al
-    from termqa.detect import keys_of
+    from termqa.pipeline import align as al
+    from termqa.pipeline.detect import keys_of
 
     groups = defaultdict(list)
     for s, run in enumerate(runs):
@@ -435,8 +435,8 @@ _FORCE = Reference("", "", "", None, "none")
 def redecide(run: SystemRun, refs: dict, stage, table, force: frozenset = frozenset()) -> list:
     """The verdicts of one system against `refs`: the judge stage's own re-decision, then the reason
     of unaligned occurrences that now have a reference (they are missing renderings, not hapaxes)."""
-    from termqa.judge import redecide
-    from termqa.prejudge import decide, verdict_fields
+    from termqa.judge.stages import redecide
+    from termqa.pipeline.prejudge import decide, verdict_fields
 
     # the judge stage decides again what its alignment or a changed reference touched; occurrences
     # aligned across systems are marked so that it does
@@ -458,7 +458,7 @@ def redecide(run: SystemRun, refs: dict, stage, table, force: frozenset = frozen
 def _pooled_reference_check(runs, members, refs, stages, progress):
     """Validate (or regenerate) the shared pseudo-references of one target-language group once, on the
     occurrences of all its systems: the first system's documents stand for all (same source)."""
-    from termqa.judge import check_references
+    from termqa.judge.stages import check_references
 
     canon = members[0]
     canon_ids = runs[canon].doc_ids
@@ -520,10 +520,10 @@ def compare(
 ) -> CompareResult:
     """Check several systems' translations of the same source against shared references."""
     from termqa import formats
-    from termqa.check import TRAINED_MAX_WORDS, check
-    from termqa.judge import DocView, Stage
-    from termqa.lemma import get_lemmatiser
-    from termqa.score import validate_table
+    from termqa.pipeline.check import TRAINED_MAX_WORDS, check
+    from termqa.judge.stages import DocView, Stage
+    from termqa.lang.lemma import get_lemmatiser
+    from termqa.pipeline.score import validate_table
 
     if not 0 < alpha < 1:
         raise UsageError(f"alpha must be between 0 and 1, not {alpha}")
@@ -610,9 +610,9 @@ def compare(
 def _judge_all(runs, concepts, settings, lem, table, domain, exhaustive, progress):
     """The judge stage for every system with one backend (identical questions asked once) and one set
     of references per target-language group, validated on the pooled evidence."""
-    from termqa.asks import prompt_versions
-    from termqa.judge import align_open, DocView, ask_q1_q2, Stage
-    from termqa.llm import Backend
+    from termqa.judge.questions import prompt_versions
+    from termqa.judge.stages import align_open, DocView, ask_q1_q2, Stage
+    from termqa.judge.llm import Backend
 
     backend = Backend(settings)
     try:

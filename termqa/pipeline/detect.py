@@ -143,7 +143,7 @@ def keys_of(tokens) -> tuple[tuple[str, ...], tuple[str, ...]]:
     A word the glossary writes in capitals (an acronym) matches only the same capitals: "TIS" is
     not "this", "DID" is not "did". Both keys are then its exact key.
     """
-    from termqa.normalise import loose, term_tokens
+    from termqa.lang.normalise import loose, term_tokens
 
     toks = [x for x in term_tokens([x for x in tokens if not is_gap(x)])]
     keys, skeys = [], []
@@ -169,7 +169,7 @@ def surface_keys(text: str) -> tuple[str, str]:
     """(loose surface key, exact key) of a word; cached, since running text repeats its words."""
     got = _SURFACE.get(text)
     if got is None:
-        from termqa.normalise import loose
+        from termqa.lang.normalise import loose
 
         if len(_SURFACE) > 500_000:
             _SURFACE.clear()

@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
-from .errors import UsageError
-from .gcpause import paused_gc
-from .langtags import primary
-from .normalise import loose
+from termqa.errors import UsageError
+from termqa.gcpause import paused_gc
+from termqa.lang.langtags import primary
+from termqa.lang.normalise import loose
 
 
 @dataclass(frozen=True, slots=True)

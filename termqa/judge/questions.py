@@ -33,7 +33,7 @@ from termqa.labels import (
     NO_ERROR,
     code_for,
 )
-from termqa.llm import Answer, Backend, Request
+from termqa.judge.llm import Answer, Backend, Request
 from termqa.model import JUSTIFIED, UNJUSTIFIED
 
 # How many preceding segment pairs a judge sees (the method uses five).
@@ -415,7 +415,7 @@ def prompt_id_for(question: Question) -> str:
 
 def to_request(question: Question, library=None) -> Request:
     """Render the question with its template (default: the packaged prompts)."""
-    from termqa.prompting import library as default_library
+    from termqa.judge.prompting import library as default_library
 
     try:
         prompt_id, build, schema = _PROMPTS[type(question)]
@@ -428,7 +428,7 @@ def to_request(question: Question, library=None) -> Request:
 
 def prompt_versions(library=None) -> dict[str, str]:
     """Full versions of every judge prompt, for the run signature."""
-    from termqa.prompting import library as default_library
+    from termqa.judge.prompting import library as default_library
 
     lib = library or default_library()
     return {pid: lib.version(pid) for pid, _, _ in _PROMPTS.values()}
@@ -571,7 +571,7 @@ _NAMES = {
 def language_name(tag: str) -> str:
     """English name of a language tag for prompts (`fr-CA` -> `French (fr-CA)`); the tag itself
     when the language is not in the small built-in table."""
-    from termqa.langtags import normalise_tag, primary
+    from termqa.lang.langtags import normalise_tag, primary
 
     norm = normalise_tag(tag)
     name = _NAMES.get(primary(tag))

@@ -1,4 +1,4 @@
-"""`termqa.check`: connects the stages, nothing more.
+"""`termqa.pipeline.check`: connects the stages, nothing more.
 
 read -> detect (source occurrences) -> align (target spans) -> reference -> prejudge -> judge (optional,
 LLM) -> score -> result. Each stage lives in its own module; this one only moves records between them.
@@ -9,15 +9,15 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Optional, Sequence
 
-from termqa import align as al
-from termqa import detect as dt
+from termqa.pipeline import align as al
+from termqa.pipeline import detect as dt
 from termqa.errors import LanguageError
-from termqa.langtags import normalise_tag, primary
+from termqa.lang.langtags import normalise_tag, primary
 from termqa.model import (
     ALLOWED_STATUSES, BilingualFile, Document, Glossary, Occurrence, Reference, Span, Verdict,
 )
-from termqa.prejudge import decide, inside_kept_name, verdict_fields
-from termqa.reference import glossary_reference, pseudo_reference
+from termqa.pipeline.prejudge import decide, inside_kept_name, verdict_fields
+from termqa.pipeline.reference import glossary_reference, pseudo_reference
 
 Progress = Callable[[str, int, int], None]
 
@@ -61,7 +61,7 @@ class CheckResult:
     skipped_untranslated: int = 0
 
     def to_dict(self) -> dict:
-        from termqa.result import result_dict
+        from termqa.results.serialise import result_dict
 
         return result_dict(self)
 
@@ -84,20 +84,20 @@ def check(
 
     `inputs` and `glossaries` are paths, or records already read (`BilingualFile`, `Glossary`).
 
-    With `judge` (a `termqa.llm.JudgeSettings`), divergences counting cannot settle go to the LLM judge;
+    With `judge` (a `termqa.judge.llm.JudgeSettings`), divergences counting cannot settle go to the LLM judge;
     without it the run is counting mode and such occurrences stay `unjudged`.
     """
     from termqa import formats
     from termqa.inputs import expand, merge_glossaries
-    from termqa.lemma import get_lemmatiser
-    from termqa.score import validate_table
+    from termqa.lang.lemma import get_lemmatiser
+    from termqa.pipeline.score import validate_table
 
     if not glossaries:
         from termqa.errors import UsageError
 
         raise UsageError("no glossary given", fix="pass --glossary FILE (TBX, SKOS, CSV/TSV)")
     table = validate_table(penalties or {})
-    # paths are read here; records already read (termqa.compare reads them once for all systems) pass
+    # paths are read here; records already read (termqa.evaluate.compare reads them once for all systems) pass
     gl = [g if isinstance(g, Glossary) else formats.read_glossary(g, default_lang=glossary_lang)
           for g in glossaries]
     files = [f if isinstance(f, BilingualFile) else formats.read_bilingual(f, src_lang=src_lang, tgt_lang=tgt_lang)
@@ -155,7 +155,7 @@ def check(
     accounting = None
     judge_info = None
     if judge is not None:
-        from termqa.judge import run_judge
+        from termqa.judge.stages import run_judge
 
         verdicts, references, accounting, judge_info = run_judge(
             verdicts, references, documents, {c.id: c for c in concepts}, judge,
@@ -206,8 +206,8 @@ def _source_index(concepts, src_l, lemmatiser, path):
 
 def _flag_misaligned(verdicts, documents, warnings):
     """Occurrences "missing" from a target that is not a translation of the source say so."""
-    from termqa.prejudge import R_MISALIGNED, R_MISSING
-    from termqa.segcheck import misalignment
+    from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING
+    from termqa.lang.segcheck import misalignment
 
     segs = {(d.doc_id, s.index): s for d in documents for s in d.segments}
     suspects: dict = {}
@@ -314,7 +314,7 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
     # pass 2: renderings established in the document for the chains that still have gaps
     _align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l)
     # rendering keys (lemmas, leading articles stripped) for references and metrics
-    from termqa.normalise import term_key
+    from termqa.lang.normalise import term_key
 
     for w in work:
         a = w.alignment
@@ -404,8 +404,8 @@ def _references(work: Sequence[Work]) -> dict:
 
 
 def _verdicts(work, references, lem, table):
-    from termqa.metrics import Item
-    from termqa.normalise import spelling_issue, term_key, term_tokens
+    from termqa.pipeline.metrics import Item
+    from termqa.lang.normalise import spelling_issue, term_key, term_tokens
 
     spell_cache: dict = {}
     ref_keys: dict = {}

@@ -122,7 +122,7 @@ def decide(*, kind: Optional[str], rendering: Optional[str], concept, reference,
 
 def verdict_fields(d: Decision, table) -> dict:
     """The Verdict fields a decision sets (penalty from `table`), for building or replacing verdicts."""
-    from termqa.score import penalty_for
+    from termqa.pipeline.score import penalty_for
 
     return {"outcome": d.outcome, "label": d.label, "penalty": penalty_for(d.outcome, d.label, table),
             "reason": d.reason, "judge": "rule" if d.rule else None,

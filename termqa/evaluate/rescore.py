@@ -6,7 +6,7 @@ from collections import Counter
 
 from termqa.errors import TermqaError
 from termqa.labels import penalty_table_hash
-from termqa.score import rescore_rows, scores, validate_table
+from termqa.pipeline.score import rescore_rows, scores, validate_table
 
 
 def rescore_result(data: dict, penalties: dict) -> dict:

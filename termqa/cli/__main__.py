@@ -1,0 +1,3 @@
+from termqa.cli.main import main
+
+main()
