@@ -61,7 +61,6 @@ import html
 import os
 import re
 import shutil
-import tempfile
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -69,6 +68,8 @@ from pathlib import Path
 from typing import Optional
 
 from termqa.errors import InputError, TermqaError, UsageError
+from termqa.fileio import atomic_write
+from termqa.formats.xmlsafe import local, parse_bytes
 from termqa.labels import CODE_DESCRIPTIONS
 
 from . import splice
@@ -883,7 +884,6 @@ class _Writer:
 def annotate_bytes(data: bytes, annotations, *, its: bool = False, path: str = "<bytes>",
                    now: Optional[datetime] = None) -> tuple[bytes, AnnotateReport]:
     """Annotated bytes of an XLIFF file (see the module docstring) and what was done."""
-    from .xmlsafe import local, parse_bytes
 
     tree = parse_bytes(data, path)  # hardened: no entities, well-formed, or a typed error
     if local(tree.tag) != "xliff":
@@ -949,24 +949,42 @@ def annotate(path_in, annotations, *, out=None, in_place: bool = False, its: boo
     if in_place and backup:
         bak = str(src) + ".bak"
         shutil.copy2(src, bak)
-    _atomic_write(dest, new, like=src)
+    atomic_write(dest, new, like=src, make_folder=True)
     return dataclasses.replace(report, out=str(dest), backup=bak)
 
 
-def _atomic_write(dest: Path, data: bytes, like: Path) -> None:
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + dest.name + ".", suffix=".tmp", dir=str(dest.parent))
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        try:
-            shutil.copymode(like, tmp)
-        except OSError:
-            pass  # permissions are a nicety; the content is what matters
-        os.replace(tmp, dest)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+def annotate_files(files, annotations, *, out: Optional[str] = None, in_place: bool = False, its: bool = False,
+                   backup: bool = True, now: Optional[datetime] = None) -> list[AnnotateReport]:
+    """Write each XLIFF file's annotations: into `out` (a file for one input, a folder for several) or,
+    with `in_place`, over the inputs themselves. `files` are the BilingualFile records of a run; files
+    that are not XLIFF are skipped (notes go into XLIFF only).
+    """
+    if out and in_place:
+        raise UsageError("--annotate and --in-place exclude each other", fix="choose one")
+    if not out and not in_place:
+        raise UsageError("no output for the annotated files", fix="pass --annotate OUT or --in-place")
+    xliffs = [f for f in files if f.format.startswith("xliff")]
+    if not xliffs:
+        raise TermqaError("nothing to annotate: notes are written into XLIFF files only")
+    out_dir = None
+    if out and len(xliffs) > 1:
+        out_dir = Path(out)
+        if out_dir.exists() and not out_dir.is_dir() or not out_dir.exists() and out_dir.suffix.lower() in (
+                ".xlf", ".xliff", ".sdlxliff", ".mqxliff", ".mxliff"):
+            raise UsageError(f"{out}: several files are annotated, so this must be a folder",
+                             fix="name a folder (it is created if missing)")
+        out_dir.mkdir(parents=True, exist_ok=True)
+    reports = []
+    for f in xliffs:
+        doc_ids = {d.doc_id for d in f.documents}
+        mine = [a for a in annotations if a.doc_id in doc_ids]
+        if in_place:
+            reports.append(annotate(f.path, mine, in_place=True, its=its, backup=backup, now=now))
+            continue
+        dest = out_dir / Path(f.path).name if out_dir else Path(out)
+        if dest.is_dir():
+            dest = dest / Path(f.path).name
+        if os.path.realpath(dest) == os.path.realpath(f.path):
+            raise UsageError(f"{dest}: refusing to overwrite the input", fix="use --in-place to annotate it")
+        reports.append(annotate(f.path, mine, out=str(dest), its=its, now=now))
+    return reports

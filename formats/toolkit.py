@@ -42,6 +42,7 @@ import re
 from typing import Optional
 
 from termqa.errors import InputError, MissingLanguageError
+from termqa.formats.sniff import text_start
 from termqa.lang.langtags import normalise_tag
 from termqa.model import BilingualFile, Document, Segment
 
@@ -74,9 +75,8 @@ def _tag(value: Optional[str]) -> str:
 
 
 def _is_xml(data: bytes) -> bool:
-    from . import _text_start
 
-    return _text_start(data).startswith("<")
+    return text_start(data).startswith("<")
 
 
 def _import_storage(path: str, what: str, module: str):

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Optional
 
 from termqa.errors import UsageError
+from termqa.fileio import atomic_write
 
 from .html import (
-    METRIC_TEXT, OUTCOME_TEXT, OUTCOMES, PROVENANCE_TEXT, STATUS_CLASS, _Ids, _asset, _chart, _concept_name,
-    _env, fmt_pct, fmt_score, label_info, split_at_span,
+    METRIC_TEXT, OUTCOME_TEXT, OUTCOMES, PROVENANCE_TEXT, STATUS_CLASS, _asset, _chart, _concept_name, _env, _Ids,
+    fmt_pct, fmt_score, label_info, split_at_span,
 )
 
 COMPARE_VERSION = 1
@@ -207,5 +208,5 @@ def render_compare_html(data: dict) -> str:
 
 def write_compare_html(data: dict, path) -> Path:
     path = Path(path)
-    path.write_text(render_compare_html(data), encoding="utf-8", newline="\n")
+    atomic_write(path, render_compare_html(data))
     return path

@@ -27,9 +27,11 @@ evaluating it as a formula (text from translated files is untrusted); `unescape_
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 
 from termqa.errors import UsageError
+from termqa.fileio import atomic_write
 
 CSV_COLUMNS = (
     "doc_id", "unit_id", "segment_id", "segment_index",
@@ -106,10 +108,9 @@ def rows(result: dict):
 
 def write_csv(result: dict, path) -> Path:
     """Write one row per occurrence to `path` (UTF-8 with BOM) and return the path."""
-    path = Path(path)
-    with path.open("w", encoding="utf-8-sig", newline="") as fh:
-        w = csv.writer(fh, dialect="excel")  # CRLF, minimal quoting: what Excel expects
-        w.writerow(CSV_COLUMNS)
-        for row in rows(result):
-            w.writerow([_cell(c, row[c]) for c in CSV_COLUMNS])
-    return path
+    buf = io.StringIO(newline="")
+    w = csv.writer(buf, dialect="excel")  # CRLF, minimal quoting: what Excel expects
+    w.writerow(CSV_COLUMNS)
+    for row in rows(result):
+        w.writerow([_cell(c, row[c]) for c in CSV_COLUMNS])
+    return atomic_write(path, buf.getvalue(), encoding="utf-8-sig")

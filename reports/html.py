@@ -20,12 +20,8 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from termqa.errors import UsageError
-from termqa.labels import (
-    CODE_DESCRIPTIONS,
-    COHERENT_LABELS,
-    ERROR_LABELS,
-    INCONSISTENT_LABELS,
-)
+from termqa.fileio import atomic_write
+from termqa.labels import CODE_DESCRIPTIONS, COHERENT_LABELS, ERROR_LABELS, INCONSISTENT_LABELS
 
 RESULT_VERSION = 1
 
@@ -512,5 +508,5 @@ def render_html(result: dict) -> str:
 def write_html(result: dict, path) -> Path:
     """Write the report to `path` (UTF-8) and return the path."""
     path = Path(path)
-    path.write_text(render_html(result), encoding="utf-8", newline="\n")
+    atomic_write(path, render_html(result))
     return path

@@ -5,7 +5,7 @@ over it. Heavy libraries (spaCy, openai, rdflib) are imported only when a stage 
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from termqa.version import __version__
 
 __all__ = ["__version__", "check", "inspect_file"]
 

@@ -7,10 +7,13 @@ Relative paths in the file are relative to the file's folder.
 """
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 from typing import Optional
 
 from termqa.errors import ConfigError
+from termqa.judge.llm import JudgeSettings, parse_price, settings_from_env
 
 # key -> kind; anything else in the file is refused with the list of known keys.
 KEYS = {
@@ -110,3 +113,75 @@ def _coerce(path: Path, key: str, kind: str, value):
             raise bad("a table")
         return value
     raise AssertionError(kind)  # pragma: no cover - KEYS is closed
+
+
+# --- resolution: flags over the config file over defaults ---------------------------------------------
+
+def resolve(config_path: Optional[str] = None, **flags) -> tuple[Optional[Path], dict]:
+    """The settings of one run: each flag given (not None, not empty) overrides the config file.
+
+    Returns the config file used (or None) and the merged settings; every key of `flags` is present.
+    """
+    path, table = find(config_path)
+    merged = dict(table)
+    for k, v in flags.items():
+        if v is None or v == ():
+            merged.setdefault(k, None)
+        else:
+            merged[k] = list(v) if isinstance(v, tuple) else v
+    return path, merged
+
+
+def load_penalties(path: str) -> dict:
+    """A penalty table from a JSON or TOML file (a TOML file may hold it under `[penalties]`)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
+    try:
+        if str(path).endswith(".toml"):
+            try:
+                import tomllib
+            except ModuleNotFoundError:  # Python 3.10
+                import tomli as tomllib
+            data = tomllib.loads(text)
+            data = data.get("penalties", data)
+        else:
+            data = json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(f"{path}: cannot read penalties: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: penalties must be an object of label -> number")
+    return data
+
+
+def penalties_from(settings: dict, penalties_file: Optional[str] = None) -> dict:
+    """The config file's `[penalties]`, overridden by a penalties file."""
+    table = dict(settings.get("penalties") or {})
+    if penalties_file:
+        table.update(load_penalties(penalties_file))
+    return table
+
+
+def judge_settings(settings: dict, environ: Optional[dict] = None) -> Optional[JudgeSettings]:
+    """JudgeSettings when a judge model is configured (flag, config or OPENAI_MODEL), else None."""
+    env = os.environ if environ is None else environ
+    model = settings.get("judge_model") or (env.get("OPENAI_MODEL") or None)
+    if not model:
+        return None
+    kw: dict = {"model": model}
+    for k, name in (("judge_base_url", "base_url"), ("concurrency", "concurrency"), ("max_calls", "max_calls"),
+                    ("max_cost", "max_cost"), ("cache", "cache_path"), ("offline", "offline")):
+        if settings.get(k) is not None:
+            kw[name] = settings[k]
+    prices = {}
+    for m, pair in (settings.get("prices") or {}).items():  # config: [prices] model = [input, output]
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise ConfigError(f"config: price of {m} must be [input, output] in USD per million tokens")
+        prices[m] = (float(pair[0]), float(pair[1]))
+    for text in settings.get("price") or []:
+        m, pair = parse_price(text)
+        prices[m] = pair
+    if prices:
+        kw["prices"] = prices
+    return settings_from_env(environ, **kw)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 
+from termqa import formats
 from termqa.errors import MissingLanguageError
 from termqa.model import STATUSES, BilingualFile, Glossary
 
@@ -77,7 +78,6 @@ def describe_glossary(g: Glossary) -> dict:
 
 def inspect_file(path, *, src_lang=None, tgt_lang=None, glossary_lang=None) -> dict:
     """Read any supported file and describe it."""
-    from termqa import formats
 
     note, stand_in_target, stand_in_key = None, False, "target_language"
     try:

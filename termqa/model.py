@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from termqa.lang.langtags import lang_matches
+
 # --- bilingual files ---------------------------------------------------------------------------
 
 
@@ -152,7 +154,6 @@ class Concept:
 
     def terms_in(self, lang: str) -> tuple[Term, ...]:
         """Terms whose language matches `lang` (region variants handled by termqa.lang.langtags)."""
-        from termqa.lang.langtags import lang_matches
 
         return tuple(t for t in self.terms if lang_matches(t.lang, lang))
 

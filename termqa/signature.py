@@ -8,8 +8,8 @@ from __future__ import annotations
 import hashlib
 from typing import Mapping, Optional, Sequence
 
-from termqa import __version__
 from termqa.labels import penalty_table_hash
+from termqa.version import __version__
 
 
 def glossary_hash(content_hashes: Sequence[str]) -> str:

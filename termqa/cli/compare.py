@@ -5,14 +5,16 @@ whether it runs inside the `termqa` group or on its own.
 """
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import click
 
+from termqa import config
+from termqa.cli.common import guarded, progress_bar
 from termqa.cli.options import input_options, judge_options
-from termqa.errors import TermqaError
+from termqa.evaluate import compare as cmp
+from termqa.fileio import atomic_write
+from termqa.reports.compare_html import write_compare_html
 
 
 @click.command("compare")
@@ -32,42 +34,27 @@ from termqa.errors import TermqaError
               help="Also write each system's full check result (<name>.json) into this folder.")
 @judge_options
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
+@guarded
 def compare_command(files, names, quiet, config_path, penalties_file, json_out, report, results_dir,
                     alpha, resamples, seed, **flags):
     """Compare several translations (systems) of the same source against shared references.
 
     FILES are one file or folder per system, or one TMX with several target languages.
     """
-    from termqa.cli.main import EXIT_INPUT
-
-    try:
-        _run(files, names, quiet, config_path, penalties_file, json_out, report, results_dir,
-             alpha, resamples, seed, flags)
-    except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
-        raise
-    except TermqaError as exc:
-        click.echo(f"termqa: error: {exc}", err=True)
-        sys.exit(EXIT_INPUT)
-    except OSError as exc:
-        name = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
-        click.echo(f"termqa: error: {name}{exc.strerror or exc}", err=True)
-        sys.exit(EXIT_INPUT)
+    _run(files, names, quiet, config_path, penalties_file, json_out, report, results_dir,
+         alpha, resamples, seed, flags)
 
 
 def _run(files, names, quiet, config_path, penalties_file, json_out, report, results_dir, alpha, resamples,
          seed, flags):
-    from termqa.evaluate import compare as cmp
-    from termqa.cli.main import _atomic_write, _judge_settings, _load_penalties, _progress_bar, _settings
 
     tgt = flags.pop("tgt_lang")
-    cfg_path, s = _settings(config_path, **flags)
+    cfg_path, s = config.resolve(config_path, **flags)
     if not tgt and s.get("tgt_lang"):
         tgt = s["tgt_lang"] if isinstance(s["tgt_lang"], (list, tuple)) else [s["tgt_lang"]]
-    penalties = dict(s.get("penalties") or {})
-    if penalties_file:
-        penalties.update(_load_penalties(penalties_file))
-    judge = _judge_settings(s)
-    progress = None if quiet or not sys.stderr.isatty() else _progress_bar()
+    penalties = config.penalties_from(s, penalties_file)
+    judge = config.judge_settings(s)
+    progress = progress_bar(quiet)
     result = cmp.compare(
         list(files), s.get("glossary") or [], names=list(names), tgt_langs=list(tgt or ()),
         src_lang=s.get("src_lang"), glossary_lang=s.get("glossary_lang"), lemmatiser=s.get("lemmatiser") or "auto",
@@ -82,17 +69,15 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
     if cfg_path:
         data["signature"]["settings"]["config"] = str(cfg_path)
     if json_out:
-        _atomic_write(json_out, data=data)
+        atomic_write(json_out, json_data=data)
     if report:
-        from termqa.reports.compare_html import write_compare_html
-
         write_compare_html(data, report)
     if results_dir:
         out = Path(results_dir)
         out.mkdir(parents=True, exist_ok=True)
         for run, res in zip(result.runs, result.results):
             safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in run.spec.name) or "system"
-            _atomic_write(os.fspath(out / f"{safe}.json"), data=res.to_dict())
+            atomic_write(out / f"{safe}.json", json_data=res.to_dict())
     if not quiet:
         click.echo(cmp.render_text(data))
 

@@ -11,7 +11,14 @@ from pathlib import Path
 
 import click
 
+from termqa import formats
 from termqa.errors import TermqaError, UsageError
+from termqa.evaluate import meta_eval as me
+from termqa.evaluate.backlog import backlog, render_text, write
+from termqa.evaluate.meta_eval import Run
+from termqa.fileio import atomic_write
+from termqa.formats import biomqm
+from termqa.pipeline.check import check
 
 
 def _split(value):
@@ -25,15 +32,6 @@ def _docs(value):
     return int(value) if value.strip().isdigit() else _split(value)
 
 
-def _write(path, text: str) -> None:
-    p = Path(path)
-    if not p.parent.exists():
-        raise TermqaError(f"{path}: folder {p.parent} does not exist")
-    tmp = p.with_name(f".{p.name}.termqa-tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(p)
-
-
 def _is_biomqm(path) -> bool:
     """A folder is taken for the bio-MQM data (a wrong one is refused by the loader); a file is a table."""
     return Path(path).is_dir()
@@ -45,10 +43,6 @@ def run_checks(biomqm_dir, glossaries, work_dir, *, pair="en2fr", systems=None, 
 
     Each result is saved as work_dir/results/<system>.json (with each document's dataset id as
     `original`) and returned as a meta_eval.Run."""
-    from termqa import formats
-    from termqa.pipeline.check import check
-    from termqa.formats import biomqm
-    from termqa.evaluate.meta_eval import Run
 
     work = Path(work_dir)
     manifest = biomqm.export(biomqm_dir, work / "xliff", pair, systems, docs)
@@ -100,8 +94,6 @@ def meta_eval_cmd(results, human, glossary, pair, systems, docs, work_dir, lemma
     system. Without RESULTS, --human must be the bio-MQM folder and --glossary given: the systems
     are exported as XLIFF and checked first.
     """
-    from termqa.evaluate import meta_eval as me
-    from termqa.formats import biomqm
 
     metrics = _split(metric_names) or list(me.ALL_METRICS)
     bio = None
@@ -130,7 +122,7 @@ def meta_eval_cmd(results, human, glossary, pair, systems, docs, work_dir, lemma
     report = me.meta_evaluate(runs, biomqm=bio, human_table=table, categories=categories, metrics=metrics,
                               k=permutations, seed=seed, compare_k=compare_k, human_source=str(human))
     if json_out:
-        _write(json_out, json.dumps(report, ensure_ascii=False, indent=1))
+        atomic_write(json_out, json_data=report)
     click.echo(me.render_text(report))
 
 
@@ -142,7 +134,6 @@ def meta_eval_cmd(results, human, glossary, pair, systems, docs, work_dir, lemma
 @click.option("--docs", help="First N documents, or comma-separated document ids (default: all).")
 def biomqm_export_cmd(biomqm_dir, out_dir, pair, systems, docs):
     """Write the bio-MQM systems as XLIFF 1.2 (one file per system, one <file> per document)."""
-    from termqa.formats import biomqm
 
     m = biomqm.export(biomqm_dir, out_dir, pair, _split(systems), _docs(docs))
     for name, info in m["systems"].items():
@@ -163,7 +154,6 @@ def biomqm_export_cmd(biomqm_dir, out_dir, pair, systems, docs):
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the whole backlog as JSON.")
 def backlog_cmd(verdicts, out, glossary, glossary_lang, min_count, examples, json_out):
     """Candidate terms, glossary terms never found, forbidden terms used: from a --json result."""
-    from termqa.evaluate.backlog import backlog, render_text, write
 
     try:
         data = json.loads(Path(verdicts).read_text(encoding="utf-8"))
@@ -184,7 +174,7 @@ def backlog_cmd(verdicts, out, glossary, glossary_lang, min_count, examples, jso
         fmt = write(report, out)
         click.echo(f"wrote {out} ({fmt})", err=True)
     if json_out:
-        _write(json_out, json.dumps(report, ensure_ascii=False, indent=1))
+        atomic_write(json_out, json_data=report)
     click.echo(render_text(report))
 
 

@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Mapping, Optional
 
 from termqa.errors import UsageError
+from termqa.fileio import atomic_write
+from termqa.lang.langtags import lang_matches
 
 JUDGE_BASES = ("document_usage", "validated")
 COUNTING_BASES = ("pseudo", "validated")
@@ -61,7 +63,6 @@ def _mode(result: Mapping) -> str:
 
 
 def _lang_terms(concept: Mapping, lang: Optional[str], statuses=None) -> list:
-    from termqa.lang.langtags import lang_matches
 
     out = []
     for t in concept.get("terms", []):
@@ -185,7 +186,6 @@ def backlog(result: Mapping, glossary=None, *, min_count: int = 2, examples: int
 
 
 def _lang_ok(a: Optional[str], b: str) -> bool:
-    from termqa.lang.langtags import lang_matches
 
     return not a or lang_matches(a, b)
 
@@ -288,9 +288,7 @@ def write(report: Mapping, path) -> str:
         data, fmt = text.encode("utf-8"), ext[1:]
     else:
         raise UsageError(f"{path}: unknown output type", fix="name the file .tbx, .csv or .tsv")
-    tmp = p.with_name(f".{p.name}.termqa-tmp")
-    tmp.write_bytes(data)
-    tmp.replace(p)
+    atomic_write(p, data)
     return fmt
 
 

@@ -26,9 +26,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Mapping, Optional, Sequence
 
+from termqa import formats
 from termqa.errors import InputError, MissingLanguageError, UsageError
+from termqa.inputs import expand
+from termqa.judge.llm import Backend
+from termqa.judge.questions import prompt_versions
+from termqa.judge.stages import DocView, Stage, align_open, ask_q1_q2, check_references
 from termqa.lang.langtags import primary
+from termqa.lang.lemma import get_lemmatiser
 from termqa.model import GLOSSARY, OUTCOMES, PSEUDO, UNJUDGED, Reference, Span
+from termqa.pipeline import align as al
+from termqa.pipeline.check import TRAINED_MAX_WORDS, check
+from termqa.pipeline.detect import keys_of, rendering_key
+from termqa.pipeline.prejudge import decide, verdict_fields
+from termqa.pipeline.score import validate_table
 
 COMPARE_VERSION = 1
 DEFAULT_ALPHA = 0.05
@@ -163,8 +174,6 @@ class SystemSpec:
 def plan_systems(inputs: Sequence[str], *, names: Sequence[str] = (), tgt_langs: Sequence[str] = (),
                  src_lang: Optional[str] = None) -> list[SystemSpec]:
     """Which systems the inputs hold: one per input, or one per target language of a single input."""
-    from termqa import formats
-    from termqa.inputs import expand
 
     inputs = list(inputs)
     tgt_langs = [t for t in tgt_langs if t]
@@ -214,8 +223,6 @@ def _stem(path: str) -> str:
 
 def read_system(spec: SystemSpec, src_lang: Optional[str]):
     """The files of one system, read once, in input order (folders expanded, sorted)."""
-    from termqa import formats
-    from termqa.inputs import expand
 
     return [formats.read_bilingual(f, src_lang=src_lang, tgt_lang=spec.tgt_lang) for f in expand(spec.inputs)]
 
@@ -288,7 +295,6 @@ class SystemRun:
 
 
 def _rendering_key(lem, text, lang):
-    from termqa.pipeline.detect import rendering_key
 
     return rendering_key(lem(primary(lang)), text)
 
@@ -360,8 +366,6 @@ def align_across(runs: Sequence[SystemRun], lem) -> list[set]:
     across systems, then by first appearance; a span already answering another occurrence of the
     segment is never taken twice. Returns, per system, the indexes of the verdicts aligned here.
     """
-    from termqa.pipeline import align as al
-    from termqa.pipeline.detect import keys_of
 
     groups = defaultdict(list)
     for s, run in enumerate(runs):
@@ -436,7 +440,6 @@ def redecide(run: SystemRun, refs: dict, stage, table, force: frozenset = frozen
     """The verdicts of one system against `refs`: the judge stage's own re-decision, then the reason
     of unaligned occurrences that now have a reference (they are missing renderings, not hapaxes)."""
     from termqa.judge.stages import redecide
-    from termqa.pipeline.prejudge import decide, verdict_fields
 
     # the judge stage decides again what its alignment or a changed reference touched; occurrences
     # aligned across systems are marked so that it does
@@ -458,7 +461,6 @@ def redecide(run: SystemRun, refs: dict, stage, table, force: frozenset = frozen
 def _pooled_reference_check(runs, members, refs, stages, progress):
     """Validate (or regenerate) the shared pseudo-references of one target-language group once, on the
     occurrences of all its systems: the first system's documents stand for all (same source)."""
-    from termqa.judge.stages import check_references
 
     canon = members[0]
     canon_ids = runs[canon].doc_ids
@@ -519,11 +521,6 @@ def compare(
     progress=None,
 ) -> CompareResult:
     """Check several systems' translations of the same source against shared references."""
-    from termqa import formats
-    from termqa.pipeline.check import TRAINED_MAX_WORDS, check
-    from termqa.judge.stages import DocView, Stage
-    from termqa.lang.lemma import get_lemmatiser
-    from termqa.pipeline.score import validate_table
 
     if not 0 < alpha < 1:
         raise UsageError(f"alpha must be between 0 and 1, not {alpha}")
@@ -610,9 +607,6 @@ def compare(
 def _judge_all(runs, concepts, settings, lem, table, domain, exhaustive, progress):
     """The judge stage for every system with one backend (identical questions asked once) and one set
     of references per target-language group, validated on the pooled evidence."""
-    from termqa.judge.questions import prompt_versions
-    from termqa.judge.stages import align_open, DocView, ask_q1_q2, Stage
-    from termqa.judge.llm import Backend
 
     backend = Backend(settings)
     try:

@@ -46,6 +46,9 @@ from statistics import mean
 from typing import Callable, Mapping, Optional, Sequence
 
 from termqa.errors import InputError, UsageError
+from termqa.formats.biomqm import SEVERITY_WEIGHTS, _natural
+from termqa.formats.xmlsafe import local, parse_bytes
+from termqa.lang.langtags import lang_matches
 
 TOL = 1e-9  # scores closer than this are equal (human ties, metric ties at epsilon 0)
 
@@ -310,7 +313,6 @@ class Run:
 
 
 def _xliff_originals(path) -> list:
-    from termqa.formats.xmlsafe import local, parse_bytes
 
     root = parse_bytes(Path(path).read_bytes(), str(path))
     return [f.get("original") for f in root if isinstance(f.tag, str) and local(f.tag) == "file"]
@@ -409,7 +411,6 @@ def item_hits(result: Mapping) -> list[dict]:
     match; tcr_pr against the chain's first rendering; tcr_t per consecutive pair, counted on the
     pair's second occurrence; conformity against the glossary or the chain's first/majority
     rendering."""
-    from termqa.lang.langtags import lang_matches
 
     allowed = {}
     for c in result.get("concepts", []):
@@ -628,7 +629,6 @@ def _nanmean(row):
 
 
 def _item_order(item):
-    from termqa.formats.biomqm import _natural
 
     if isinstance(item, tuple):
         return [_natural(str(x)) for x in item]
@@ -684,7 +684,6 @@ def meta_evaluate(runs: Sequence[Run], *, biomqm: Optional[Mapping] = None, huma
 
 
 def _weights():
-    from termqa.formats.biomqm import SEVERITY_WEIGHTS
 
     return dict(SEVERITY_WEIGHTS)
 

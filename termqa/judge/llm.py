@@ -24,8 +24,8 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 from urllib.parse import urlparse
 
-from termqa.judge.cache import VerdictCache, cache_key
 from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss, UsageError
+from termqa.judge.cache import VerdictCache, cache_key
 
 OPENAI_URL = "https://api.openai.com/v1"
 # A local server (llama.cpp, vLLM, Ollama) ignores the key, but the client insists on one.

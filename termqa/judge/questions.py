@@ -25,15 +25,10 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 from termqa.errors import JudgeError
-from termqa.labels import (
-    COHERENT_LABELS,
-    CONSISTENCY_LABELS,
-    ERROR_LABELS,
-    INCONSISTENT_LABELS,
-    NO_ERROR,
-    code_for,
-)
 from termqa.judge.llm import Answer, Backend, Request
+from termqa.judge.prompting import library as default_library
+from termqa.labels import COHERENT_LABELS, CONSISTENCY_LABELS, ERROR_LABELS, INCONSISTENT_LABELS, NO_ERROR, code_for
+from termqa.lang.langtags import normalise_tag, primary
 from termqa.model import JUSTIFIED, UNJUSTIFIED
 
 # How many preceding segment pairs a judge sees (the method uses five).
@@ -415,7 +410,6 @@ def prompt_id_for(question: Question) -> str:
 
 def to_request(question: Question, library=None) -> Request:
     """Render the question with its template (default: the packaged prompts)."""
-    from termqa.judge.prompting import library as default_library
 
     try:
         prompt_id, build, schema = _PROMPTS[type(question)]
@@ -428,7 +422,6 @@ def to_request(question: Question, library=None) -> Request:
 
 def prompt_versions(library=None) -> dict[str, str]:
     """Full versions of every judge prompt, for the run signature."""
-    from termqa.judge.prompting import library as default_library
 
     lib = library or default_library()
     return {pid: lib.version(pid) for pid, _, _ in _PROMPTS.values()}
@@ -571,7 +564,6 @@ _NAMES = {
 def language_name(tag: str) -> str:
     """English name of a language tag for prompts (`fr-CA` -> `French (fr-CA)`); the tag itself
     when the language is not in the small built-in table."""
-    from termqa.lang.langtags import normalise_tag, primary
 
     norm = normalise_tag(tag)
     name = _NAMES.get(primary(tag))

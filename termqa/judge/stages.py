@@ -25,10 +25,19 @@ from dataclasses import replace
 from typing import Optional
 
 from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss
-from termqa.lang.langtags import primary
-from termqa.model import (
-    CONFORMING, ERROR, GENERATED, GLOSSARY, PSEUDO, UNJUDGED, VALIDATED, Reference, Span,
+from termqa.judge.llm import Backend
+from termqa.judge.questions import (
+    AlignQuestion, ConceptInfo, ConsistencyQuestion, ErrorQuestion, FormRenderings, ReferenceCheckQuestion,
+    ReferenceQuestion, RenderingCount, SegmentText, ask_many, language_name, prompt_versions,
 )
+from termqa.lang.langtags import primary
+from termqa.lang.normalise import loose, spelling_issue, term_tokens
+from termqa.model import CONFORMING, ERROR, GENERATED, GLOSSARY, PSEUDO, UNJUDGED, VALIDATED, Reference, Span
+from termqa.pipeline.align import classify_rendering, target_forms
+from termqa.pipeline.detect import keys_of, rendering_key
+from termqa.pipeline.prejudge import decide, inside_kept_name, verdict_fields
+from termqa.pipeline.reference import pseudo_reference
+from termqa.pipeline.score import penalty_for
 
 R_BUDGET = "not judged: the judge budget (--max-calls / --max-cost) was reached"
 R_NO_RENDERING = "the judge found no rendering in the target segment"
@@ -50,7 +59,6 @@ class Stage:
     """State shared by the phases: documents, concepts, lemmatisers, the backend and counts."""
 
     def __init__(self, documents, concepts, backend, lem, domain, exhaustive):
-        from termqa.judge.questions import language_name
 
         self.docs = {d.doc_id: d for d in documents}
         self.concepts = concepts
@@ -71,7 +79,6 @@ class Stage:
         return d.src_lang, d.tgt_lang
 
     def ask(self, phase, questions):
-        from termqa.judge.questions import ask_many
 
         if not questions:
             return []
@@ -85,13 +92,11 @@ class Stage:
         return results
 
     def concept_info(self, cid, doc_id):
-        from termqa.judge.questions import ConceptInfo
 
         src, tgt = self.langs(doc_id)
         return ConceptInfo.from_concept(self.concepts[cid], src, tgt)
 
     def target_forms(self, cid, tgt):
-        from termqa.pipeline.align import target_forms
 
         k = (cid, tgt)
         if k not in self._forms:
@@ -99,7 +104,6 @@ class Stage:
         return self._forms[k]
 
     def key(self, text, lang):
-        from termqa.pipeline.detect import rendering_key
 
         return rendering_key(self.lem(primary(lang)), text)
 
@@ -115,8 +119,6 @@ class DocView:
 def run_judge(verdicts, references, documents, concepts, settings, *, table, exhaustive=False,
               domain=None, progress=None, lem=None):
     """Judge what counting left open. Returns (verdicts, references, accounting, judge_info)."""
-    from termqa.judge.questions import prompt_versions
-    from termqa.judge.llm import Backend
 
     backend = Backend(settings)
     stage = Stage([DocView(d) for d in documents], concepts, backend, lem, domain, exhaustive)
@@ -138,7 +140,6 @@ def run_judge(verdicts, references, documents, concepts, settings, *, table, exh
 # --- 1. alignment ---------------------------------------------------------------------------------
 
 def align_open(stage, verdicts, progress):
-    from termqa.judge.questions import AlignQuestion
 
     todo = [i for i, v in enumerate(verdicts)
             if v.outcome == UNJUDGED and v.occurrence.target_span is None
@@ -197,7 +198,6 @@ def _chains(verdicts):
 
 def rebuild_pseudo(stage, verdicts, references):
     """Pseudo-references again, now that the judge aligned more occurrences."""
-    from termqa.pipeline.reference import pseudo_reference
 
     refs = dict(references)
     for (doc_id, cid, sf), idxs in _chains(verdicts).items():
@@ -215,7 +215,6 @@ def rebuild_pseudo(stage, verdicts, references):
 
 def check_references(stage, verdicts, references, progress):
     """Validate pseudo-references on source-side evidence; generate those that fail."""
-    from termqa.judge.questions import ReferenceCheckQuestion, ReferenceQuestion
 
     chains = _chains(verdicts)
     pending = [(k, r) for k, r in references.items() if r.provenance == PSEUDO]
@@ -281,10 +280,6 @@ def _contexts(stage, occs, n=3):
 
 def redecide(stage, verdicts, references, table):
     """Re-run the deterministic rules on occurrences the judge aligned or whose reference changed."""
-    from termqa.pipeline.align import classify_rendering
-    from termqa.pipeline.detect import keys_of
-    from termqa.lang.normalise import spelling_issue, term_tokens
-    from termqa.pipeline.prejudge import decide, inside_kept_name, verdict_fields
 
     out = list(verdicts)
     for i, v in enumerate(verdicts):
@@ -333,7 +328,6 @@ def _needs_q1(stage, v) -> bool:
 
 def _forms(stage, verdicts, doc_id, cid):
     """The concept's renderings in the document, grouped by source form (evidence for the judges)."""
-    from termqa.judge.questions import FormRenderings, RenderingCount
 
     by_form = defaultdict(list)
     for v in verdicts:
@@ -358,7 +352,6 @@ def _forms(stage, verdicts, doc_id, cid):
 
 
 def _status_of(stage, cid, tgt, text) -> Optional[str]:
-    from termqa.lang.normalise import loose
 
     if not text:
         return None
@@ -369,7 +362,6 @@ def _status_of(stage, cid, tgt, text) -> Optional[str]:
 
 
 def _preceding(stage, o, n=2):
-    from termqa.judge.questions import SegmentText
 
     segs = stage.docs[o.doc_id].segments_by_index
     out = []
@@ -381,8 +373,6 @@ def _preceding(stage, o, n=2):
 
 
 def ask_q1_q2(stage, verdicts, references, table, progress):
-    from termqa.judge.questions import ConsistencyQuestion, ErrorQuestion, SegmentText
-    from termqa.pipeline.score import penalty_for
 
     out = list(verdicts)
     todo = [i for i, v in enumerate(verdicts) if _needs_q1(stage, v)]

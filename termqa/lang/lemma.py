@@ -23,8 +23,8 @@ Token rules that matching relies on (see normalise.py):
 """
 from __future__ import annotations
 
-import os
 import importlib.util
+import os
 import re
 import threading
 from dataclasses import dataclass
@@ -33,8 +33,8 @@ from typing import Optional, Sequence
 
 from termqa.errors import UsageError
 from termqa.gcpause import paused_gc
+from termqa.lang.fold import loose
 from termqa.lang.langtags import primary
-from termqa.lang.normalise import loose
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,48 +19,13 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import Optional, Sequence
 
-if TYPE_CHECKING:  # Token lives in lemma.py, which imports this module.
-    from termqa.lang.lemma import Token
-
-# --- loose -----------------------------------------------------------------------------------
-
-# Apostrophe look-alikes and dashes that writers and CAT tools use interchangeably.
-_APOSTROPHES = "\u2019\u2018\u02bc\u02bb\u2032\u00b4\u0060\uff07"
-_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d\u00ad"
-# Letters that are not "letter + combining mark" in Unicode, so NFKD leaves them alone; for a loose
-# key we still want them to fold to their base letters.
-_FOLD_EXTRA = {
-    "œ": "oe", "æ": "ae", "ß": "ss", "ø": "o", "đ": "d", "ð": "d", "ł": "l", "ı": "i",
-    "ħ": "h", "þ": "th", "ŀ": "l",
-}
-_LOOSE_TABLE = str.maketrans(
-    {**{c: "'" for c in _APOSTROPHES}, **{c: "-" for c in _DASHES if c != "\u00ad"},
-     "\u00ad": "", **_FOLD_EXTRA}
+from termqa.lang.fold import (  # noqa: F401 (loose, strip_marks: part of this family)
+    _APOSTROPHES, _DASHES, loose, strip_marks,
 )
-_ASCII_TABLE = str.maketrans({"`": "'"})
-
-
-def loose(s: str) -> str:
-    """The loose matching form of `s`.
-
-    casefold; NFKD then drop combining marks (é -> e, ﬁ -> fi, full-width -> ASCII); expand
-    ligatures and fold stroke letters (œ -> oe, æ -> ae, ß -> ss, ø -> o, ł -> l); unify
-    apostrophes (’ ‘ ʼ ´ -> ') and dashes (‐ ‑ – — − -> -); drop soft hyphens.
-    """
-    if s.isascii():  # fast path: most words in running text
-        return s.lower().translate(_ASCII_TABLE)
-    s = unicodedata.normalize("NFKD", s.casefold())
-    s = "".join(c for c in s if not unicodedata.combining(c))
-    return s.translate(_LOOSE_TABLE)
-
-
-def strip_marks(s: str) -> str:
-    """`s` without combining marks, case kept (É -> E); used to compare letters' base forms."""
-    s = unicodedata.normalize("NFD", s)
-    return unicodedata.normalize("NFC", "".join(c for c in s if not unicodedata.combining(c)))
-
+from termqa.lang.langtags import primary
+from termqa.lang.lemma import Token, known_form
 
 # --- term_tokens / term_key ------------------------------------------------------------------
 
@@ -73,7 +38,7 @@ _LEADING_BEFORE_ARTICLE = frozenset({"de", "di"})
 HYPHEN = "-"
 
 
-def term_tokens(tokens: Sequence["Token"]) -> tuple["Token", ...]:
+def term_tokens(tokens: Sequence[Token]) -> tuple[Token, ...]:
     """`tokens` without leading articles/partitives and leading/trailing punctuation.
 
     Strips, at the start only: punctuation, articles (`Token.article`: le, la, l', les, un, des,
@@ -101,12 +66,12 @@ def term_tokens(tokens: Sequence["Token"]) -> tuple["Token", ...]:
     return tuple(toks[i:n])
 
 
-def term_key(tokens: Sequence["Token"]) -> tuple[str, ...]:
+def term_key(tokens: Sequence[Token]) -> tuple[str, ...]:
     """The matching key of a term or a span: keys of `term_tokens`, hyphen tokens dropped."""
     return tuple(t.key for t in term_tokens(tokens) if t.key != HYPHEN)
 
 
-def compact_key(tokens: Sequence["Token"]) -> str:
+def compact_key(tokens: Sequence[Token]) -> str:
     """`term_key` joined without separators: also matches "e-mail" / "email" / "e mail".
 
     Coarser than `term_key` (word boundaries are lost); offered for a second-chance comparison.
@@ -114,7 +79,7 @@ def compact_key(tokens: Sequence["Token"]) -> str:
     return "".join(term_key(tokens))
 
 
-def surface(tokens: Sequence["Token"]) -> str:
+def surface(tokens: Sequence[Token]) -> str:
     """The text the tokens cover, rebuilt from their offsets (any gap becomes one space)."""
     out: list[str] = []
     prev_end = None
@@ -251,7 +216,7 @@ def _lemma_caps(surface_text: str, lemma: str) -> list[bool]:
     return [i == 0 and bool(surface_text[:1].isupper()) for i in range(len(lemma))]
 
 
-def spelling_issue(found: Sequence["Token"], expected: Sequence["Token"], lang: str) -> Optional[str]:
+def spelling_issue(found: Sequence[Token], expected: Sequence[Token], lang: str) -> Optional[str]:
     """None when `found` spells `expected` acceptably, else a short reason naming the expected spelling.
 
     Meant for spans that already match loosely (`term_key(found) == term_key(expected)`), i.e.
@@ -263,7 +228,6 @@ def spelling_issue(found: Sequence["Token"], expected: Sequence["Token"], lang: 
     2. the found lemma against the expected lemma, so that an inflected form of a different
        spelling (cotes for côte) is caught; capitals are mapped from the surface.
     """
-    from termqa.lang.langtags import primary
 
     lg = primary(lang)
     rule = SPELLING_RULES.get(lg, DEFAULT_RULE)
@@ -281,7 +245,7 @@ def spelling_issue(found: Sequence["Token"], expected: Sequence["Token"], lang: 
     return f"spelled '{surface(term_tokens(found))}', the glossary spells it '{surface(term_tokens(expected))}'"
 
 
-def _word_ok(f: "Token", e: "Token", lang: str, rule: SpellingRule) -> bool:
+def _word_ok(f: Token, e: Token, lang: str, rule: SpellingRule) -> bool:
     if _typo(f.text) == _typo(e.text):
         return True
     if loose(f.text) == loose(e.text):
@@ -301,6 +265,5 @@ def _word_ok(f: "Token", e: "Token", lang: str, rule: SpellingRule) -> bool:
 
 def _known_form(word: str, lang: str) -> Optional[str]:
     """The correctly accented spelling of `word` in the language's lookup table, if any."""
-    from termqa.lang.lemma import known_form
 
     return known_form(word, lang)

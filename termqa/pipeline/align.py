@@ -20,7 +20,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+from termqa.lang.normalise import loose
 from termqa.model import FORBIDDEN_STATUSES
+from termqa.pipeline.detect import content_positions, keys_of, surface_keys
 
 # Lower wins when two kinds propose the same span.
 _PRIORITY = {"glossary": 0, "dnt": 0, "forbidden": 1, "dnt_altered": 2, "established": 3, "untranslated": 4}
@@ -54,7 +56,6 @@ class TargetIndex:
     __slots__ = ("tokens", "pos", "keys", "surf", "exact")
 
     def __init__(self, tokens):
-        from termqa.pipeline.detect import content_positions, surface_keys
 
         self.tokens = tokens
         self.pos = pos = content_positions(tokens)
@@ -94,7 +95,6 @@ class TargetIndex:
 
 def target_forms(concept, tgt_lang, lemmatiser) -> list[TargetForm]:
     """The concept's target designations with their lemma keys (hidden labels included: matchable)."""
-    from termqa.pipeline.detect import keys_of
 
     terms = [t for t in concept.terms_in(tgt_lang) if t.text.strip()]
     toks = lemmatiser.tokenize_many([t.text for t in terms])
@@ -239,7 +239,6 @@ def stop_words(lang: str) -> frozenset:
     Read from spaCy's `lang/<xx>/stop_words.py` directly: importing the language package would also
     compile its tokenizer exceptions, seconds of work for French that this does not need.
     """
-    from termqa.lang.normalise import loose
 
     return frozenset(loose(w) for w in _spacy_stop_words(lang))
 

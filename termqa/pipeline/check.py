@@ -9,15 +9,21 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Optional, Sequence
 
-from termqa.pipeline import align as al
-from termqa.pipeline import detect as dt
+from termqa import formats, signature
 from termqa.errors import LanguageError
+from termqa.formats.csvgloss import assign_languages
+from termqa.inputs import expand, merge_glossaries
 from termqa.lang.langtags import normalise_tag, primary
-from termqa.model import (
-    ALLOWED_STATUSES, BilingualFile, Document, Glossary, Occurrence, Reference, Span, Verdict,
-)
-from termqa.pipeline.prejudge import decide, inside_kept_name, verdict_fields
+from termqa.lang.lemma import get_lemmatiser
+from termqa.lang.normalise import spelling_issue, term_key, term_tokens
+from termqa.lang.segcheck import misalignment
+from termqa.model import ALLOWED_STATUSES, BilingualFile, Document, Glossary, Occurrence, Reference, Span, Verdict
+from termqa.pipeline import align as al, detect as dt
+from termqa.pipeline.metrics import Item
+from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING, decide, inside_kept_name, verdict_fields
 from termqa.pipeline.reference import glossary_reference, pseudo_reference
+from termqa.pipeline.score import validate_table
+from termqa.results.serialise import result_dict
 
 Progress = Callable[[str, int, int], None]
 
@@ -61,7 +67,6 @@ class CheckResult:
     skipped_untranslated: int = 0
 
     def to_dict(self) -> dict:
-        from termqa.results.serialise import result_dict
 
         return result_dict(self)
 
@@ -87,10 +92,6 @@ def check(
     With `judge` (a `termqa.judge.llm.JudgeSettings`), divergences counting cannot settle go to the LLM judge;
     without it the run is counting mode and such occurrences stay `unjudged`.
     """
-    from termqa import formats
-    from termqa.inputs import expand, merge_glossaries
-    from termqa.lang.lemma import get_lemmatiser
-    from termqa.pipeline.score import validate_table
 
     if not glossaries:
         from termqa.errors import UsageError
@@ -161,7 +162,6 @@ def check(
             verdicts, references, documents, {c.id: c for c in concepts}, judge,
             table=table, exhaustive=exhaustive, domain=domain, progress=progress, lem=lem,
         )
-    from termqa import signature
 
     sig = signature.build(
         glossaries=gl,
@@ -206,8 +206,6 @@ def _source_index(concepts, src_l, lemmatiser, path):
 
 def _flag_misaligned(verdicts, documents, warnings):
     """Occurrences "missing" from a target that is not a translation of the source say so."""
-    from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING
-    from termqa.lang.segcheck import misalignment
 
     segs = {(d.doc_id, s.index): s for d in documents for s in d.segments}
     suspects: dict = {}
@@ -239,7 +237,6 @@ def _give_languages(gl, files, src_lang, tgt_lang):
     """A glossary without language columns (two bare columns) takes the run's language pair."""
     if all(g.languages for g in gl):
         return gl
-    from termqa.formats.csvgloss import assign_languages
 
     first = next((d for f in files for d in f.documents), None)
     src = src_lang or (first.src_lang if first else None)
@@ -314,7 +311,6 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
     # pass 2: renderings established in the document for the chains that still have gaps
     _align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l)
     # rendering keys (lemmas, leading articles stripped) for references and metrics
-    from termqa.lang.normalise import term_key
 
     for w in work:
         a = w.alignment
@@ -404,8 +400,6 @@ def _references(work: Sequence[Work]) -> dict:
 
 
 def _verdicts(work, references, lem, table):
-    from termqa.pipeline.metrics import Item
-    from termqa.lang.normalise import spelling_issue, term_key, term_tokens
 
     spell_cache: dict = {}
     ref_keys: dict = {}

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+from termqa.lang.normalise import loose, term_tokens
 from termqa.model import Concept, Document, Segment, Term
 
 # Variation categories of a source form relative to the concept's head term.
@@ -143,7 +144,6 @@ def keys_of(tokens) -> tuple[tuple[str, ...], tuple[str, ...]]:
     A word the glossary writes in capitals (an acronym) matches only the same capitals: "TIS" is
     not "this", "DID" is not "did". Both keys are then its exact key.
     """
-    from termqa.lang.normalise import loose, term_tokens
 
     toks = [x for x in term_tokens([x for x in tokens if not is_gap(x)])]
     keys, skeys = [], []

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from termqa.model import CONFORMING, ERROR, GENERATED, GLOSSARY, PREFERRED, UNJUDGED
+from termqa.pipeline.score import penalty_for
 
 # Reasons an occurrence is left unjudged (also the keys of summary.unjudged_reasons).
 R_MISSING = "no rendering found in the target (omitted, paraphrased or translated otherwise)"
@@ -122,7 +123,6 @@ def decide(*, kind: Optional[str], rendering: Optional[str], concept, reference,
 
 def verdict_fields(d: Decision, table) -> dict:
     """The Verdict fields a decision sets (penalty from `table`), for building or replacing verdicts."""
-    from termqa.pipeline.score import penalty_for
 
     return {"outcome": d.outcome, "label": d.label, "penalty": penalty_for(d.outcome, d.label, table),
             "reason": d.reason, "judge": "rule" if d.rule else None,

@@ -12,6 +12,7 @@ from collections import defaultdict
 from statistics import mean
 from typing import Mapping, Optional, Sequence
 
+from termqa.errors import UsageError
 from termqa.labels import CONSISTENCY_LABELS, DEFAULT_PENALTIES, ERROR_CODES
 from termqa.model import CONFORMING, ERROR, JUSTIFIED, UNJUDGED, UNJUSTIFIED
 
@@ -31,7 +32,6 @@ def penalty_for(outcome: str, label: Optional[str], table: Mapping[str, float] =
 
 def validate_table(table: Mapping[str, float]) -> dict[str, float]:
     """A full penalty table: defaults overridden by `table`; unknown keys are refused."""
-    from termqa.errors import UsageError
 
     known = set(DEFAULT_PENALTIES)
     bad = [k for k in table if k not in known]

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from termqa.model import OUTCOMES, UNJUDGED
+from termqa.pipeline.metrics import all_metrics, per_document
+from termqa.pipeline.score import scores
 
 RESULT_VERSION = 1
 
@@ -58,8 +60,6 @@ def _outcome_counts(rows) -> dict:
 
 
 def result_dict(res) -> dict:
-    from termqa.pipeline.metrics import all_metrics, per_document
-    from termqa.pipeline.score import scores
 
     occ = [occurrence_dict(v) for v in res.verdicts]
     sc = scores(occ)

@@ -1,0 +1,70 @@
+"""What every command shares: exit codes, one-line errors instead of tracebacks, the progress bar."""
+from __future__ import annotations
+
+import functools
+import os
+import sys
+
+import click
+
+from termqa.errors import TermqaError
+
+EXIT_OK = 0
+EXIT_QA_FAILED = 1
+EXIT_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
+def fail(message: str) -> None:
+    click.echo(f"termqa: error: {message}", err=True)
+    sys.exit(EXIT_INPUT)
+
+
+def run_guarded(func, *args, **kwargs):
+    """Call `func`, turning every typed error into one line on stderr and exit code 2."""
+    try:
+        return func(*args, **kwargs)
+    except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
+        raise
+    except TermqaError as exc:
+        fail(str(exc))
+    except OSError as exc:  # a file we were asked to write or read outside the readers
+        name = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        fail(f"{name}{exc.strerror or exc}")
+    except KeyboardInterrupt:
+        click.echo("termqa: interrupted (finished judgements are kept in the cache)", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except Exception as exc:  # a bug of ours: one line, the traceback only on request
+        if os.environ.get("TERMQA_DEBUG"):
+            raise
+        fail(f"internal error: {type(exc).__name__}: {exc} (please report it; TERMQA_DEBUG=1 shows the traceback)")
+
+
+def guarded(func):
+    """A command that behaves the same inside the `termqa` group and on its own."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        return run_guarded(func, *args, **kwargs)
+
+    return wrapper
+
+
+class Group(click.Group):
+    """The `termqa` group: a typed error in any command is one line and exit code 2, never a traceback."""
+
+    def invoke(self, ctx):
+        return run_guarded(super().invoke, ctx)
+
+
+def progress_bar(quiet: bool):
+    """A progress callback for the library (stage, done, total) on a terminal, else None."""
+    if quiet or not sys.stderr.isatty():
+        return None
+
+    def show(stage, done, total):
+        if total:
+            width = 30
+            filled = int(width * done / total)
+            click.echo(f"\r{stage}: [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", err=True, nl=False)
+
+    return show

@@ -1,0 +1,41 @@
+"""Character folding for loose matching: `loose` (case, diacritics, ligatures, apostrophes, dashes)
+and `strip_marks`. Language-independent; the lemmatiser keys every token with `loose`, and the
+normalisation family (normalise.py) builds on it."""
+from __future__ import annotations
+
+import unicodedata
+
+# Apostrophe look-alikes and dashes that writers and CAT tools use interchangeably.
+_APOSTROPHES = "\u2019\u2018\u02bc\u02bb\u2032\u00b4\u0060\uff07"
+_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d\u00ad"
+# Letters that are not "letter + combining mark" in Unicode, so NFKD leaves them alone; for a loose
+# key we still want them to fold to their base letters.
+_FOLD_EXTRA = {
+    "œ": "oe", "æ": "ae", "ß": "ss", "ø": "o", "đ": "d", "ð": "d", "ł": "l", "ı": "i",
+    "ħ": "h", "þ": "th", "ŀ": "l",
+}
+_LOOSE_TABLE = str.maketrans(
+    {**{c: "'" for c in _APOSTROPHES}, **{c: "-" for c in _DASHES if c != "\u00ad"},
+     "\u00ad": "", **_FOLD_EXTRA}
+)
+_ASCII_TABLE = str.maketrans({"`": "'"})
+
+
+def loose(s: str) -> str:
+    """The loose matching form of `s`.
+
+    casefold; NFKD then drop combining marks (é -> e, ﬁ -> fi, full-width -> ASCII); expand
+    ligatures and fold stroke letters (œ -> oe, æ -> ae, ß -> ss, ø -> o, ł -> l); unify
+    apostrophes (’ ‘ ʼ ´ -> ') and dashes (‐ ‑ – — − -> -); drop soft hyphens.
+    """
+    if s.isascii():  # fast path: most words in running text
+        return s.lower().translate(_ASCII_TABLE)
+    s = unicodedata.normalize("NFKD", s.casefold())
+    s = "".join(c for c in s if not unicodedata.combining(c))
+    return s.translate(_LOOSE_TABLE)
+
+
+def strip_marks(s: str) -> str:
+    """`s` without combining marks, case kept (É -> E); used to compare letters' base forms."""
+    s = unicodedata.normalize("NFD", s)
+    return unicodedata.normalize("NFC", "".join(c for c in s if not unicodedata.combining(c)))
