@@ -70,7 +70,7 @@ from typing import Optional
 from termqa.errors import InputError, TermqaError, UsageError
 from termqa.fileio import atomic_write
 from termqa.formats.xmlsafe import local, parse_bytes
-from termqa.labels import CODE_DESCRIPTIONS
+from termqa.labels import CODE_DESCRIPTIONS, ITS_TYPES
 
 from . import splice
 from .splice import Edit, Element, Leaf, esc_attr, esc_text
@@ -128,13 +128,6 @@ class AnnotateReport:
 
 # --- from the result object -------------------------------------------------------------------------
 
-_ITS_TYPE = {
-    "A1": "terminology", "A2": "terminology", "A3": "terminology", "A4": "untranslated",
-    "A5": "terminology", "A6": "terminology", "A7": "terminology", "C": "mistranslation",
-    "D": "mistranslation", "E": "style", "F": "grammar", "G": "mistranslation", "H": "register",
-    "neutralisation": "inconsistency", "synonym_inconsistency": "inconsistency",
-    "gratuitous_divergence": "inconsistency",
-}
 
 
 def _num(x) -> str:
@@ -151,8 +144,8 @@ def _severity(outcome: str, penalty) -> float:
 
 def _its_type(occ: dict) -> str:
     label = occ.get("label")
-    if label in _ITS_TYPE:
-        return _ITS_TYPE[label]
+    if label in ITS_TYPES:
+        return ITS_TYPES[label]
     if occ.get("target_span") is None and occ.get("outcome") in ("unjudged", "error"):
         return "omission"
     return "terminology"

@@ -14,11 +14,9 @@ from typing import Optional
 
 from termqa.errors import UsageError
 from termqa.fileio import atomic_write
+from termqa.labels import METRIC_TEXT, OUTCOME_TEXT, OUTCOMES, PROVENANCE_TEXT, label_info
 
-from .html import (
-    METRIC_TEXT, OUTCOME_TEXT, OUTCOMES, PROVENANCE_TEXT, STATUS_CLASS, _asset, _chart, _concept_name, _env, _Ids,
-    fmt_pct, fmt_score, label_info, split_at_span,
-)
+from .html import STATUS_CLASS, _asset, _chart, _concept_name, _env, _Ids, fmt_pct, fmt_score, split_at_span
 
 COMPARE_VERSION = 1
 # Side-by-side occurrence rows shown per concept; the JSON has them all.

@@ -8,6 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from termqa.labels import (  # noqa: F401 (the vocabulary, re-exported beside the records that use it)
+    CONFORMING, ERROR, GENERATED, GLOSSARY, JUSTIFIED, OUTCOMES, PSEUDO, UNJUDGED, UNJUSTIFIED, VALIDATED,
+)
 from termqa.lang.langtags import lang_matches
 
 # --- bilingual files ---------------------------------------------------------------------------
@@ -184,20 +187,6 @@ class Glossary:
 
 
 # --- judging ------------------------------------------------------------------------------------
-
-CONFORMING = "conforming"
-JUSTIFIED = "justified"
-UNJUSTIFIED = "unjustified"
-ERROR = "error"
-UNJUDGED = "unjudged"
-OUTCOMES = (CONFORMING, JUSTIFIED, UNJUSTIFIED, ERROR, UNJUDGED)
-
-# Provenance of a reference translation.
-GLOSSARY = "glossary"
-PSEUDO = "pseudo"  # most frequent own rendering, not yet validated by a judge
-VALIDATED = "validated"
-GENERATED = "generated"
-
 
 # Variation categories (termqa.pipeline.detect) under which a source form still counts as the head term.
 HEAD_VARIATIONS = frozenset({"none", "morphosyntactic"})
