@@ -205,4 +205,4 @@ def test_records_already_read_give_the_same_result_as_paths():
     records = check([formats.read_bilingual(str(SAMPLES / "pump-manual.xlf"))],
                     [formats.read_glossary(str(SAMPLES / "pump-terms.tbx"))], lemmatiser="lookup")
     assert records.to_dict()["occurrences"] == paths.to_dict()["occurrences"]
-    assert records.signature["glossary_hash"] == paths.signature["glossary_hash"]
+    assert records.signature.glossary_hash == paths.signature.glossary_hash

@@ -51,9 +51,9 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
     )
     if progress:
         click.echo("", err=True)
+    if cfg_path:  # where the settings came from: recorded, not part of the signature's id
+        result.signature = result.signature.with_settings(config=str(cfg_path))
     data = result.to_dict()
-    if cfg_path:
-        data["signature"]["settings"]["config"] = str(cfg_path)
     if json_out == "-":  # for pipes (jq, other tools): the JSON is the only thing on stdout
         json.dump(data, sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")

@@ -65,9 +65,9 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
     )
     if progress:
         click.echo("", err=True)
+    if cfg_path:  # where the settings came from: recorded, not part of the signature's id
+        result.config_path = str(cfg_path)
     data = result.to_dict()
-    if cfg_path:
-        data["signature"]["settings"]["config"] = str(cfg_path)
     if json_out:
         atomic_write(json_out, json_data=data)
     if report:

@@ -30,15 +30,12 @@ from termqa import formats
 from termqa.errors import InputError, MissingLanguageError, UsageError
 from termqa.inputs import expand
 from termqa.judge.llm import Backend
-from termqa.judge.questions import prompt_versions
-from termqa.judge.stages import DocView, Stage, align_open, ask_q1_q2, check_references
+from termqa.judge.stages import DocView, Stage, System, account, check_references, judge_part, judge_phases
 from termqa.lang.langtags import primary
-from termqa.lang.lemma import get_lemmatiser
 from termqa.model import GLOSSARY, OUTCOMES, PSEUDO, UNJUDGED, Reference, Span
 from termqa.pipeline import align as al
-from termqa.pipeline.check import TRAINED_MAX_WORDS, check
+from termqa.pipeline.check import TRAINED_MAX_WORDS, Lemmatisers, count, finish, prepare, project_words
 from termqa.pipeline.detect import keys_of, rendering_key
-from termqa.pipeline.prejudge import decide, verdict_fields
 from termqa.pipeline.score import validate_table
 
 COMPARE_VERSION = 1
@@ -432,32 +429,6 @@ def align_across(runs: Sequence[SystemRun], lem) -> list[set]:
     return added
 
 
-# A reference no chain has: marks verdicts that must be decided again whatever their reference.
-_FORCE = Reference("", "", "", None, "none")
-
-
-def redecide(run: SystemRun, refs: dict, stage, table, force: frozenset = frozenset()) -> list:
-    """The verdicts of one system against `refs`: the judge stage's own re-decision, then the reason
-    of unaligned occurrences that now have a reference (they are missing renderings, not hapaxes)."""
-    from termqa.judge.stages import redecide
-
-    # the judge stage decides again what its alignment or a changed reference touched; occurrences
-    # aligned across systems are marked so that it does
-    before = [replace(v, reference=_FORCE) if n in force else v for n, v in enumerate(run.verdicts)]
-    new = redecide(stage, before, refs, table)
-    out = []
-    for orig, old, v in zip(run.verdicts, before, new):
-        if v.reference is _FORCE:  # left alone by the re-decision: keep what it had
-            v = replace(v, reference=orig.reference)
-        o = v.occurrence
-        if o.target_text is None and v.outcome == UNJUDGED and v.judge is None and v.reference != old.reference:
-            d = decide(kind=None, rendering=None, concept=stage.concepts[o.concept_id], reference=v.reference,
-                       form=None, chain_size=o.chain_size, same_as_reference=False, spelling=None)
-            v = replace(v, **verdict_fields(d, table))
-        out.append(v)
-    return out
-
-
 def _pooled_reference_check(runs, members, refs, stages, progress):
     """Validate (or regenerate) the shared pseudo-references of one target-language group once, on the
     occurrences of all its systems: the first system's documents stand for all (same source)."""
@@ -497,6 +468,7 @@ class CompareResult:
     accounting: Optional[dict] = None
     asked: list = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    config_path: Optional[str] = None  # the config file the settings came from (recorded in the signature)
 
     def to_dict(self) -> dict:
         return compare_dict(self)
@@ -538,20 +510,18 @@ def compare(
     # one lemmatiser mode for every system, so that all are read the same way
     mode = lemmatiser
     if mode == "auto":
-        words = max(sum(len(s.source.split()) + len((s.target or "").split()) for d in docs for s in d.segments)
-                    for _spec, docs in read)
-        if words > TRAINED_MAX_WORDS:
+        if max(project_words(docs) for _spec, docs in read) > TRAINED_MAX_WORDS:
             mode = "lookup"
-
-    def lem(lang):
-        return get_lemmatiser(primary(lang), mode=mode)
+    lem = Lemmatisers(mode)
 
     runs = []
     for n, spec in enumerate(specs):
         if progress:
             progress("systems", n, len(specs))
-        res = check(files[n], gloss, src_lang=src_lang, tgt_lang=spec.tgt_lang,
-                    glossary_lang=glossary_lang, lemmatiser=mode, penalties=table, domain=domain)
+        # the same stages as `termqa check`, with references shared before judging
+        run = count(prepare(files[n], gloss, src_lang=src_lang, tgt_lang=spec.tgt_lang, glossary_lang=glossary_lang,
+                            lemmatiser=mode, penalties=table))
+        res = finish(run)
         runs.append(SystemRun(spec, res, {d.doc_id: k for k, d in enumerate(res.documents)},
                               list(res.verdicts), {(r.doc_id, r.concept_id, r.source_form): r
                                                    for r in res.references}))
@@ -564,32 +534,48 @@ def compare(
 
     own_refs = [dict(r.references) for r in runs]
     own_verdicts = [list(r.verdicts) for r in runs]
-    accounting, asked, judge_info = None, [], None
-    if judge is None:
-        stages = [Stage([DocView(d) for d in r.result.documents], concepts, None, lem, domain, exhaustive)
+    accounting, asked, judge_sig = None, [], None
+    backend = Backend(judge) if judge is not None else None
+    try:
+        stages = [Stage([DocView(d) for d in r.result.documents], concepts, backend, lem, domain, exhaustive)
                   for r in runs]
-        added = align_across(runs, lem)
-        refs = shared_references(runs, lem, added)
-        for run, st, rf, ad in zip(runs, stages, refs, added):
-            run.verdicts = redecide(run, rf, st, table, frozenset(ad))
-            run.references = rf
-    else:
-        accounting, asked, judge_info = _judge_all(runs, concepts, judge, lem, table, domain, exhaustive, progress)
+        added = align_across(runs, lem)  # deterministic first: fewer questions for the judge
+        systems = [System(st, r.verdicts, r.references, frozenset(ad)) for r, st, ad in zip(runs, stages, added)]
+
+        def shared(systems_, progress_):
+            for run, s in zip(runs, systems_):
+                run.verdicts = s.verdicts  # the judge may have aligned more of them
+            refs = shared_references(runs, lem, added)
+            if backend is not None:
+                groups = defaultdict(list)
+                for k, run in enumerate(runs):
+                    groups[run.tgt_group].append(k)
+                for members in groups.values():
+                    _pooled_reference_check(runs, members, refs, stages, progress_)
+            for s, rf in zip(systems_, refs):
+                s.references = rf
+
+        judge_phases(systems, table, references=shared, progress=progress, missing_too=True)
+        for run, s in zip(runs, systems):
+            run.verdicts, run.references = s.verdicts, s.references
+    finally:
+        if backend is not None:
+            backend.close()
+    if backend is not None:
+        accounting = account(backend, stages)
+        asked = [dict(st.asked) for st in stages]
+        judge_sig = judge_part(judge)
 
     n_docs = len(runs[0].result.documents)
     results, changed = [], []
     for run, refs0, v0 in zip(runs, own_refs, own_verdicts):
         res = run.result
-        sig = dict(res.signature)
-        settings = {**sig.get("settings", {}), "mode": "judge" if judge is not None else "counting",
-                    "references": "shared", "systems": len(runs)}
-        if judge is not None:
-            from termqa import signature
-
-            sig = signature.build(glossaries=res.glossaries, lemmatisers=sig["lemmatiser"], penalties=table,
-                                  judge=judge_info, settings=settings)
-        else:
-            sig["settings"] = settings
+        sig = res.signature
+        if judge_sig is not None:
+            sig = replace(sig, judge=judge_sig, exhaustive=exhaustive, domain=domain)
+        sig = sig.with_settings(mode="judge" if judge is not None else "counting", references="shared",
+                                systems=len(runs), exhaustive=exhaustive if judge is not None else False,
+                                domain=domain if judge is not None else None)
         results.append(replace(res, verdicts=run.verdicts, references=list(run.references.values()),
                                signature=sig, warnings=list(res.warnings)))
         changed.append({
@@ -602,36 +588,6 @@ def compare(
         warnings.insert(0, f"with {n_docs} document(s) no difference can reach p < {alpha} (the smallest "
                            f"possible p-value is {min_p:.3g}): every pair is a tie; compare more documents")
     return CompareResult(runs, results, alpha, resamples, seed, changed, accounting, asked, warnings)
-
-
-def _judge_all(runs, concepts, settings, lem, table, domain, exhaustive, progress):
-    """The judge stage for every system with one backend (identical questions asked once) and one set
-    of references per target-language group, validated on the pooled evidence."""
-
-    backend = Backend(settings)
-    try:
-        stages = [Stage([DocView(d) for d in r.result.documents], concepts, backend, lem, domain, exhaustive)
-                  for r in runs]
-        added = align_across(runs, lem)  # deterministic first: fewer questions for the judge
-        for run, st in zip(runs, stages):
-            run.verdicts = align_open(st, run.verdicts, progress)
-        refs = shared_references(runs, lem, added)
-        groups = defaultdict(list)
-        for s, run in enumerate(runs):
-            groups[run.tgt_group].append(s)
-        for members in groups.values():
-            _pooled_reference_check(runs, members, refs, stages, progress)
-        for run, st, rf, ad in zip(runs, stages, refs, added):
-            v = redecide(run, rf, st, table, frozenset(ad))
-            run.verdicts = ask_q1_q2(st, v, rf, table, progress)
-            run.references = rf
-    finally:
-        backend.close()
-    acc = backend.account.as_dict()
-    acc["out_of_registry_labels"] = sum(st.out_of_registry for st in stages)
-    asked = [dict(st.asked) for st in stages]
-    info = {"model": settings.model, "endpoint": settings.endpoint, "prompt_versions": prompt_versions()}
-    return acc, asked, info
 
 
 # --- the result object ----------------------------------------------------------------------------
@@ -709,17 +665,15 @@ def compare_dict(cr: CompareResult) -> dict:
     if covs and max(covs) - min(covs) > COVERAGE_GAP:
         warnings.append(f"coverage differs across systems ({100 * min(covs):.0f}% to {100 * max(covs):.0f}% of "
                         "occurrences scored): the scores rest on different occurrences; a judge settles the rest")
-    sig0 = first["signature"]
-    signature = {
-        "string": sig0["string"] + f"|compare:{len(names)}|refs:shared",
-        "tool": sig0["tool"], "glossaries": sig0["glossaries"], "glossary_hash": sig0["glossary_hash"],
-        "lemmatiser": {k: v for data in datas for k, v in data["signature"]["lemmatiser"].items()},
-        "judge": sig0["judge"], "penalties": sig0["penalties"], "penalties_hash": sig0["penalties_hash"],
-        "settings": {**sig0["settings"], "tgt_langs": [s["tgt_lang"] for s in systems]},
+    sig0 = cr.results[0].signature
+    lemmatisers = {k: v for res in cr.results for k, v in res.signature.lemmatisers.items()}
+    signature = replace(sig0, lemmatisers=lemmatisers).with_extra(compare=len(names), refs="shared").with_settings(
+        tgt_langs=[s["tgt_lang"] for s in systems], **({"config": cr.config_path} if cr.config_path else {})).to_dict()
+    signature.update({
         "test": {"name": "paired sign-flip permutation test over documents",
                  "statistic": "mean difference of document scores", "alpha": cr.alpha,
                  "resamples": cr.resamples, "seed": cr.seed, "exact_up_to_documents": EXACT_MAX_DOCUMENTS},
-    }
+    })
     acc = cr.accounting
     return {
         "termqa_compare": COMPARE_VERSION,

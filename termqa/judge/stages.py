@@ -21,23 +21,26 @@ several systems so that they share references and one cache.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import replace
-from typing import Optional
+from dataclasses import dataclass, replace
+from typing import Callable, Collection, Mapping, Optional, Sequence
 
 from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss
-from termqa.judge.llm import Backend
+from termqa.judge.llm import Backend, JudgeSettings
 from termqa.judge.questions import (
     AlignQuestion, ConceptInfo, ConsistencyQuestion, ErrorQuestion, FormRenderings, ReferenceCheckQuestion,
     ReferenceQuestion, RenderingCount, SegmentText, ask_many, language_name, prompt_versions,
 )
 from termqa.lang.langtags import primary
-from termqa.lang.normalise import loose, spelling_issue, term_tokens
+from termqa.lang.normalise import loose, term_tokens
 from termqa.model import CONFORMING, ERROR, GENERATED, GLOSSARY, PSEUDO, UNJUDGED, VALIDATED, Reference, Span
-from termqa.pipeline.align import classify_rendering, target_forms
+from termqa.pipeline.align import TargetIndex, classify_rendering, target_forms
 from termqa.pipeline.detect import keys_of, rendering_key
-from termqa.pipeline.prejudge import decide, inside_kept_name, verdict_fields
+from termqa.pipeline.prejudge import Rules
 from termqa.pipeline.reference import pseudo_reference
 from termqa.pipeline.score import penalty_for
+from termqa.signature import JudgePart
+
+Progress = Callable[[str, int, int], None]
 
 R_BUDGET = "not judged: the judge budget (--max-calls / --max-cost) was reached"
 R_NO_RENDERING = "the judge found no rendering in the target segment"
@@ -116,25 +119,73 @@ class DocView:
         self.segments_by_index = {s.index: s for s in doc.segments}
 
 
-def run_judge(verdicts, references, documents, concepts, settings, *, table, exhaustive=False,
-              domain=None, progress=None, lem=None):
-    """Judge what counting left open. Returns (verdicts, references, accounting, judge_info)."""
+@dataclass
+class System:
+    """One system's verdicts and references while the judge phases work on them. `force`: indexes of
+    verdicts to decide again even when neither their alignment nor their reference changed (compare
+    marks those it aligned from other systems' renderings)."""
 
+    stage: Stage
+    verdicts: list
+    references: dict
+    force: frozenset = frozenset()
+
+
+def own_references(systems: Sequence[System], progress: Optional[Progress] = None) -> None:
+    """The check's reference policy: each system's pseudo-references rebuilt from its own renderings,
+    then validated (or regenerated) by the judge."""
+    for s in systems:
+        s.references = rebuild_pseudo(s.stage, s.verdicts, s.references)
+        if s.stage.backend is not None:
+            s.references = check_references(s.stage, s.verdicts, s.references, progress)
+
+
+def judge_phases(systems: Sequence[System], table: Mapping[str, float], *,
+                 references: Callable[[Sequence[System], Optional[Progress]], None] = own_references,
+                 progress: Optional[Progress] = None, missing_too: bool = False) -> None:
+    """The judge stage's phases over one or several systems, in place:
+
+    align what counting could not (judge) -> references (`references` policy: a system's own for check,
+    shared across systems for compare) -> deterministic rules again where alignment or the reference
+    changed -> error judge, then consistency judge. Without a backend (counting-mode compare) only the
+    references and the rules run.
+    """
+    judging = any(s.stage.backend is not None for s in systems)
+    if judging:
+        for s in systems:
+            s.verdicts = align_open(s.stage, s.verdicts, progress)
+    references(systems, progress)
+    for s in systems:
+        s.verdicts = redecide(s.stage, s.verdicts, s.references, table, force=s.force, missing_too=missing_too)
+        if judging:
+            s.verdicts = ask_q1_q2(s.stage, s.verdicts, s.references, table, progress)
+
+
+def judge_part(settings: JudgeSettings) -> JudgePart:
+    """The judge's part of the run signature."""
+    return JudgePart(settings.model, settings.endpoint, settings.temperature, prompt_versions())
+
+
+def account(backend: Backend, stages: Sequence[Stage]) -> dict:
+    acc = backend.account.as_dict()
+    acc["out_of_registry_labels"] = sum(st.out_of_registry for st in stages)
+    return acc
+
+
+def run_judge(verdicts: list, references: dict, documents: Sequence, concepts: Mapping, settings: JudgeSettings, *,
+              table: Mapping[str, float], exhaustive: bool = False, domain: Optional[str] = None,
+              progress: Optional[Progress] = None, lem: Optional[Callable] = None):
+    """Judge what counting left open. Returns (verdicts, references, accounting, judge signature part)."""
     backend = Backend(settings)
     stage = Stage([DocView(d) for d in documents], concepts, backend, lem, domain, exhaustive)
+    system = System(stage, list(verdicts), dict(references))
     try:
-        verdicts = align_open(stage, verdicts, progress)
-        references = rebuild_pseudo(stage, verdicts, references)
-        references = check_references(stage, verdicts, references, progress)
-        verdicts = redecide(stage, verdicts, references, table)
-        verdicts = ask_q1_q2(stage, verdicts, references, table, progress)
+        judge_phases([system], table, progress=progress)
     finally:
         backend.close()
-    acc = backend.account.as_dict()
+    acc = account(backend, [stage])
     acc["questions"] = dict(stage.asked)
-    acc["out_of_registry_labels"] = stage.out_of_registry
-    info = {"model": settings.model, "endpoint": settings.endpoint, "prompt_versions": prompt_versions()}
-    return verdicts, references, acc, info
+    return system.verdicts, system.references, acc, judge_part(settings)
 
 
 # --- 1. alignment ---------------------------------------------------------------------------------
@@ -278,39 +329,43 @@ def _contexts(stage, occs, n=3):
 
 # --- deterministic verdicts again, for what alignment or the references changed --------------------
 
-def redecide(stage, verdicts, references, table):
-    """Re-run the deterministic rules on occurrences the judge aligned or whose reference changed."""
-
+def redecide(stage: Stage, verdicts: Sequence, references: Mapping, table: Mapping[str, float], *,
+             force: Collection[int] = frozenset(), missing_too: bool = False) -> list:
+    """The deterministic rules again for occurrences the judge aligned, whose reference changed, or
+    that `force` names. `missing_too`: an unaligned, unjudged occurrence whose reference changed gets
+    its reason again (compare: with a shared reference it is a missing rendering, not a hapax)."""
+    rules = Rules(lambda lang: stage.lem(primary(lang)), table)
     out = list(verdicts)
     for i, v in enumerate(verdicts):
         if v.judge == "rule" and v.outcome == ERROR:
             continue  # certain errors stay
         o = v.occurrence
         ref = references.get((o.doc_id, o.concept_id, o.source_form))
-        if o.align_method != "judge" and ref == v.reference:
+        if i not in force and o.align_method != "judge" and ref == v.reference:
             continue  # nothing the judge stage changed
         if o.target_text is None:
-            out[i] = replace(v, reference=ref)
+            if missing_too and v.outcome == UNJUDGED and v.judge is None and ref != v.reference:
+                out[i] = replace(v, reference=ref, **rules.fields(
+                    kind=None, form=None, rendering=None, rendering_key=None,
+                    concept=stage.concepts[o.concept_id], reference=ref, chain_size=o.chain_size,
+                    tgt_lang=stage.langs(o.doc_id)[1]))
+            else:
+                out[i] = replace(v, reference=ref)
             continue
         src, tgt = stage.langs(o.doc_id)
         lt = stage.lem(primary(tgt))
-        toks = term_tokens(lt.tokenize(o.target_text))
         forms = stage.target_forms(o.concept_id, tgt)
         source_skey = keys_of(stage.lem(primary(src)).tokenize(o.source_text))[1]
-        kind, form = classify_rendering(toks, forms, source_skey, any(f.kind == "glossary" for f in forms))
-        spelling, same = None, False
-        if kind == "glossary" and form is not None:
-            spelling = spelling_issue(toks, term_tokens(lt.tokenize(form.text)), tgt)
-        elif ref is not None and ref.text:
-            same = stage.key(ref.text, tgt) == stage.key(o.target_text, tgt)
-        seg = stage.segment(o)
-        copied = kind == "untranslated"
-        d = decide(kind=kind, rendering=o.target_text, concept=stage.concepts[o.concept_id], reference=ref,
-                   form=form, chain_size=o.chain_size, same_as_reference=same, spelling=spelling,
-                   target_terms=[f.text for f in forms] if copied else (),
-                   in_kept_name=copied and inside_kept_name(seg.source, o.source_span.start, o.source_span.end,
-                                                            seg.target, o.target_span.start, o.target_span.end))
-        out[i] = replace(v, reference=ref, **verdict_fields(d, table))
+        toks = term_tokens(lt.tokenize(o.target_text))
+        if stage.concepts[o.concept_id].dnt and TargetIndex(toks).find(tuple(source_skey), surface=True):
+            # the do-not-translate item itself, as counting aligns it: kept exactly, or altered
+            kind, form = ("dnt" if o.target_text == o.source_text else "dnt_altered"), None
+        else:
+            kind, form = classify_rendering(toks, forms, source_skey, any(f.kind == "glossary" for f in forms))
+        out[i] = replace(v, reference=ref, **rules.fields(
+            kind=kind, form=form, rendering=o.target_text, rendering_key=stage.key(o.target_text, tgt),
+            concept=stage.concepts[o.concept_id], reference=ref, chain_size=o.chain_size, tgt_lang=tgt,
+            segment=stage.segment(o), source_span=o.source_span, target_span=o.target_span))
     return out
 
 

@@ -7,23 +7,28 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Callable, Mapping, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence, Union
 
 from termqa import formats, signature
-from termqa.errors import LanguageError
+from termqa.errors import LanguageError, UsageError
 from termqa.formats.csvgloss import assign_languages
 from termqa.inputs import expand, merge_glossaries
+from termqa.judge.llm import JudgeSettings
+from termqa.judge.stages import run_judge
 from termqa.lang.langtags import normalise_tag, primary
-from termqa.lang.lemma import get_lemmatiser
-from termqa.lang.normalise import spelling_issue, term_key, term_tokens
+from termqa.lang.lemma import Lemmatiser, get_lemmatiser
+from termqa.lang.normalise import term_key
 from termqa.lang.segcheck import misalignment
-from termqa.model import ALLOWED_STATUSES, BilingualFile, Document, Glossary, Occurrence, Reference, Span, Verdict
+from termqa.model import (
+    ALLOWED_STATUSES, BilingualFile, Concept, Document, Glossary, Occurrence, Reference, Span, Verdict,
+)
 from termqa.pipeline import align as al, detect as dt
 from termqa.pipeline.metrics import Item
-from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING, decide, inside_kept_name, verdict_fields
+from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING, Rules, verdict_fields
 from termqa.pipeline.reference import glossary_reference, pseudo_reference
 from termqa.pipeline.score import validate_table
 from termqa.results.serialise import result_dict
+from termqa.signature import JudgePart, Signature
 
 Progress = Callable[[str, int, int], None]
 
@@ -60,27 +65,73 @@ class CheckResult:
     verdicts: list[Verdict]
     references: list[Reference]
     concepts: dict
-    signature: dict
+    signature: Signature
     metric_items: list = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     accounting: Optional[dict] = None
     skipped_untranslated: int = 0
 
     def to_dict(self) -> dict:
-
         return result_dict(self)
 
 
+class Lemmatisers:
+    """One lemmatiser per language (primary subtag), built on first use in the mode the run chose."""
+
+    def __init__(self, mode: str):
+        self.mode = mode
+        self._by_lang: dict[str, Lemmatiser] = {}
+
+    def __call__(self, lang: str) -> Lemmatiser:
+        key = primary(lang)
+        if key not in self._by_lang:
+            self._by_lang[key] = get_lemmatiser(key, mode=self.mode)
+        return self._by_lang[key]
+
+    def names(self) -> dict[str, str]:
+        return {k: v.name for k, v in sorted(self._by_lang.items())}
+
+
+@dataclass(frozen=True)
+class Run:
+    """One check as it moves through the stages: prepare -> count -> judge -> finish.
+
+    Each stage returns a new Run with its own part filled in; `compare` runs the same stages for
+    several systems and shares references between them before judging.
+    """
+
+    files: tuple[BilingualFile, ...]
+    glossaries: tuple[Glossary, ...]
+    concepts: tuple[Concept, ...]
+    documents: tuple[Document, ...]
+    table: Mapping[str, float]
+    lem: Lemmatisers
+    settings: Mapping[str, object]  # the options as given (src_lang, tgt_lang, lemmatiser mode...)
+    warnings: tuple[str, ...] = ()
+    verdicts: tuple[Verdict, ...] = ()
+    references: Mapping[tuple, Reference] = field(default_factory=dict)  # (doc_id, concept, source form)
+    metric_items: tuple[Item, ...] = ()
+    skipped_untranslated: int = 0
+    judge: Optional[JudgePart] = None
+    accounting: Optional[dict] = None
+    exhaustive: bool = False
+    domain: Optional[str] = None
+
+    @property
+    def concepts_by_id(self) -> dict[str, Concept]:
+        return {c.id: c for c in self.concepts}
+
+
 def check(
-    inputs: Sequence[str],
-    glossaries: Sequence[str] = (),
+    inputs: Sequence[Union[str, BilingualFile]],
+    glossaries: Sequence[Union[str, Glossary]] = (),
     *,
     src_lang: Optional[str] = None,
     tgt_lang: Optional[str] = None,
     glossary_lang: Optional[str] = None,
     lemmatiser: str = "auto",
     penalties: Optional[Mapping[str, float]] = None,
-    judge=None,
+    judge: Optional[JudgeSettings] = None,
     exhaustive: bool = False,
     domain: Optional[str] = None,
     progress: Optional[Progress] = None,
@@ -89,16 +140,35 @@ def check(
 
     `inputs` and `glossaries` are paths, or records already read (`BilingualFile`, `Glossary`).
 
-    With `judge` (a `termqa.judge.llm.JudgeSettings`), divergences counting cannot settle go to the LLM judge;
-    without it the run is counting mode and such occurrences stay `unjudged`.
+    With `judge` (a `termqa.judge.llm.JudgeSettings`), divergences counting cannot settle go to the LLM
+    judge; without it the run is counting mode and such occurrences stay `unjudged`.
     """
+    run = prepare(inputs, glossaries, src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang,
+                  lemmatiser=lemmatiser, penalties=penalties)
+    run = count(run, progress=progress)
+    if judge is not None:
+        run = judge_run(run, judge, exhaustive=exhaustive, domain=domain, progress=progress)
+    return finish(run)
 
+
+# --- the stages --------------------------------------------------------------------------------------
+
+def prepare(
+    inputs: Sequence[Union[str, BilingualFile]],
+    glossaries: Sequence[Union[str, Glossary]],
+    *,
+    src_lang: Optional[str] = None,
+    tgt_lang: Optional[str] = None,
+    glossary_lang: Optional[str] = None,
+    lemmatiser: str = "auto",
+    penalties: Optional[Mapping[str, float]] = None,
+) -> Run:
+    """Read the inputs and glossaries (paths, or records already read), settle languages, penalties and
+    the lemmatiser mode."""
     if not glossaries:
-        from termqa.errors import UsageError
-
         raise UsageError("no glossary given", fix="pass --glossary FILE (TBX, SKOS, CSV/TSV)")
     table = validate_table(penalties or {})
-    # paths are read here; records already read (termqa.evaluate.compare reads them once for all systems) pass
+    # paths are read here; records already read (termqa compare reads them once for all systems) pass
     gl = [g if isinstance(g, Glossary) else formats.read_glossary(g, default_lang=glossary_lang)
           for g in glossaries]
     files = [f if isinstance(f, BilingualFile) else formats.read_bilingual(f, src_lang=src_lang, tgt_lang=tgt_lang)
@@ -108,29 +178,36 @@ def check(
     warnings = [w for f in files for w in f.warnings] + [w for g in gl for w in g.warnings]
     warnings += [f"{f.path}: {p}" for f in files for p in f.problems]
     documents = [d for f in files for d in f.documents]
-
-    lemmatisers: dict[str, object] = {}
     mode = lemmatiser
     if mode == "auto":
         # a trained pipeline lemmatises better but about 25x slower than the lookup tables: use it
         # where it helps, on projects small enough to stay fast
-        words = sum(len(s.source.split()) + len((s.target or "").split()) for d in documents for s in d.segments)
+        words = project_words(documents)
         if words > TRAINED_MAX_WORDS:
             mode = "lookup"
             warnings.append(f"{words} words: lookup lemmatiser used for speed (--lemmatiser trained to force "
                             "a trained pipeline)")
+    return Run(files=tuple(files), glossaries=tuple(gl), concepts=tuple(concepts), documents=tuple(documents),
+               table=table, lem=Lemmatisers(mode), warnings=tuple(warnings),
+               settings={"src_lang": src_lang, "tgt_lang": tgt_lang, "lemmatiser_mode": lemmatiser})
 
-    def lem(lang):
-        key = primary(lang)
-        if key not in lemmatisers:
-            lemmatisers[key] = get_lemmatiser(key, mode=mode)
-        return lemmatisers[key]
 
+def project_words(documents: Sequence[Document]) -> int:
+    """Source and target words of a project (what the lemmatiser choice depends on)."""
+    return sum(len(s.source.split()) + len((s.target or "").split()) for d in documents for s in d.segments)
+
+
+def count(run: Run, *, progress: Optional[Progress] = None) -> Run:
+    """Counting: detect every occurrence, align its rendering, fix references, decide what rules can."""
+    lem = run.lem
+    concepts = list(run.concepts)
+    warnings = list(run.warnings)
     tries: dict[str, tuple] = {}
     forms_cache: dict[tuple, list] = {}
     checked_targets: set = set()
     work: list[Work] = []
     skipped = 0
+    documents = run.documents
     for n, doc in enumerate(documents):
         if progress:
             progress("documents", n, len(documents))
@@ -150,34 +227,36 @@ def check(
         progress("documents", len(documents), len(documents))
 
     references = _references(work)
-    verdicts, items = _verdicts(work, references, lem, table)
+    verdicts, items = _verdicts(work, references, Rules(lem, run.table))
     verdicts = _flag_misaligned(verdicts, documents, warnings)
+    return replace(run, verdicts=tuple(verdicts), references=references, metric_items=tuple(items),
+                   warnings=tuple(warnings), skipped_untranslated=skipped)
 
-    accounting = None
-    judge_info = None
-    if judge is not None:
-        from termqa.judge.stages import run_judge
 
-        verdicts, references, accounting, judge_info = run_judge(
-            verdicts, references, documents, {c.id: c for c in concepts}, judge,
-            table=table, exhaustive=exhaustive, domain=domain, progress=progress, lem=lem,
-        )
+def judge_run(run: Run, settings: JudgeSettings, *, exhaustive: bool = False, domain: Optional[str] = None,
+              progress: Optional[Progress] = None) -> Run:
+    """The LLM judge on what counting left open (termqa.judge.stages)."""
+    verdicts, references, accounting, info = run_judge(
+        list(run.verdicts), dict(run.references), run.documents, run.concepts_by_id, settings,
+        table=run.table, exhaustive=exhaustive, domain=domain, progress=progress, lem=run.lem,
+    )
+    return replace(run, verdicts=tuple(verdicts), references=references, accounting=accounting, judge=info,
+                   exhaustive=exhaustive, domain=domain)
 
+
+def finish(run: Run) -> CheckResult:
+    """The result every writer consumes, with the run's signature."""
     sig = signature.build(
-        glossaries=gl,
-        lemmatisers={k: v.name for k, v in sorted(lemmatisers.items())},
-        penalties=table,
-        judge=judge_info,
-        settings={
-            "src_lang": src_lang, "tgt_lang": tgt_lang, "lemmatiser_mode": lemmatiser,
-            "mode": "judge" if judge is not None else "counting", "exhaustive": exhaustive,
-            "domain": domain,
-        },
+        glossaries=run.glossaries, lemmatisers=run.lem.names(), penalties=run.table, judge=run.judge,
+        exhaustive=run.exhaustive, domain=run.domain,
+        settings={**run.settings, "mode": "judge" if run.judge is not None else "counting",
+                  "exhaustive": run.exhaustive, "domain": run.domain},
     )
     return CheckResult(
-        files=files, glossaries=gl, documents=documents, verdicts=verdicts,
-        references=list(references.values()), concepts={c.id: c for c in concepts}, signature=sig,
-        metric_items=items, warnings=warnings, accounting=accounting, skipped_untranslated=skipped,
+        files=list(run.files), glossaries=list(run.glossaries), documents=list(run.documents),
+        verdicts=list(run.verdicts), references=list(run.references.values()), concepts=run.concepts_by_id,
+        signature=sig, metric_items=list(run.metric_items), warnings=list(run.warnings),
+        accounting=run.accounting, skipped_untranslated=run.skipped_untranslated,
     )
 
 
@@ -399,45 +478,12 @@ def _references(work: Sequence[Work]) -> dict:
     return refs
 
 
-def _verdicts(work, references, lem, table):
-
-    spell_cache: dict = {}
-    ref_keys: dict = {}
+def _verdicts(work: Sequence[Work], references: Mapping[tuple, Reference], rules: Rules):
     allowed_cache: dict = {}
     verdicts, items = [], []
     for w in work:
         ref = references.get((w.doc.doc_id, w.concept.id, w.source_form))
         a = w.alignment
-        lang = primary(w.doc.tgt_lang)
-        lt = lem(lang)
-        spelling = None
-        same = False
-        if a is not None:
-            # spelling depends only on the two texts: renderings repeat, so each pair is checked once
-            if a.kind == "glossary" and a.form is not None:
-                k = (lang, a.text, a.form.text)
-                if k not in spell_cache:
-                    ft = term_tokens(lt.tokenize(a.form.text))
-                    spell_cache[k] = spelling_issue(term_tokens(lt.tokenize(a.text)), ft, lang)
-                spelling = spell_cache[k]
-            elif a.kind == "established" and ref is not None and ref.text:
-                rk = ref_keys.get((lang, ref.text))
-                if rk is None:
-                    rt = term_tokens(lt.tokenize(ref.text))
-                    rk = ref_keys[(lang, ref.text)] = (term_key(rt), rt)
-                same = rk[0] == w.rendering_key
-                if same:
-                    k = (lang, a.text, ref.text)
-                    if k not in spell_cache:
-                        spell_cache[k] = spelling_issue(term_tokens(lt.tokenize(a.text)), rk[1], lang)
-                    spelling = spell_cache[k]
-        copied = a is not None and a.kind == "untranslated"
-        d = decide(kind=a.kind if a else None, rendering=a.text if a else None, concept=w.concept,
-                   reference=ref, form=a.form if a else None, chain_size=w.chain_size,
-                   same_as_reference=same, spelling=spelling,
-                   target_terms=[t.text for t in w.concept.terms_in(w.doc.tgt_lang)] if copied else (),
-                   in_kept_name=copied and inside_kept_name(w.seg.source, w.start, w.end, w.seg.target,
-                                                            a.start, a.end))
         occ = Occurrence(
             doc_id=w.doc.doc_id, unit_id=w.seg.unit_id, seg_id=w.seg.seg_id, segment_index=w.seg.index,
             concept_id=w.concept.id, source_form=w.source_form, source_text=w.source_text,
@@ -446,7 +492,11 @@ def _verdicts(work, references, lem, table):
             chain_size=w.chain_size, is_first_mention=w.first, glossary_term=w.entry.text,
             via=w.entry.via, align_method=a.kind if a else None,
         )
-        verdicts.append(Verdict(occurrence=occ, reference=ref, **verdict_fields(d, table)))
+        d, spelling = rules.decide(kind=a.kind if a else None, form=a.form if a else None,
+                                   rendering=occ.target_text, rendering_key=w.rendering_key, concept=w.concept,
+                                   reference=ref, chain_size=w.chain_size, tgt_lang=w.doc.tgt_lang, segment=w.seg,
+                                   source_span=occ.source_span, target_span=occ.target_span)
+        verdicts.append(Verdict(occurrence=occ, reference=ref, **verdict_fields(d, rules.table)))
         ak = (w.concept.id, w.doc.tgt_lang)
         allowed = allowed_cache.get(ak)
         if allowed is None:
@@ -464,4 +514,4 @@ def _verdicts(work, references, lem, table):
     return verdicts, items
 
 
-__all__ = ["check", "CheckResult"]
+__all__ = ["check", "CheckResult", "Run", "prepare", "count", "judge_run", "finish"]

@@ -10,9 +10,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Mapping, Optional
 
-from termqa.model import CONFORMING, ERROR, GENERATED, GLOSSARY, PREFERRED, UNJUDGED
+from termqa.lang.langtags import primary
+from termqa.lang.lemma import Lemmatiser
+from termqa.lang.normalise import spelling_issue, term_key, term_tokens
+from termqa.model import (
+    CONFORMING, ERROR, GENERATED, GLOSSARY, PREFERRED, UNJUDGED, Concept, Reference, Segment, Span,
+)
+from termqa.pipeline.align import TargetForm
 from termqa.pipeline.score import penalty_for
 
 # Reasons an occurrence is left unjudged (also the keys of summary.unjudged_reasons).
@@ -121,9 +127,73 @@ def decide(*, kind: Optional[str], rendering: Optional[str], concept, reference,
     return Decision(UNJUDGED, None, R_DIVERGES_MAJORITY)
 
 
-def verdict_fields(d: Decision, table) -> dict:
+def verdict_fields(d: Decision, table: Mapping[str, float]) -> dict:
     """The Verdict fields a decision sets (penalty from `table`), for building or replacing verdicts."""
-
     return {"outcome": d.outcome, "label": d.label, "penalty": penalty_for(d.outcome, d.label, table),
             "reason": d.reason, "judge": "rule" if d.rule else None,
             "extra": (("rule", d.rule),) if d.rule else ()}
+
+
+class Rules:
+    """The one place a deterministic verdict is built: `termqa check`, the judge stage (after it aligned
+    an occurrence or changed its reference) and `termqa compare` (after sharing references) all ask it.
+
+    It works out what `decide` needs from the rendering: its spelling against the glossary form it
+    matched (or against the reference it equals), whether it equals the reference, and whether a copied
+    source term sits inside a longer expression kept in the source language. Spelling depends only on
+    the texts, and renderings repeat, so each pair is checked once.
+    """
+
+    def __init__(self, lem: Callable[[str], Lemmatiser], table: Mapping[str, float]):
+        self.lem = lem
+        self.table = table
+        self._spelling: dict = {}
+        self._reference_keys: dict = {}
+
+    def spelling(self, lang: str, rendering: str, expected: str, expected_tokens=None) -> Optional[str]:
+        k = (lang, rendering, expected)
+        if k not in self._spelling:
+            lt = self.lem(lang)
+            exp = expected_tokens if expected_tokens is not None else term_tokens(lt.tokenize(expected))
+            self._spelling[k] = spelling_issue(term_tokens(lt.tokenize(rendering)), exp, lang)
+        return self._spelling[k]
+
+    def reference_key(self, lang: str, text: str) -> tuple:
+        """(lemma key, tokens) of a reference text."""
+        k = (lang, text)
+        if k not in self._reference_keys:
+            toks = term_tokens(self.lem(lang).tokenize(text))
+            self._reference_keys[k] = (term_key(toks), toks)
+        return self._reference_keys[k]
+
+    def decide(self, *, kind: Optional[str], form: Optional[TargetForm], rendering: Optional[str],
+               rendering_key: Optional[tuple], concept: Concept, reference: Optional[Reference], chain_size: int,
+               tgt_lang: str, segment: Optional[Segment] = None, source_span: Optional[Span] = None,
+               target_span: Optional[Span] = None) -> tuple[Decision, Optional[str]]:
+        """The decision for one occurrence, and the spelling issue found (None when the spelling is fine).
+
+        kind, form: the alignment kind and glossary form matched (termqa.pipeline.align); rendering and
+        rendering_key: the aligned target text and its lemma key; segment and spans locate a copied term.
+        """
+        lang = primary(tgt_lang)
+        spelling, same = None, False
+        if rendering is not None:
+            if kind == "glossary" and form is not None:
+                spelling = self.spelling(lang, rendering, form.text)
+            elif kind == "established" and reference is not None and reference.text:
+                key, toks = self.reference_key(lang, reference.text)
+                same = key == rendering_key
+                if same:
+                    spelling = self.spelling(lang, rendering, reference.text, toks)
+        copied = kind == "untranslated"
+        kept = bool(copied and segment is not None and source_span is not None and target_span is not None and
+                    inside_kept_name(segment.source, source_span.start, source_span.end, segment.target,
+                                     target_span.start, target_span.end))
+        d = decide(kind=kind, rendering=rendering, concept=concept, reference=reference, form=form,
+                   chain_size=chain_size, same_as_reference=same, spelling=spelling,
+                   target_terms=[t.text for t in concept.terms_in(tgt_lang)] if copied else (), in_kept_name=kept)
+        return d, spelling
+
+    def fields(self, **kw) -> dict:
+        """`verdict_fields` of `decide(**kw)`: what a Verdict built or replaced from the rules holds."""
+        return verdict_fields(self.decide(**kw)[0], self.table)

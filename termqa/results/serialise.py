@@ -103,7 +103,7 @@ def result_dict(res) -> dict:
     return {
         "termqa_result": RESULT_VERSION,
         "kind": "check",
-        "signature": res.signature,
+        "signature": res.signature.to_dict(),
         "inputs": [{"path": f.path, "format": f.format, "dialect": f.dialect, "documents": len(f.documents),
                     "segments": sum(len(d.segments) for d in f.documents)} for f in res.files],
         "documents": docs,
