@@ -7,14 +7,18 @@ from __future__ import annotations
 
 from termqa.version import __version__
 
-__all__ = ["__version__", "check", "inspect_file"]
+__all__ = ["__version__", "check", "compare", "inspect_file"]
 
 
-def __getattr__(name):  # lazy: importing termqa stays cheap
+def __getattr__(name):  # lazy: importing termqa stays cheap (`termqa --version` loads no pipeline)
     if name == "check":
         from termqa.pipeline.check import check
 
         return check
+    if name == "compare":
+        from termqa.evaluate.compare import compare
+
+        return compare
     if name == "inspect_file":
         from termqa.inspect import inspect_file
 

@@ -245,7 +245,12 @@ def test_six_documents_separate_two_systems_and_tie_a_third(tmp_path):
     assert pw[("good", "bad")]["mean_diff"] == pytest.approx(-2.0)  # A4 (4) on one of two occurrences
     assert pw[("good", "twin")]["p_value"] == 1.0
     assert {s["name"]: s["labels"] for s in data["systems"]}["bad"] == {"A4": 6}
-    assert len(data["documents"]) == 6 and not data["warnings"]
+    assert len(data["documents"]) == 6
+    # "twin" is a copy of "good": said, and both are marked in the ranking
+    assert data["warnings"] == ["good and twin are identical (the same target text in every segment): comparing "
+                                "them measures nothing; was a file given twice?"]
+    assert {r["name"]: r["flags"] for r in data["ranking"]} == {
+        "good": ["identical to twin"], "twin": ["identical to good"], "bad": []}
     assert "bad" in r.output and "good better" in r.output
 
 
@@ -271,7 +276,7 @@ def test_tmx_target_languages_are_systems(tmp_path):
     tmx = tmp_path / "multi.tmx"
     tmx.write_text(TMX, encoding="utf-8")
     gl = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c1", "wear ring", ""]])
-    res = cmp.compare([str(tmx)], [gl], lemmatiser="lookup")
+    res = cmp.compare([str(tmx)], [gl], lemmatiser="lookup", source_only_glossary=True)
     data = res.to_dict()
     assert [s["name"] for s in data["systems"]] == ["fr-FR", "fr-CA"]
     form = data["concepts"][0]["forms"][0]
@@ -280,7 +285,7 @@ def test_tmx_target_languages_are_systems(tmp_path):
     assert {n: s["outcomes"]["conforming"] for n, s in form["systems"].items()} == {"fr-FR": 2, "fr-CA": 2}
     # --tgt-lang repeated picks and orders them; --name renames
     res = cmp.compare([str(tmx)], [gl], tgt_langs=["fr-CA", "fr-FR"], names=["canada", "france"],
-                      lemmatiser="lookup")
+                      lemmatiser="lookup", source_only_glossary=True)
     assert [r.spec.name for r in res.runs] == ["canada", "france"]
 
 

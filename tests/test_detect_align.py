@@ -116,7 +116,7 @@ def test_pseudo_reference_from_the_documents_own_majority(tmp_path):
              ("Replace the wear ring.", "Remplacez la bague d'usure."),
              ("Measure the wear ring.", "Mesurez l'anneau d'usure."),
              ("Inspect the wear ring gap.", "Inspectez le jeu de la bague d'usure.")]
-    r = run(tmp_path, pairs, ["id", "en", "fr"], [["c1", "wear ring", ""]])
+    r = run(tmp_path, pairs, ["id", "en", "fr"], [["c1", "wear ring", ""]], source_only_glossary=True)
     refs = r["references"]
     assert refs == [{"doc_id": refs[0]["doc_id"], "concept_id": "c1", "source_form": "wear ring",
                      "text": "bague d'usure", "provenance": "pseudo"}]
@@ -158,12 +158,19 @@ def test_a_rendering_found_elsewhere_is_classified_by_the_same_rules():
 
 
 def test_each_target_language_without_glossary_terms_is_named(tmp_path):
+    import pytest
+
+    from termqa.errors import LanguageError
     from termqa.pipeline.check import check
     from tests.helpers import write_csv, write_xliff
 
     fr = write_xliff(tmp_path / "fr.xlf", [("Check the pump.", "Vérifiez la pompe.")], tgt="fr")
     de = write_xliff(tmp_path / "de.xlf", [("Check the pump.", "Prüfen Sie die Pumpe.")], tgt="de")
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c1", "pump", "pompe"]])
-    r = check([fr, de], [g], lemmatiser="lookup").to_dict()
-    assert [w for w in r["warnings"] if "no terms in the target language" in w] == [
-        "the glossary has no terms in the target language 'de': references come from the documents themselves"]
+    # an en-fr glossary on a German target cannot check conformity: refused, naming the language and the way out
+    with pytest.raises(LanguageError, match="no terms in the target language 'de'.*--source-only-glossary"):
+        check([fr, de], [g], lemmatiser="lookup")
+    r = check([fr, de], [g], lemmatiser="lookup", source_only_glossary=True).to_dict()
+    alert = ("the glossary has no terms in the target language 'de': consistency only, references come from "
+             "the documents themselves (--source-only-glossary)")
+    assert r["alerts"] == [alert] and r["warnings"][0] == alert

@@ -181,7 +181,7 @@ def test_rejected_pseudo_reference_is_regenerated(server, tmp_path):
     server.default = Script(reference_ok=False)
     x = write_xliff(tmp_path / "doc.xlf", pairs)
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c2", "wear ring", ""]])
-    r = check([x], [g], judge=judge(server, tmp_path), lemmatiser="lookup").to_dict()
+    r = check([x], [g], judge=judge(server, tmp_path), lemmatiser="lookup", source_only_glossary=True).to_dict()
     refs = r["references"]
     assert refs[0]["provenance"] == "generated" and refs[0]["text"] == "bague d'usure"
     o = by_unit(r)

@@ -47,10 +47,12 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
         list(files), s.get("glossary") or [], src_lang=s.get("src_lang"), tgt_lang=s.get("tgt_lang"),
         glossary_lang=s.get("glossary_lang"), lemmatiser=s.get("lemmatiser") or "auto",
         penalties=penalties, judge=judge, exhaustive=bool(s.get("exhaustive")), domain=s.get("domain"),
-        progress=progress,
+        source_only_glossary=bool(s.get("source_only_glossary")), progress=progress,
     )
     if progress:
         click.echo("", err=True)
+    for alert in result.alerts:  # inputs that do not fit: said first, whatever else is printed
+        click.echo(f"termqa: warning: {alert}", err=True)
     if cfg_path:  # where the settings came from: recorded, not part of the signature's id
         result.signature = result.signature.with_settings(config=str(cfg_path))
     data = result.to_dict()

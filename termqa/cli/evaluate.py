@@ -18,6 +18,7 @@ from termqa.evaluate.backlog import backlog, render_text, write
 from termqa.evaluate.meta_eval import Run
 from termqa.fileio import atomic_write
 from termqa.formats import biomqm
+from termqa.inputs import merge_glossaries
 from termqa.pipeline.check import check
 
 
@@ -161,9 +162,6 @@ def backlog_cmd(verdicts, out, glossary, glossary_lang, min_count, examples, jso
         raise TermqaError(f"{verdicts}: is not a termqa JSON result: {exc}") from None
     concepts = None
     if glossary:
-        from termqa import formats
-        from termqa.inputs import merge_glossaries
-
         gl = [formats.read_glossary(g, default_lang=glossary_lang) for g in glossary]
         concepts = merge_glossaries(gl)
         used = {g.get("sha256") for g in (data.get("signature") or {}).get("glossaries", [])}

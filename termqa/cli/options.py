@@ -12,6 +12,9 @@ _INPUT_OPTIONS = (
                  help="auto: a trained spaCy pipeline on projects up to 50k words when installed, else "
                       "lookup tables."),
     click.option("--domain", help="Domain named to the judge, e.g. 'medical devices'."),
+    click.option("--source-only-glossary", is_flag=True, default=None,
+                 help="The glossary has no target-language terms on purpose: check consistency only "
+                      "(without this flag such a glossary is refused)."),
     click.option("--penalties", "penalties_file", type=click.Path(dir_okay=False),
                  help="JSON or TOML file overriding penalties, e.g. {\"A4\": 2, \"unjustified\": 1}."),
 )

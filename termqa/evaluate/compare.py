@@ -33,7 +33,7 @@ from termqa.judge.llm import Backend
 from termqa.judge.stages import DocView, Stage, System, account, check_references, judge_part, judge_phases
 from termqa.lang.langtags import primary
 from termqa.model import GLOSSARY, OUTCOMES, PSEUDO, UNJUDGED, Reference, Span
-from termqa.pipeline import align as al
+from termqa.pipeline import align as al, sanity
 from termqa.pipeline.check import TRAINED_MAX_WORDS, Lemmatisers, count, finish, prepare, project_words
 from termqa.pipeline.detect import keys_of, rendering_key
 from termqa.pipeline.score import validate_table
@@ -469,6 +469,7 @@ class CompareResult:
     asked: list = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     config_path: Optional[str] = None  # the config file the settings came from (recorded in the signature)
+    flags: dict = field(default_factory=dict)  # system name -> what makes its place in the ranking doubtful
 
     def to_dict(self) -> dict:
         return compare_dict(self)
@@ -487,6 +488,7 @@ def compare(
     judge=None,
     exhaustive: bool = False,
     domain: Optional[str] = None,
+    source_only_glossary: bool = False,
     alpha: float = DEFAULT_ALPHA,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
@@ -520,7 +522,7 @@ def compare(
             progress("systems", n, len(specs))
         # the same stages as `termqa check`, with references shared before judging
         run = count(prepare(files[n], gloss, src_lang=src_lang, tgt_lang=spec.tgt_lang, glossary_lang=glossary_lang,
-                            lemmatiser=mode, penalties=table))
+                            lemmatiser=mode, penalties=table, source_only_glossary=source_only_glossary))
         res = finish(run)
         runs.append(SystemRun(spec, res, {d.doc_id: k for k, d in enumerate(res.documents)},
                               list(res.verdicts), {(r.doc_id, r.concept_id, r.source_form): r
@@ -529,8 +531,20 @@ def compare(
         progress("systems", len(specs), len(specs))
     concepts = runs[0].result.concepts
     warnings: list[str] = []
+    flags: dict[str, list[str]] = {s.name: [] for s in specs}
+    for a, b in sanity.identical_systems([s.name for s in specs], [docs for _s, docs in read]):
+        warnings.append(f"{a} and {b} are identical (the same target text in every segment): comparing them "
+                        "measures nothing; was a file given twice?")
+        flags[a].append(f"identical to {b}")
+        flags[b].append(f"identical to {a}")
     for run in runs:
-        warnings += [f"{run.spec.name}: {w}" for w in run.result.warnings]
+        for alert in run.result.alerts:
+            warnings.append(f"{run.spec.name}: {alert}")
+            if "looks like" in alert and "target text" in alert:
+                flags[run.spec.name].append("target text not in the target language")
+            elif alert.startswith("no glossary term was found"):
+                flags[run.spec.name].append("no glossary term found")
+        warnings += [f"{run.spec.name}: {w}" for w in run.result.warnings if w not in run.result.alerts]
 
     own_refs = [dict(r.references) for r in runs]
     own_verdicts = [list(r.verdicts) for r in runs]
@@ -587,7 +601,8 @@ def compare(
     if min_p >= alpha:
         warnings.insert(0, f"with {n_docs} document(s) no difference can reach p < {alpha} (the smallest "
                            f"possible p-value is {min_p:.3g}): every pair is a tie; compare more documents")
-    return CompareResult(runs, results, alpha, resamples, seed, changed, accounting, asked, warnings)
+    return CompareResult(runs, results, alpha, resamples, seed, changed, accounting, asked, warnings,
+                         flags=flags)
 
 
 # --- the result object ----------------------------------------------------------------------------
@@ -628,6 +643,7 @@ def compare_dict(cr: CompareResult) -> dict:
             "coverage": sc["coverage"],
             "tied_with": [o for o in names if o != rk.name and tests[(rk.name, o)].p_value is not None
                           and tests[(rk.name, o)].p_value >= cr.alpha],
+            "flags": list(cr.flags.get(rk.name, [])),
         })
 
     systems = []
@@ -793,6 +809,9 @@ def render_text(data: dict) -> str:
             f"{oc['conforming']:>5} {oc['justified']:>5} {oc['unjustified']:>5} {oc['error']:>5} {oc['unjudged']:>5}  "
             f"{_fmt(m['em']['value'], True):>6} {_fmt(m['tcr_t']['value'], True):>6}")
     lines.append("scores: mean penalty, lower is better; '=' marks systems the test cannot tell apart")
+    for r in data["ranking"]:
+        if r.get("flags"):
+            lines.append(f"  doubtful: {r['name']}: {'; '.join(r['flags'])}")
     if data["pairwise"]:
         t = data["signature"]["test"]
         lines += ["", f"pairwise ({t['name']}, alpha {t['alpha']}):"]

@@ -22,7 +22,7 @@ from termqa.lang.segcheck import misalignment
 from termqa.model import (
     ALLOWED_STATUSES, BilingualFile, Concept, Document, Glossary, Occurrence, Reference, Span, Verdict,
 )
-from termqa.pipeline import align as al, detect as dt
+from termqa.pipeline import align as al, detect as dt, sanity
 from termqa.pipeline.metrics import Item
 from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING, Rules, verdict_fields
 from termqa.pipeline.reference import glossary_reference, pseudo_reference
@@ -70,6 +70,7 @@ class CheckResult:
     warnings: list[str] = field(default_factory=list)
     accounting: Optional[dict] = None
     skipped_untranslated: int = 0
+    alerts: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return result_dict(self)
@@ -108,6 +109,8 @@ class Run:
     lem: Lemmatisers
     settings: Mapping[str, object]  # the options as given (src_lang, tgt_lang, lemmatiser mode...)
     warnings: tuple[str, ...] = ()
+    # input problems that make the whole result doubtful (wrong language, nothing found...): shown first
+    alerts: tuple[str, ...] = ()
     verdicts: tuple[Verdict, ...] = ()
     references: Mapping[tuple, Reference] = field(default_factory=dict)  # (doc_id, concept, source form)
     metric_items: tuple[Item, ...] = ()
@@ -134,6 +137,7 @@ def check(
     judge: Optional[JudgeSettings] = None,
     exhaustive: bool = False,
     domain: Optional[str] = None,
+    source_only_glossary: bool = False,
     progress: Optional[Progress] = None,
 ) -> CheckResult:
     """Run the terminology check on bilingual files (or folders) against one or more glossaries.
@@ -142,9 +146,11 @@ def check(
 
     With `judge` (a `termqa.judge.llm.JudgeSettings`), divergences counting cannot settle go to the LLM
     judge; without it the run is counting mode and such occurrences stay `unjudged`.
+    `source_only_glossary`: the glossary is meant to have no target-language terms (consistency checking);
+    otherwise such a glossary is refused.
     """
     run = prepare(inputs, glossaries, src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang,
-                  lemmatiser=lemmatiser, penalties=penalties)
+                  lemmatiser=lemmatiser, penalties=penalties, source_only_glossary=source_only_glossary)
     run = count(run, progress=progress)
     if judge is not None:
         run = judge_run(run, judge, exhaustive=exhaustive, domain=domain, progress=progress)
@@ -162,9 +168,10 @@ def prepare(
     glossary_lang: Optional[str] = None,
     lemmatiser: str = "auto",
     penalties: Optional[Mapping[str, float]] = None,
+    source_only_glossary: bool = False,
 ) -> Run:
     """Read the inputs and glossaries (paths, or records already read), settle languages, penalties and
-    the lemmatiser mode."""
+    the lemmatiser mode, and check that they fit together (input sanity, loud and early)."""
     if not glossaries:
         raise UsageError("no glossary given", fix="pass --glossary FILE (TBX, SKOS, CSV/TSV)")
     table = validate_table(penalties or {})
@@ -187,9 +194,33 @@ def prepare(
             mode = "lookup"
             warnings.append(f"{words} words: lookup lemmatiser used for speed (--lemmatiser trained to force "
                             "a trained pipeline)")
+    alerts = _glossary_fits(concepts, documents, source_only_glossary)
+    alerts += sanity.language_alerts(files, src_lang=src_lang, tgt_lang=tgt_lang)
+    settings = {"src_lang": src_lang, "tgt_lang": tgt_lang, "lemmatiser_mode": lemmatiser}
+    if source_only_glossary:
+        settings["source_only_glossary"] = True
     return Run(files=tuple(files), glossaries=tuple(gl), concepts=tuple(concepts), documents=tuple(documents),
-               table=table, lem=Lemmatisers(mode), warnings=tuple(warnings),
-               settings={"src_lang": src_lang, "tgt_lang": tgt_lang, "lemmatiser_mode": lemmatiser})
+               table=table, lem=Lemmatisers(mode), warnings=tuple(alerts + warnings), alerts=tuple(alerts),
+               settings=settings)
+
+
+def _glossary_fits(concepts: Sequence[Concept], documents: Sequence[Document], source_only: bool) -> list[str]:
+    """A glossary without terms in a document's target language cannot check conformity: refused unless
+    a source-only glossary is meant (then only consistency is checked, against the documents' own usage)."""
+    alerts = []
+    for tgt in dict.fromkeys(normalise_tag(d.tgt_lang) for d in documents if d.tgt_lang):
+        if any(c.terms_in(tgt) for c in concepts):
+            continue
+        have = sorted({normalise_tag(t.lang) for c in concepts for t in c.terms if t.lang})
+        if not source_only:
+            raise LanguageError(
+                f"the glossary has no terms in the target language '{tgt}' (it has: {', '.join(have) or 'none'}); "
+                "every occurrence would be checked against the documents' own usage only",
+                fix=f"use a glossary with '{tgt}' terms, check the target language (--tgt-lang), or pass "
+                    "--source-only-glossary to check consistency only")
+        alerts.append(f"the glossary has no terms in the target language '{tgt}': consistency only, "
+                      "references come from the documents themselves (--source-only-glossary)")
+    return alerts
 
 
 def project_words(documents: Sequence[Document]) -> int:
@@ -204,7 +235,6 @@ def count(run: Run, *, progress: Optional[Progress] = None) -> Run:
     warnings = list(run.warnings)
     tries: dict[str, tuple] = {}
     forms_cache: dict[tuple, list] = {}
-    checked_targets: set = set()
     work: list[Work] = []
     skipped = 0
     documents = run.documents
@@ -214,11 +244,6 @@ def count(run: Run, *, progress: Optional[Progress] = None) -> Run:
         src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
         if src_l not in tries:
             tries[src_l] = _source_index(concepts, src_l, lem(src_l), doc.path)
-        if tgt_l not in checked_targets:
-            checked_targets.add(tgt_l)
-            if not any(c.terms_in(tgt_l) for c in concepts):
-                warnings.append(f"the glossary has no terms in the target language '{tgt_l}': "
-                                "references come from the documents themselves")
         trie, heads = tries[src_l]
         w, sk = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, forms_cache)
         work.extend(w)
@@ -229,8 +254,13 @@ def count(run: Run, *, progress: Optional[Progress] = None) -> Run:
     references = _references(work)
     verdicts, items = _verdicts(work, references, Rules(lem, run.table))
     verdicts = _flag_misaligned(verdicts, documents, warnings)
+    alerts = list(run.alerts)
+    if not work and not skipped and documents:
+        alert = sanity.nothing_found(documents, concepts)
+        alerts.append(alert)
+        warnings.insert(0, alert)
     return replace(run, verdicts=tuple(verdicts), references=references, metric_items=tuple(items),
-                   warnings=tuple(warnings), skipped_untranslated=skipped)
+                   warnings=tuple(warnings), alerts=tuple(alerts), skipped_untranslated=skipped)
 
 
 def judge_run(run: Run, settings: JudgeSettings, *, exhaustive: bool = False, domain: Optional[str] = None,
@@ -256,7 +286,7 @@ def finish(run: Run) -> CheckResult:
         files=list(run.files), glossaries=list(run.glossaries), documents=list(run.documents),
         verdicts=list(run.verdicts), references=list(run.references.values()), concepts=run.concepts_by_id,
         signature=sig, metric_items=list(run.metric_items), warnings=list(run.warnings),
-        accounting=run.accounting, skipped_untranslated=run.skipped_untranslated,
+        accounting=run.accounting, skipped_untranslated=run.skipped_untranslated, alerts=list(run.alerts),
     )
 
 

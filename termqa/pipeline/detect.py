@@ -169,8 +169,6 @@ def surface_keys(text: str) -> tuple[str, str]:
     """(loose surface key, exact key) of a word; cached, since running text repeats its words."""
     got = _SURFACE.get(text)
     if got is None:
-        from termqa.lang.normalise import loose
-
         if len(_SURFACE) > 500_000:
             _SURFACE.clear()
         got = _SURFACE[text] = (loose(text), exact_key(text))

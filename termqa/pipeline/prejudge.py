@@ -15,9 +15,7 @@ from typing import Callable, Mapping, Optional
 from termqa.lang.langtags import primary
 from termqa.lang.lemma import Lemmatiser
 from termqa.lang.normalise import spelling_issue, term_key, term_tokens
-from termqa.model import (
-    CONFORMING, ERROR, GENERATED, GLOSSARY, PREFERRED, UNJUDGED, Concept, Reference, Segment, Span,
-)
+from termqa.model import CONFORMING, ERROR, GENERATED, GLOSSARY, PREFERRED, UNJUDGED, Concept, Reference, Segment, Span
 from termqa.pipeline.align import TargetForm
 from termqa.pipeline.score import penalty_for
 

@@ -127,4 +127,5 @@ def result_dict(res) -> dict:
         "occurrences": occ,
         "accounting": acc,
         "warnings": list(res.warnings),
+        "alerts": list(res.alerts),
     }

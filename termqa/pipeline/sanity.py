@@ -1,0 +1,59 @@
+"""Input sanity: do the files, the languages and the glossary fit together?
+
+A run whose inputs do not fit still "works": it finds nothing, or checks a French glossary against a
+German file, and exits 0 with a score that looks fine. These checks say so first, in plain words:
+in the console's first lines, first in the JSON `warnings` (and in `alerts`), at the top of the report.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from termqa.judge.questions import language_name
+from termqa.lang.identify import guess_language
+from termqa.lang.langtags import normalise_tag
+from termqa.model import BilingualFile, Concept, Document
+
+
+def language_alerts(files: Sequence[BilingualFile], *, src_lang: Optional[str] = None,
+                    tgt_lang: Optional[str] = None) -> list[str]:
+    """Files whose source or target text is clearly not in the language the run reads them as."""
+    alerts = []
+    for f in files:
+        for side, override in (("source", src_lang), ("target", tgt_lang)):
+            docs = [d for d in f.documents if (d.src_lang if side == "source" else d.tgt_lang)]
+            if not docs:
+                continue
+            declared = docs[0].src_lang if side == "source" else docs[0].tgt_lang
+            texts = (s.source if side == "source" else (s.target or "") for d in docs for s in d.segments)
+            guess = guess_language(texts)
+            if guess.contradicts(declared):
+                how = f"given with --{'src' if side == 'source' else 'tgt'}-lang" if override else "as the file says"
+                alerts.append(f"{f.path}: the {side} text looks like {language_name(guess.best)}, not "
+                              f"{language_name(declared)} ({how}): check the {side} language")
+    return alerts
+
+
+def nothing_found(documents: Sequence[Document], concepts: Sequence[Concept]) -> str:
+    """The alert for a run in which no glossary term occurs in any source segment."""
+    src = sorted({normalise_tag(d.src_lang) for d in documents if d.src_lang})
+    segments = sum(len(d.segments) for d in documents)
+    return (f"no glossary term was found in the {segments} source segments (source language "
+            f"{', '.join(src) or 'unknown'}, {len(concepts)} concepts): check that the glossary belongs to this "
+            "project and that the source language is right")
+
+
+def identical_systems(names: Sequence[str], documents: Sequence[Sequence[Document]]) -> list[tuple[str, str]]:
+    """Pairs of systems whose target text is the same in every segment (a file given twice, or an
+    engine that did not change anything): comparing them measures nothing."""
+    def fingerprint(docs: Sequence[Document]) -> tuple:
+        return tuple(" ".join((s.target or "").split()) for d in docs for s in d.segments)
+
+    seen: dict[tuple, str] = {}
+    pairs = []
+    for name, docs in zip(names, documents):
+        fp = fingerprint(docs)
+        if fp in seen:
+            pairs.append((seen[fp], name))
+        else:
+            seen[fp] = name
+    return pairs
