@@ -46,6 +46,7 @@ from statistics import mean
 from typing import Callable, Mapping, Optional, Sequence
 
 from termqa.errors import InputError, UsageError
+from termqa.evaluate import stats
 from termqa.formats.biomqm import SEVERITY_WEIGHTS, _natural
 from termqa.formats.xmlsafe import local, parse_bytes
 from termqa.lang.langtags import lang_matches
@@ -58,38 +59,22 @@ ALL_METRICS = TERMQA_METRICS + COUNTING_METRICS
 
 
 def _np():
-    try:
-        import numpy as np
-    except ModuleNotFoundError:  # pragma: no cover - numpy ships with the stats/test extras
-        raise UsageError("meta-eval needs numpy", fix='pip install "termqa[stats]"') from None
-    return np
+    return stats.numpy()
 
 
 # --- statistics ----------------------------------------------------------------------------------
 
 
 def sign_vectors(n: int, k: int = 1000, seed: int = 0):
-    """k x n matrix of +1/-1: every sign vector when 2^n <= k (an exact test), else k random ones."""
-    np = _np()
-    if n <= 20 and 2 ** n <= k:
-        idx = np.arange(2 ** n)[:, None]
-        return np.where((idx >> np.arange(n)[None, :]) & 1, -1.0, 1.0)
-    rng = np.random.default_rng(seed)
-    return rng.integers(0, 2, size=(k, n)).astype(float) * 2.0 - 1.0
-
-
-def _p_greater(d, signs) -> float:
-    """One-sided permutation p-value that the paired differences `d` are > 0."""
-    np = _np()
-    obs = float(d.sum())
-    null = signs @ d
-    tol = TOL * max(1.0, float(np.abs(d).sum()))
-    return float(np.mean(null >= obs - tol))
+    """k x n matrix of +1/-1: every sign vector when 2^n <= k (an exact test), else k random ones
+    (termqa.evaluate.stats), shared by all the tests of one evaluation."""
+    return stats.sign_matrix(n, exact_max=stats.exact_limit(k), resamples=k, seed=seed)
 
 
 def pairwise_p_values(scores, signs=None, *, k: int = 1000, seed: int = 0, valid=None):
     """n_sys x n_sys matrix: [i, j] (i < j) = p-value for "system i is better than system j"
-    over the items where both have a score (and `valid[i][j]`, a boolean item mask, allows)."""
+    over the items where both have a score (and `valid[i][j]`, a boolean item mask, allows): the
+    one-sided sign-flip test on the given sign vectors (the share as extreme, no +1 correction)."""
     np = _np()
     x = np.asarray(scores, dtype=float)
     n_sys, n = x.shape
@@ -102,7 +87,7 @@ def pairwise_p_values(scores, signs=None, *, k: int = 1000, seed: int = 0, valid
             if valid is not None:
                 ok &= valid[i][j]
             if ok.any():
-                p[i, j] = _p_greater((x[i] - x[j])[ok], signs[:, ok])
+                p[i, j] = stats.share_as_extreme((x[i] - x[j])[ok], signs[:, ok], stats.GREATER)
     return p
 
 
