@@ -24,9 +24,13 @@ missing.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Optional, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 
 from termqa.errors import UsageError
+
+if TYPE_CHECKING:  # numpy is imported when a test runs
+    import numpy as np
 
 TWO_SIDED = "two-sided"
 GREATER = "greater"
@@ -40,7 +44,7 @@ REL_TOL = 1e-9
 MAX_BLOCK_CELLS = 2_000_000
 
 
-def numpy():
+def numpy() -> ModuleType:
     """numpy, or a UsageError naming the extra that installs it."""
     try:
         import numpy as np
@@ -60,14 +64,15 @@ def is_exact(n: int, exact_max: int) -> bool:
     return n <= min(exact_max, EXACT_CAP)
 
 
-def exact_patterns(n: int):
+def exact_patterns(n: int) -> "np.ndarray":
     """All 2^n sign patterns over n items as a float matrix; row 0 is all +1 (the observed pattern)."""
     np = numpy()
     idx = np.arange(2 ** n)[:, None]
     return np.where((idx >> np.arange(n)[None, :]) & 1, -1.0, 1.0)
 
 
-def sampled_patterns(n: int, resamples: int, seed: int, *, max_cells: Optional[int] = MAX_BLOCK_CELLS) -> Iterator:
+def sampled_patterns(n: int, resamples: int, seed: int, *,
+                     max_cells: Optional[int] = MAX_BLOCK_CELLS) -> Iterator["np.ndarray"]:
     """`resamples` random sign patterns over n items, in blocks of at most `max_cells` cells (None: one
     block). The blocks concatenated are the patterns of one draw: the generator's stream is the same."""
     np = numpy()
@@ -80,18 +85,9 @@ def sampled_patterns(n: int, resamples: int, seed: int, *, max_cells: Optional[i
         left -= k
 
 
-def sign_patterns(n: int, *, exact_max: int, resamples: int, seed: int,
-                  max_cells: Optional[int] = MAX_BLOCK_CELLS) -> Iterator:
-    """Blocks of sign patterns for a test over n items: all of them when n <= exact_max, else
-    `resamples` seeded random ones."""
-    if is_exact(n, exact_max):
-        yield exact_patterns(n)
-    else:
-        yield from sampled_patterns(n, resamples, seed, max_cells=max_cells)
-
-
-def sign_matrix(n: int, *, exact_max: int, resamples: int, seed: int):
-    """The patterns of `sign_patterns` as one (patterns x n) matrix, to share between several tests."""
+def sign_matrix(n: int, *, exact_max: int, resamples: int, seed: int) -> "np.ndarray":
+    """The sign patterns of a test over n items as one (patterns x n) matrix, to share between several
+    tests: all 2^n of them when n <= exact_max, else `resamples` seeded random ones."""
     if is_exact(n, exact_max):
         return exact_patterns(n)
     if resamples < 1:
@@ -104,7 +100,7 @@ def _check_alternative(alternative: str) -> None:
         raise ValueError(f"alternative must be one of {ALTERNATIVES}, not {alternative!r}")
 
 
-def count_as_extreme(d, patterns, alternative: str = TWO_SIDED) -> int:
+def count_as_extreme(d: Sequence[float], patterns: "np.ndarray", alternative: str = TWO_SIDED) -> int:
     """How many rows s of `patterns` give a signed sum sum(s * d) at least as extreme as sum(d)."""
     _check_alternative(alternative)
     np = numpy()
@@ -117,7 +113,7 @@ def count_as_extreme(d, patterns, alternative: str = TWO_SIDED) -> int:
     return int(np.count_nonzero(null >= observed - tol))
 
 
-def share_as_extreme(d, patterns, alternative: str = GREATER) -> float:
+def share_as_extreme(d: Sequence[float], patterns: "np.ndarray", alternative: str = GREATER) -> float:
     """The p-value on given patterns: the share of them at least as extreme as the observed sum."""
     return count_as_extreme(d, patterns, alternative) / patterns.shape[0]
 
@@ -171,6 +167,5 @@ def smallest_p_value(n: int, *, alternative: str = TWO_SIDED, exact_max: int, re
     return 1 / (resamples + 1) if include_observed else 0.0
 
 
-__all__ = ["PermutationTest", "paired_sign_flip_test", "count_as_extreme", "share_as_extreme", "sign_patterns",
-           "sign_matrix", "exact_patterns", "sampled_patterns", "exact_limit", "is_exact", "smallest_p_value",
+__all__ = ["PermutationTest", "paired_sign_flip_test", "count_as_extreme", "share_as_extreme", "sign_matrix", "exact_patterns", "sampled_patterns", "exact_limit", "is_exact", "smallest_p_value",
            "TWO_SIDED", "GREATER", "ALTERNATIVES", "REL_TOL"]
