@@ -2,6 +2,13 @@
 conceptEntry/langSec/termSec), in DCA style (`<termNote type="administrativeStatus">`) and DCT style
 (`<min:administrativeStatus>`, `<basic:termType>`: the element name is the data category).
 
+In DCT style a data category element stands where its DCA meta element would: a `<transacGrp>`
+starts with `<basic:transactionType>` where DCA has `<transac type="transactionType">`. Which meta
+element each TBX-Basic data category stands for (its class) and which module namespace it lives in
+(TBX-Min's `min:` or TBX-Basic's `basic:`) come from the dialect's schemas (LTAC-Global
+TBX-Basic_dialect, DCA schematron and the Basic/Min module grammars), so DCA and DCT files are held
+to the same rules: group starts, picklists and levels.
+
 Every term of every language section is read (synonyms are separate tig/ntig/termSec), with its
 status, term type and the entry's definition, subject field and do-not-translate marker. Spellings
 are mapped to termqa's vocabulary by formats/status.py.
@@ -52,6 +59,29 @@ _PICKLISTS = {
     "grammaticalGender": ("masculine", "feminine", "neuter", "other"),
 }
 _PICKLIST_DIALECTS = ("tbx-basic", "tbx-min")
+
+# The meta element each data category of TBX-Basic (and TBX-Min, a subset) stands for: in DCA style it
+# is written as that element with type="category"; in DCT style the category is an element of the
+# class, e.g. inside a <transacGrp> (which must start with a transac) <basic:transactionType>.
+_DATCAT_CLASS = {
+    "customerSubset": "admin", "projectSubset": "admin", "source": "admin",
+    "subjectField": "descrip", "context": "descrip", "definition": "descrip",
+    "crossReference": "ref",
+    "administrativeStatus": "termNote", "partOfSpeech": "termNote", "geographicalUsage": "termNote",
+    "grammaticalGender": "termNote", "termLocation": "termNote", "termType": "termNote",
+    "transactionType": "transac",
+    "responsibility": "transacNote",
+    "externalCrossReference": "xref", "xGraphic": "xref",
+}
+# DCT module namespaces and the data categories each defines; a dialect uses the modules listed.
+_MIN_NS = "http://www.tbxinfo.net/ns/min"
+_BASIC_NS = "http://www.tbxinfo.net/ns/basic"
+_MODULES = {
+    _MIN_NS: ("TBX-Min", frozenset({"administrativeStatus", "partOfSpeech", "subjectField", "customerSubset"})),
+    _BASIC_NS: ("TBX-Basic", frozenset(_DATCAT_CLASS) - {"administrativeStatus", "partOfSpeech", "subjectField",
+                                                         "customerSubset"}),
+}
+_DIALECT_MODULES = {"tbx-basic": (_MIN_NS, _BASIC_NS), "tbx-min": (_MIN_NS,)}
 
 # How many instances of one kind of problem are listed before the rest are only counted.
 _MAX_LISTED = 5
@@ -112,19 +142,24 @@ class _TagInfo:
         self.name = _TagTable(self)  # tag -> local name ('' for comments and PIs)
         self.core = _TagTable(self)  # tag -> in no namespace or a TBX v3 one
         self.kind = _TagTable(self)  # tag -> _NOT_DATCAT / _DCA (typed element) / _DCT (the name is the category)
+        # tag -> the meta class it stands for: 'descrip', 'transac'... for a DCA meta element or a known
+        # DCT data category, '' for a DCT element of a category we do not know, None otherwise
+        self.klass = _TagTable(self)
         self.check = _TagTable(self)  # tag -> what _check_document looks at, or None
 
     def learn(self, tag) -> None:
         if not isinstance(tag, str):
             self.name[tag], self.core[tag], self.kind[tag], self.check[tag] = "", True, _NOT_DATCAT, None
+            self.klass[tag] = None
             return
         name, core = local(tag), _is_core_tag(tag)
         self.name[tag], self.core[tag] = name, core
         self.kind[tag] = (_DCA if name in _VALUE_ELEMENTS else _NOT_DATCAT) if core else _DCT
+        self.klass[tag] = (name if name in _TYPED else None) if core else _DATCAT_CLASS.get(name, "")
         if not core:
             self.check[tag] = "dct" if self.style == "dca" else None
         elif name in _TYPED:
-            self.check[tag] = "typed"
+            self.check[tag] = "typed"  # (in a DCT file, also: a DCA element where DCT is declared)
         elif name in _CHECKED:
             self.check[tag] = name
         else:
@@ -175,7 +210,8 @@ def _check_document(root, probs: _Problems, style: str, tags: _TagInfo) -> None:
     else:
         # Only elements with these local names can fail a check: let libxml2 pick them out.
         elements = root.iter(*(f"{{*}}{n}" for n in sorted(_CHECKED)))
-    check, names = tags.check, tags.name
+    check, names, klass = tags.check, tags.name, tags.klass
+    dct = style == "dct"
     for el in elements:
         what = check[el.tag]
         if what is None:
@@ -184,16 +220,24 @@ def _check_document(root, probs: _Problems, style: str, tags: _TagInfo) -> None:
         if what == "typed":
             if not (el.get("type") or "").strip():
                 probs.add("no-type", el, f"<{name}> has no type attribute (the data category is required)")
+            elif dct and _in_entry(el, names):
+                probs.add("dca-in-dct", el, f"DCA-style element <{name} type={el.get('type')!r}> in a file "
+                          "declared style=\"dct\"")
         elif what == "dct":
             probs.add("dct-in-dca", el, f"DCT-style element <{name}> in a file declared style=\"dca\"")
         elif name in _GROUPS:
             kids = tags.children(el)
             first = _GROUPS[name]
-            if not kids or names[kids[0].tag] != first:
-                probs.add("group-order", el, f"<{name}> must start with <{first}>")
-            n = sum(1 for k in kids if names[k.tag] == first)
+            classes = [klass[k.tag] for k in kids]
+            # DCA: the meta element itself; DCT: a data category of its class. A DCT element of a
+            # category we do not know ('') may be of the right class: it gets the benefit of the doubt.
+            if not kids or classes[0] not in (first, ""):
+                probs.add("group-order", el, f"<{name}> must start with a {first} data category ({_examples(first)})"
+                          if dct else f"<{name}> must start with <{first}>")
+            n = classes.count(first)
             if n > 1:
-                probs.add("group-count", el, f"<{name}> holds {n} <{first}> elements; only one is allowed")
+                probs.add("group-count", el, f"<{name}> holds {n} {first} data categories; only one is allowed"
+                          if dct else f"<{name}> holds {n} <{first}> elements; only one is allowed")
         elif name in _HEADER_CONTAINERS:
             if (el.text or "").strip():
                 probs.add("header-text", el, f"text directly inside <{name}> must be wrapped in <p>")
@@ -205,6 +249,46 @@ def _check_document(root, probs: _Problems, style: str, tags: _TagInfo) -> None:
             for c in tags.children(el):
                 if names[c.tag] not in _ENTRIES:
                     probs.add("body-child", c, f"<{names[c.tag]}> is not allowed directly inside <body>")
+
+
+def _in_entry(el, names) -> bool:
+    """Whether `el` sits inside a concept entry (the DCA/DCT rule spares the header and back matter)."""
+    p = el.getparent()
+    while p is not None:
+        if names[p.tag] in _ENTRIES:
+            return True
+        p = p.getparent()
+    return False
+
+
+def _examples(klass: str) -> str:
+    """The DCT elements of one class, as TBX-Basic writes them: 'basic:transactionType'."""
+    out = []
+    for cat, k in _DATCAT_CLASS.items():
+        if k == klass:
+            prefix = "min" if cat in _MODULES[_MIN_NS][1] else "basic"
+            out.append(f"<{prefix}:{cat}>")
+    return ", ".join(out)
+
+
+def _module_problem(uri: str, name: str, dialect_type: str) -> Optional[str]:
+    """What is wrong with a DCT element `{uri}name` in a TBX-Basic / TBX-Min file, or None.
+
+    The dialect's NVDL schema validates each module namespace against that module's grammar and
+    rejects any other namespace. A data category the dialects do not define is let through (its DCA
+    twin, an unknown type value, is not checked either)."""
+    modules = _DIALECT_MODULES[dialect_type.lower()]
+    if uri not in modules:
+        if uri in _MODULES:
+            return (f"<{name}> is in the {_MODULES[uri][0]} module namespace ({uri}), which {dialect_type} "
+                    "does not use")
+        return f"<{name}> is in namespace {uri or '(none)'}, which is not a {dialect_type} module namespace"
+    if name in _MODULES[uri][1] or name not in _DATCAT_CLASS:
+        return None
+    home = next((m for m in modules if name in _MODULES[m][1]), None)
+    if home is None:
+        return f"{name} is not part of {dialect_type}"
+    return f"<{name}> belongs in the {_MODULES[home][0]} module namespace ({home}), not {uri}"
 
 
 def _level(el, tags: _TagInfo) -> tuple[str, bool]:
@@ -225,14 +309,21 @@ def _level(el, tags: _TagInfo) -> tuple[str, bool]:
     return "other", grouped
 
 
-def _check_dialect(root, probs: _Problems, dialect_type: str, tags: _TagInfo) -> None:
-    """TBX-Basic / TBX-Min rules: picklist values and the level each data category lives at."""
+def _check_dialect(root, probs: _Problems, dialect_type: str, tags: _TagInfo, style: str = "") -> None:
+    """TBX-Basic / TBX-Min rules: picklist values and the level each data category lives at, in DCA
+    and DCT style alike; in DCT style also the module namespace of each data category element."""
     basic = dialect_type.lower() == "tbx-basic"
+    module_problems: dict = {}  # tag -> message or None, worked out once per tag
     for el in root.iter():
         tag = el.tag
         if not isinstance(tag, str):
             continue
         name = tags.name[tag]
+        if style != "dca" and not tags.core[tag]:  # (in a DCA file every DCT element is a problem already)
+            if tag not in module_problems:
+                module_problems[tag] = _module_problem(ns(tag), name, dialect_type)
+            if module_problems[tag]:
+                probs.add("dct-namespace", el, module_problems[tag])
         dc = tags.datcat(el)
         if dc is not None:
             cat, value = dc
@@ -244,7 +335,7 @@ def _check_dialect(root, probs: _Problems, dialect_type: str, tags: _TagInfo) ->
                     f"{cat} value {value!r} is not in the {dialect_type} picklist ({', '.join(allowed)})",
                 )
             level, grouped = _level(el, tags)
-            is_term_note = name == "termNote" or cat in _PICKLISTS
+            is_term_note = tags.klass[tag] == "termNote" or _DATCAT_CLASS.get(cat) == "termNote"
             if is_term_note and level != "term":
                 probs.add("level-termnote", el, f"{cat} is a term-level data category but stands at {level} level")
             elif cat == "definition" and level == "term":
@@ -490,7 +581,7 @@ def _read(path: str, root, content_hash: str) -> Glossary:
     tags = _TagInfo(style)
     _check_document(root, probs, style, tags)
     if dialect_type.lower() in _PICKLIST_DIALECTS:
-        _check_dialect(root, probs, dialect_type, tags)
+        _check_dialect(root, probs, dialect_type, tags, style)
 
     reader = _EntryReader(probs, tags)
     concepts: list[Concept] = []

@@ -11,6 +11,7 @@ np = pytest.importorskip("numpy")
 
 from termqa.evaluate import meta_eval as me  # noqa: E402
 from termqa.errors import InputError, UsageError  # noqa: E402
+from termqa.formats import biomqm  # noqa: E402
 from termqa.formats.biomqm import Annotation, BioSegment, MQMError  # noqa: E402
 
 NAN = float("nan")
@@ -143,6 +144,21 @@ def test_span_penalty_averages_over_annotators():
     assert me.span_penalty(s, 9, 10) == 0.0  # touches no error (ends are exclusive)
     assert me.span_penalty(s, 0, 12, me.category_filter("terminology")) == pytest.approx(5 / 3)
     assert me.span_penalty(s, 0, 12, me.category_filter("Style, accuracy")) == pytest.approx(26 / 3)
+
+
+def test_mqm_weightings():
+    s = _seg()
+    wmt = biomqm.weighting("wmt")
+    # WMT: Major 5 + Minor 1, and the Critical of annotator B counts as Major: (5 + 1 + 5) / 3
+    assert me.span_penalty(s, 0, 12, weights=wmt) == pytest.approx(11 / 3)
+    assert me.span_penalty(s, 0, 12, weights=biomqm.weighting("severity-25-5-1")) == pytest.approx(31 / 3)
+    punct = MQMError(0, 1, "Linguistic_conventions", "Punctuation", "minor", ",")
+    assert wmt.weight(punct) == 0.1 and punct.weight == 1.0
+    assert wmt.weight(MQMError(0, 1, "Linguistic_conventions", "Punctuation", "major", ",")) == 5.0
+    assert wmt.weight(MQMError(0, 1, "Linguistic_conventions", "Spelling", "minor", "x")) == 1.0
+    assert wmt.weight(MQMError(0, 1, "Other", "", "neutral", "x")) == 0.0
+    with pytest.raises(UsageError, match="unknown MQM weighting 'mqm'"):
+        biomqm.weighting("mqm")
     assert me.category_filter("all") is None
 
 
@@ -287,7 +303,14 @@ def test_biomqm_protocol_end_to_end(corpus, tmp_path):
     assert r.exit_code == 0, r.output
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["systems"] == ["LISN_run1", "TMT_run1", "reference"]
-    assert data["human"]["weights"] == {"critical": 25.0, "major": 5.0, "minor": 1.0, "neutral": 0.0}
+    assert data["human"]["mqm_weights"]["name"] == "severity-25-5-1"
+    assert data["human"]["mqm_weights"]["severities"] == {"critical": 25.0, "major": 5.0, "minor": 1.0, "neutral": 0.0}
+    spans = data["human"]["error_spans"]
+    assert set(spans["systems"]) == {"LISN_run1", "TMT_run1", "reference"}
+    assert spans["total"]["total"] == sum(v["total"] for v in spans["systems"].values())
+    t = spans["total"]
+    assert t["as_given"] + t["relocated_in_segment"] + t["moved_to_neighbour"] + t["dropped"] == t["total"] > 0
+    assert "moved to a neighbouring segment" in r.output and "MQM weights: severity-25-5-1" in r.output
     assert 1 <= data["documents"] <= 5 and data["segments"] >= data["documents"]
     assert set(data["metrics"]) == set(me.ALL_METRICS)
     assert data["warnings"] == []
@@ -304,3 +327,13 @@ def test_biomqm_protocol_end_to_end(corpus, tmp_path):
     assert r.exit_code == 0, r.output
     again = json.loads(out2.read_text(encoding="utf-8"))
     assert again["metrics"] == data["metrics"]
+    # the WMT weighting is recorded in the report
+    out3 = tmp_path / "meta3.json"
+    r = CliRunner().invoke(meta_eval_cmd, [str(tmp_path / "work" / "results"), "--human", str(bio),
+                                           "--permutations", "200", "--mqm-weights", "wmt", "--json", str(out3)])
+    assert r.exit_code == 0, r.output
+    wmt = json.loads(out3.read_text(encoding="utf-8"))
+    assert wmt["human"]["mqm_weights"]["name"] == "wmt" and wmt["human"]["mqm_weights"]["minor_punctuation"] == 0.1
+    r = CliRunner().invoke(meta_eval_cmd, [str(tmp_path / "work" / "results"), "--human", str(bio),
+                                           "--mqm-weights", "mqm"])
+    assert r.exit_code == 2 and "mqm-weights" in r.output

@@ -80,6 +80,11 @@ def run_checks(biomqm_dir, glossaries, work_dir, *, pair="en2fr", systems=None, 
 @click.option("--lemmatiser", type=click.Choice(["auto", "lookup", "trained"]), default="auto", show_default=True)
 @click.option("--categories", default="all", show_default=True,
               help="MQM errors that count: all, terminology, or comma-separated categories.")
+@click.option("--mqm-weights", "mqm_weights", type=click.Choice(list(biomqm.WEIGHTINGS)),
+              default=biomqm.DEFAULT_WEIGHTING, show_default=True,
+              help="How bio-MQM errors weigh. severity-25-5-1: Critical 25, Major 5, Minor 1, Neutral 0. "
+                   "wmt: the WMT MQM weighting, Major 5, Minor 1, Minor Linguistic_conventions/Punctuation 0.1 "
+                   "(Critical counted as Major; bio-MQM has no Non-translation category).")
 @click.option("--metrics", "metric_names", help="Comma-separated metrics (default: all of them).")
 @click.option("--permutations", type=int, default=1000, show_default=True,
               help="Sign vectors of the paired permutation tests behind SPA.")
@@ -87,8 +92,8 @@ def run_checks(biomqm_dir, glossaries, work_dir, *, pair="en2fr", systems=None, 
 @click.option("--compare", "compare_k", type=int, default=0, show_default=True,
               help="Permutations for significance of the best metric against each other one (0: off).")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the report as JSON.")
-def meta_eval_cmd(results, human, glossary, pair, systems, docs, work_dir, lemmatiser, categories, metric_names,
-                  permutations, seed, compare_k, json_out):
+def meta_eval_cmd(results, human, glossary, pair, systems, docs, work_dir, lemmatiser, categories, mqm_weights,
+                  metric_names, permutations, seed, compare_k, json_out):
     """Meta-evaluate termqa's scores (and the counting metrics) against human scores.
 
     RESULTS are `termqa check --json` files (or folders of them), one per system, named after the
@@ -121,7 +126,8 @@ def meta_eval_cmd(results, human, glossary, pair, systems, docs, work_dir, lemma
         runs = me.load_runs(results)
         table = me.read_human_table(human)
     report = me.meta_evaluate(runs, biomqm=bio, human_table=table, categories=categories, metrics=metrics,
-                              k=permutations, seed=seed, compare_k=compare_k, human_source=str(human))
+                              k=permutations, seed=seed, compare_k=compare_k, human_source=str(human),
+                              mqm_weights=mqm_weights)
     if json_out:
         atomic_write(json_out, json_data=report)
     click.echo(me.render_text(report))
@@ -138,7 +144,9 @@ def biomqm_export_cmd(biomqm_dir, out_dir, pair, systems, docs):
 
     m = biomqm.export(biomqm_dir, out_dir, pair, _split(systems), _docs(docs))
     for name, info in m["systems"].items():
-        click.echo(f"{Path(out_dir) / info['xliff']}: {len(info['documents'])} documents, {info['segments']} segments")
+        spans = biomqm.SpanRepairs.from_dict(info["error_spans"])
+        click.echo(f"{Path(out_dir) / info['xliff']}: {len(info['documents'])} documents, {info['segments']} segments; "
+                   f"{spans.describe()}")
     click.echo(f"{Path(out_dir) / biomqm.MANIFEST}")
 
 

@@ -20,7 +20,6 @@ clusters of systems that the test cannot tell apart.
 from __future__ import annotations
 
 import itertools
-import random
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -28,6 +27,8 @@ from typing import Callable, Mapping, Optional, Sequence
 
 from termqa import formats
 from termqa.errors import InputError, MissingLanguageError, UsageError
+from termqa.evaluate import stats
+from termqa.evaluate.stats import PermutationTest
 from termqa.inputs import expand
 from termqa.judge.llm import Backend
 from termqa.judge.stages import DocView, Stage, System, account, check_references, judge_part, judge_phases
@@ -53,73 +54,13 @@ COVERAGE_GAP = 0.10
 
 # --- statistics ------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class PermutationTest:
-    """A paired sign-flip permutation test of mean(a - b) over documents.
-
-    `p_value` is two-sided; None when no document has a score in both systems. `method` is `exact`
-    (every sign pattern enumerated), `sampled` (random patterns, p = (hits + 1) / (resamples + 1)) or
-    `none`.
-    """
-
-    n: int
-    mean_diff: Optional[float]
-    p_value: Optional[float]
-    method: str
-    resamples: int = 0
-
-
 def paired_permutation_test(a: Sequence[float], b: Sequence[float], *, resamples: int = DEFAULT_RESAMPLES,
                             seed: int = DEFAULT_SEED, exact_max: int = EXACT_MAX_DOCUMENTS) -> PermutationTest:
-    """Two-sided paired permutation test of the mean difference: under the null hypothesis that both
-    systems are exchangeable within a document, each difference keeps its size and gets a random sign.
+    """Two-sided paired sign-flip test of the mean difference of document scores (termqa.evaluate.stats):
+    exact up to `exact_max` documents, else `resamples` seeded patterns with p = (hits + 1) / (resamples + 1).
     """
-    if len(a) != len(b):
-        raise ValueError("paired samples must have the same length")
-    d = [float(x) - float(y) for x, y in zip(a, b)]
-    n = len(d)
-    if n == 0:
-        return PermutationTest(0, None, None, "none")
-    observed = abs(sum(d)) / n
-    # differences that only differ by float noise must count as "as extreme"
-    tol = 1e-12 * max(1.0, observed)
-    if n <= exact_max:
-        hits = _exact_hits(d, observed - tol)
-        return PermutationTest(n, sum(d) / n, hits / 2 ** n, "exact", 2 ** n)
-    hits = _sampled_hits(d, observed - tol, resamples, seed)
-    return PermutationTest(n, sum(d) / n, (hits + 1) / (resamples + 1), "sampled", resamples)
-
-
-def _exact_hits(d: list[float], threshold: float) -> int:
-    n = len(d)
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover - numpy is a dependency, this is the fallback
-        return sum(1 for signs in itertools.product((1, -1), repeat=n)
-                   if abs(sum(s * x for s, x in zip(signs, d))) / n >= threshold)
-    patterns = ((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1) * 2 - 1
-    stats = np.abs(patterns @ np.asarray(d)) / n
-    return int(np.count_nonzero(stats >= threshold))
-
-
-def _sampled_hits(d: list[float], threshold: float, resamples: int, seed: int) -> int:
-    n = len(d)
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover
-        rng = random.Random(seed)
-        return sum(1 for _ in range(resamples)
-                   if abs(sum(x if rng.random() < 0.5 else -x for x in d)) / n >= threshold)
-    rng = np.random.default_rng(seed)
-    arr = np.asarray(d)
-    hits, left = 0, resamples
-    chunk = max(1, min(resamples, 2_000_000 // max(n, 1)))  # bounded memory for long document lists
-    while left > 0:
-        k = min(chunk, left)
-        signs = rng.integers(0, 2, size=(k, n)) * 2 - 1
-        hits += int(np.count_nonzero(np.abs(signs @ arr) / n >= threshold))
-        left -= k
-    return hits
+    return stats.paired_sign_flip_test(a, b, alternative=stats.TWO_SIDED, exact_max=exact_max,
+                                       resamples=resamples, seed=seed, include_observed=True)
 
 
 @dataclass(frozen=True)
@@ -597,7 +538,7 @@ def compare(
             "verdicts": sum(1 for a, b in zip(v0, run.verdicts)
                             if (a.outcome, a.label, a.penalty) != (b.outcome, b.label, b.penalty)),
         })
-    min_p = 2 / 2 ** n_docs if n_docs <= EXACT_MAX_DOCUMENTS else 1 / (resamples + 1)
+    min_p = stats.smallest_p_value(n_docs, exact_max=EXACT_MAX_DOCUMENTS, resamples=resamples)
     if min_p >= alpha:
         warnings.insert(0, f"with {n_docs} document(s) no difference can reach p < {alpha} (the smallest "
                            f"possible p-value is {min_p:.3g}): every pair is a tie; compare more documents")

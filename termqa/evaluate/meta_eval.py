@@ -26,10 +26,12 @@ Two parts:
 
 2. Building those matrices from termqa results (`termqa check --json`, one per system) and human
    annotations: bio-MQM span annotations (termqa.formats.biomqm), where the human penalty of an
-   aligned occurrence is the sum of MQM severity weights (Critical 25, Major 5, Minor 1, Neutral 0)
-   of the errors overlapping its target span, averaged over the segment's annotators (an annotator
-   who marked nothing there counts 0); a segment's or document's human score is minus the mean
-   penalty of its aligned occurrences. Or a plain table of human scores per (system, document,
+   aligned occurrence is the sum of the MQM weights of the errors overlapping its target span (a
+   `biomqm.Weighting`: by default by severity alone, Critical 25, Major 5, Minor 1, Neutral 0; or
+   the WMT weighting), averaged over the segment's annotators (an annotator who marked nothing there
+   counts 0); a segment's or document's human score is minus the mean penalty of its aligned
+   occurrences. Error spans that do not cut out their own text are re-located or dropped by the
+   loader; the counts go into the report. Or a plain table of human scores per (system, document,
    segment) (see `read_human_table`).
 
 numpy is imported inside functions (the `stats` extra); the rest of termqa does not need it.
@@ -46,7 +48,8 @@ from statistics import mean
 from typing import Callable, Mapping, Optional, Sequence
 
 from termqa.errors import InputError, UsageError
-from termqa.formats.biomqm import SEVERITY_WEIGHTS, _natural
+from termqa.evaluate import stats
+from termqa.formats.biomqm import DEFAULT_WEIGHTING, SpanRepairs, Weighting, _natural, weighting as mqm_weighting
 from termqa.formats.xmlsafe import local, parse_bytes
 from termqa.lang.langtags import lang_matches
 
@@ -58,38 +61,22 @@ ALL_METRICS = TERMQA_METRICS + COUNTING_METRICS
 
 
 def _np():
-    try:
-        import numpy as np
-    except ModuleNotFoundError:  # pragma: no cover - numpy ships with the stats/test extras
-        raise UsageError("meta-eval needs numpy", fix='pip install "termqa[stats]"') from None
-    return np
+    return stats.numpy()
 
 
 # --- statistics ----------------------------------------------------------------------------------
 
 
 def sign_vectors(n: int, k: int = 1000, seed: int = 0):
-    """k x n matrix of +1/-1: every sign vector when 2^n <= k (an exact test), else k random ones."""
-    np = _np()
-    if n <= 20 and 2 ** n <= k:
-        idx = np.arange(2 ** n)[:, None]
-        return np.where((idx >> np.arange(n)[None, :]) & 1, -1.0, 1.0)
-    rng = np.random.default_rng(seed)
-    return rng.integers(0, 2, size=(k, n)).astype(float) * 2.0 - 1.0
-
-
-def _p_greater(d, signs) -> float:
-    """One-sided permutation p-value that the paired differences `d` are > 0."""
-    np = _np()
-    obs = float(d.sum())
-    null = signs @ d
-    tol = TOL * max(1.0, float(np.abs(d).sum()))
-    return float(np.mean(null >= obs - tol))
+    """k x n matrix of +1/-1: every sign vector when 2^n <= k (an exact test), else k random ones
+    (termqa.evaluate.stats), shared by all the tests of one evaluation."""
+    return stats.sign_matrix(n, exact_max=stats.exact_limit(k), resamples=k, seed=seed)
 
 
 def pairwise_p_values(scores, signs=None, *, k: int = 1000, seed: int = 0, valid=None):
     """n_sys x n_sys matrix: [i, j] (i < j) = p-value for "system i is better than system j"
-    over the items where both have a score (and `valid[i][j]`, a boolean item mask, allows)."""
+    over the items where both have a score (and `valid[i][j]`, a boolean item mask, allows): the
+    one-sided sign-flip test on the given sign vectors (the share as extreme, no +1 correction)."""
     np = _np()
     x = np.asarray(scores, dtype=float)
     n_sys, n = x.shape
@@ -102,7 +89,7 @@ def pairwise_p_values(scores, signs=None, *, k: int = 1000, seed: int = 0, valid
             if valid is not None:
                 ok &= valid[i][j]
             if ok.any():
-                p[i, j] = _p_greater((x[i] - x[j])[ok], signs[:, ok])
+                p[i, j] = stats.share_as_extreme((x[i] - x[j])[ok], signs[:, ok], stats.GREATER)
     return p
 
 
@@ -255,8 +242,11 @@ def category_filter(categories: str) -> Optional[frozenset]:
     return frozenset(x.strip() for x in c.split(",") if x.strip())
 
 
-def span_penalty(segment, start: int, end: int, categories: Optional[frozenset] = None) -> float:
-    """Mean over the segment's annotators of the MQM weights of errors overlapping [start, end)."""
+def span_penalty(segment, start: int, end: int, categories: Optional[frozenset] = None,
+                 weights: Optional[Weighting] = None) -> float:
+    """Mean over the segment's annotators of the MQM weights (default: severity-25-5-1) of the errors
+    overlapping [start, end)."""
+    weights = weights or mqm_weighting(DEFAULT_WEIGHTING)
     anns = segment.annotations
     if not anns:
         return 0.0
@@ -266,7 +256,7 @@ def span_penalty(segment, start: int, end: int, categories: Optional[frozenset] 
             if categories is not None and e.category.lower() not in categories:
                 continue
             if e.start < end and start < e.end:
-                total += e.weight
+                total += weights.weight(e)
     return total / len(anns)
 
 
@@ -469,7 +459,8 @@ class Table:
 
 
 def build_tables(runs: Sequence[Run], *, biomqm: Optional[Mapping] = None, human_table: Optional[Mapping] = None,
-                 categories: Optional[frozenset] = None, metrics: Sequence[str] = ALL_METRICS) -> tuple:
+                 categories: Optional[frozenset] = None, metrics: Sequence[str] = ALL_METRICS,
+                 weights: Optional[Weighting] = None) -> tuple:
     """Per-segment and per-document human and metric scores for every run; and the warnings."""
     unknown = [m for m in metrics if m not in ALL_METRICS]
     if unknown:
@@ -510,7 +501,7 @@ def build_tables(runs: Sequence[Run], *, biomqm: Optional[Mapping] = None, human
                 if t is not None and t != b.target:
                     mismatched += 1  # offsets would point elsewhere
                     continue
-                pen = span_penalty(b, o["target_span"][0], o["target_span"][1], categories)
+                pen = span_penalty(b, o["target_span"][0], o["target_span"][1], categories, weights)
                 hum_seg[sk].append(pen)
                 hum_doc[dk].append(pen)
         if bio_segs is not None:
@@ -658,6 +649,12 @@ def render_text(report: Mapping) -> str:
         s, a, d = v["spa"], v["acc_eq_segment"], v["acc_eq_document"]
         lines.append(f"{m:<20} {f(s['value'])} {f(a['value']):>11} {f(a['epsilon']):>8} {f(d['value']):>11} "
                      f"{f(d['epsilon']):>8}")
+    human = report.get("human") or {}
+    if human.get("mqm_weights"):
+        lines.append(f"MQM weights: {human['mqm_weights']['name']} ({human['mqm_weights']['description']})")
+    spans = (human.get("error_spans") or {}).get("total")
+    if spans:
+        lines.append(f"bio-MQM {SpanRepairs.from_dict(spans).describe()}")
     for stat, sig in report.get("significance", {}).items():
         parts = [f"{m} p={r['p']}" for m, r in sig["against"].items()]
         lines.append(f"{stat}: best {sig['best']}; better than: {', '.join(parts)} ({sig['permutations']} permutations)")
@@ -668,24 +665,33 @@ def render_text(report: Mapping) -> str:
 
 def meta_evaluate(runs: Sequence[Run], *, biomqm: Optional[Mapping] = None, human_table: Optional[Mapping] = None,
                   categories: str = "all", metrics: Sequence[str] = ALL_METRICS, k: int = 1000, seed: int = 0,
-                  compare_k: int = 0, human_source: str = "") -> dict:
-    """The whole meta-evaluation: tables from results and human data, then the statistics."""
+                  compare_k: int = 0, human_source: str = "", mqm_weights: str = DEFAULT_WEIGHTING) -> dict:
+    """The whole meta-evaluation: tables from results and human data, then the statistics.
+
+    `mqm_weights` names how bio-MQM errors weigh (termqa.formats.biomqm.WEIGHTINGS)."""
+    weights = mqm_weighting(mqm_weights)
     table, warnings = build_tables(runs, biomqm=biomqm, human_table=human_table,
-                                   categories=category_filter(categories), metrics=metrics)
+                                   categories=category_filter(categories), metrics=metrics, weights=weights)
     report = evaluate(table, k=k, seed=seed, compare_k=compare_k, metrics=metrics)
+    human = {"source": human_source or ("bio-MQM" if biomqm is not None else "table"), "categories": categories,
+             "mqm_weights": weights.as_dict() if biomqm is not None else None,
+             "error_spans": _error_spans(biomqm, runs) if biomqm is not None else None}
     return {
         "termqa_meta_eval": 1,
-        "human": {"source": human_source or ("bio-MQM" if biomqm is not None else "table"),
-                  "categories": categories, "weights": _weights() if biomqm is not None else None},
+        "human": human,
         **report,
         "signatures": {r.system: r.result.get("signature", {}).get("string") for r in runs},
         "warnings": warnings,
     }
 
 
-def _weights():
-
-    return dict(SEVERITY_WEIGHTS)
+def _error_spans(biomqm: Mapping, runs: Sequence[Run]) -> dict:
+    """What the loader did with the error spans of the systems evaluated, per system and in total."""
+    per = {r.system: biomqm[r.system].spans for r in runs if r.system in biomqm}
+    total = SpanRepairs()
+    for v in per.values():
+        total += v
+    return {"total": total.as_dict(), "systems": {k: v.as_dict() for k, v in per.items()}}
 
 
 __all__ = ["spa", "acc_eq", "pairwise_p_values", "sign_vectors", "compare", "span_penalty", "read_human_table",
