@@ -66,6 +66,8 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
     )
     if progress:
         click.echo("", err=True)
+    for alert in result.alerts:  # inputs that do not fit: said first, whatever else is printed
+        click.echo(f"termqa: warning: {alert}", err=True)
     if cfg_path:  # where the settings came from: recorded, not part of the signature's id
         result.config_path = str(cfg_path)
     data = result.to_dict()

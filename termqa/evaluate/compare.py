@@ -411,6 +411,7 @@ class CompareResult:
     warnings: list[str] = field(default_factory=list)
     config_path: Optional[str] = None  # the config file the settings came from (recorded in the signature)
     flags: dict = field(default_factory=dict)  # system name -> what makes its place in the ranking doubtful
+    alerts: list[str] = field(default_factory=list)  # inputs that do not fit: also first in `warnings`
 
     def to_dict(self) -> dict:
         return compare_dict(self)
@@ -471,20 +472,22 @@ def compare(
     if progress:
         progress("systems", len(specs), len(specs))
     concepts = runs[0].result.concepts
-    warnings: list[str] = []
+    alerts: list[str] = []
     flags: dict[str, list[str]] = {s.name: [] for s in specs}
     for a, b in sanity.identical_systems([s.name for s in specs], [docs for _s, docs in read]):
-        warnings.append(f"{a} and {b} are identical (the same target text in every segment): comparing them "
-                        "measures nothing; was a file given twice?")
+        alerts.append(f"{a} and {b} are identical (the same target text in every segment): comparing them "
+                      "measures nothing; was a file given twice?")
         flags[a].append(f"identical to {b}")
         flags[b].append(f"identical to {a}")
     for run in runs:
         for alert in run.result.alerts:
-            warnings.append(f"{run.spec.name}: {alert}")
+            alerts.append(f"{run.spec.name}: {alert}")
             if "looks like" in alert and "target text" in alert:
                 flags[run.spec.name].append("target text not in the target language")
             elif alert.startswith("no glossary term was found"):
                 flags[run.spec.name].append("no glossary term found")
+    warnings = list(alerts)
+    for run in runs:
         warnings += [f"{run.spec.name}: {w}" for w in run.result.warnings if w not in run.result.alerts]
 
     own_refs = [dict(r.references) for r in runs]
@@ -540,10 +543,10 @@ def compare(
         })
     min_p = stats.smallest_p_value(n_docs, exact_max=EXACT_MAX_DOCUMENTS, resamples=resamples)
     if min_p >= alpha:
-        warnings.insert(0, f"with {n_docs} document(s) no difference can reach p < {alpha} (the smallest "
+        warnings.insert(len(alerts), f"with {n_docs} document(s) no difference can reach p < {alpha} (the smallest "
                            f"possible p-value is {min_p:.3g}): every pair is a tie; compare more documents")
     return CompareResult(runs, results, alpha, resamples, seed, changed, accounting, asked, warnings,
-                         flags=flags)
+                         flags=flags, alerts=alerts)
 
 
 # --- the result object ----------------------------------------------------------------------------
@@ -643,6 +646,7 @@ def compare_dict(cr: CompareResult) -> dict:
         "concepts": _side_by_side(names, datas),
         "accounting": acc,
         "warnings": warnings,
+        "alerts": list(cr.alerts),
     }
 
 
