@@ -543,8 +543,9 @@ def compare(
         })
     min_p = stats.smallest_p_value(n_docs, exact_max=EXACT_MAX_DOCUMENTS, resamples=resamples)
     if min_p >= alpha:
-        warnings.insert(len(alerts), f"with {n_docs} document(s) no difference can reach p < {alpha} (the smallest "
-                           f"possible p-value is {min_p:.3g}): every pair is a tie; compare more documents")
+        warnings.insert(len(alerts), f"with {n_docs} document(s) no difference can reach p < {alpha} (the "
+                                     f"smallest possible p-value is {min_p:.3g}): every pair is a tie; compare more "
+                                     "documents")
     return CompareResult(runs, results, alpha, resamples, seed, changed, accounting, asked, warnings,
                          flags=flags, alerts=alerts)
 
