@@ -53,6 +53,7 @@ class Signature:
     judge: Optional[JudgePart] = None
     exhaustive: bool = False
     domain: Optional[str] = None
+    decisions: Optional[str] = None  # sha256 of the reviewer decisions file applied, if any
     settings: Mapping[str, Any] = field(default_factory=dict)  # recorded, not part of the id
     # parts a derived run adds after the standard ones, e.g. (("compare", "3"), ("refs", "shared"))
     extra: tuple[tuple[str, str], ...] = ()
@@ -86,6 +87,8 @@ class Signature:
             parts += [("judge", "judge", f"{j.model}@{j.endpoint}"), ("t", "temperature", _num(j.temperature)),
                       ("prompts", "prompts", prompts), ("ex", "exhaustive", "yes" if self.exhaustive else "no"),
                       ("dom", "domain", self.domain_hash or "none")]
+        if self.decisions:
+            parts.append(("dec", "decisions", self.decisions[:12]))
         parts.append(("pen", "penalties", self.penalties_hash))
         parts += [(k, k, v) for k, v in self.extra]
         return parts
@@ -131,6 +134,7 @@ class Signature:
             "exhaustive": self.exhaustive,
             "domain": self.domain,
             "domain_hash": self.domain_hash,
+            "decisions": self.decisions,
             "penalties": dict(self.penalties),
             "penalties_hash": self.penalties_hash,
             "settings": dict(self.settings),
@@ -156,6 +160,7 @@ class Signature:
             penalties=MappingProxyType(dict(data.get("penalties") or {})),
             judge=judge, exhaustive=bool(data.get("exhaustive", (data.get("settings") or {}).get("exhaustive"))),
             domain=data.get("domain", (data.get("settings") or {}).get("domain")),
+            decisions=data.get("decisions"),
             settings=MappingProxyType(dict(data.get("settings") or {})),
             extra=tuple((k, str(v)) for k, v in (data.get("extra") or {}).items()),
             tool_version=tool, rescored_from=data.get("rescored_from"),
@@ -164,12 +169,13 @@ class Signature:
 
 def build(*, glossaries: Sequence, lemmatisers: Mapping[str, str], penalties: Mapping[str, float],
           judge: Optional[JudgePart], exhaustive: bool = False, domain: Optional[str] = None,
-          settings: Optional[Mapping[str, Any]] = None) -> Signature:
+          decisions: Optional[str] = None, settings: Optional[Mapping[str, Any]] = None) -> Signature:
     """The signature of a run over `glossaries` (Glossary records)."""
     return Signature(
         glossaries=tuple((g.path, g.format, g.content_hash) for g in glossaries),
         lemmatisers=MappingProxyType(dict(lemmatisers)), penalties=MappingProxyType(dict(penalties)),
-        judge=judge, exhaustive=exhaustive, domain=domain, settings=MappingProxyType(dict(settings or {})),
+        judge=judge, exhaustive=exhaustive, domain=domain, decisions=decisions,
+        settings=MappingProxyType(dict(settings or {})),
     )
 
 

@@ -12,6 +12,7 @@ from termqa.cli.console import summary
 from termqa.cli.options import input_options, judge_options
 from termqa.fileio import atomic_write
 from termqa.formats.annotate import annotate_files, annotations_from_result
+from termqa.formats.decisions import find_decisions
 from termqa.pipeline.check import check as run_check
 from termqa.reports.csvout import write_csv
 from termqa.reports.html import write_html
@@ -35,6 +36,8 @@ from termqa.results.gate import failures
 @click.option("--fail-on", multiple=True, help="Exit 1 when this holds: error, unjustified, unjudged, A4, "
               "error>3, score>0.2, coverage<0.9 (repeatable or comma-separated).")
 @judge_options
+@click.option("--decisions", type=click.Path(dir_okay=False),
+              help="Reviewer decisions file (default: ./termqa-decisions.json when it exists).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the gate result.")
 def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, report, annotate, in_place, **flags):
     """Check terminology in XLIFF/TMX FILES (or folders) against glossaries."""
@@ -47,7 +50,8 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
         list(files), s.get("glossary") or [], src_lang=s.get("src_lang"), tgt_lang=s.get("tgt_lang"),
         glossary_lang=s.get("glossary_lang"), lemmatiser=s.get("lemmatiser") or "auto",
         penalties=penalties, judge=judge, exhaustive=bool(s.get("exhaustive")), domain=s.get("domain"),
-        source_only_glossary=bool(s.get("source_only_glossary")), progress=progress,
+        source_only_glossary=bool(s.get("source_only_glossary")), decisions=find_decisions(s.get("decisions")),
+        progress=progress,
     )
     if progress:
         click.echo("", err=True)

@@ -15,6 +15,7 @@ from termqa.cli.check import check_command
 from termqa.cli.common import EXIT_INPUT, Group
 from termqa.cli.compare import compare_command
 from termqa.cli.console import scores_block
+from termqa.cli.decide import decide_group
 from termqa.cli.evaluate import COMMANDS as evaluate_commands
 from termqa.errors import TermqaError
 from termqa.evaluate.rescore import rescore_result
@@ -78,7 +79,7 @@ def rescore(verdicts, penalties_file, json_out):
     click.echo(scores_block(out))
 
 
-for command in (check_command, compare_command, *evaluate_commands):
+for command in (check_command, compare_command, decide_group, *evaluate_commands):
     main.add_command(command)
 
 if __name__ == "__main__":  # pragma: no cover

@@ -37,6 +37,7 @@ from termqa.pipeline.align import TargetIndex, classify_rendering, target_forms
 from termqa.pipeline.detect import keys_of, rendering_key
 from termqa.pipeline.prejudge import Rules
 from termqa.pipeline.reference import pseudo_reference
+from termqa.pipeline.review import REVIEWER
 from termqa.pipeline.score import penalty_for
 from termqa.signature import JudgePart
 
@@ -337,8 +338,8 @@ def redecide(stage: Stage, verdicts: Sequence, references: Mapping, table: Mappi
     rules = Rules(lambda lang: stage.lem(primary(lang)), table)
     out = list(verdicts)
     for i, v in enumerate(verdicts):
-        if v.judge == "rule" and v.outcome == ERROR:
-            continue  # certain errors stay
+        if v.judge == "rule" and v.outcome == ERROR or v.judge == REVIEWER:
+            continue  # certain errors stay; what a reviewer decided stays
         o = v.occurrence
         ref = references.get((o.doc_id, o.concept_id, o.source_form))
         if i not in force and o.align_method != "judge" and ref == v.reference:
@@ -372,8 +373,8 @@ def redecide(stage: Stage, verdicts: Sequence, references: Mapping, table: Mappi
 # --- 3 and 4. the error judge, then the consistency judge ------------------------------------------
 
 def _needs_q1(stage, v) -> bool:
-    if v.judge == "rule" and v.outcome == ERROR:
-        return False
+    if v.judge == "rule" and v.outcome == ERROR or v.judge == REVIEWER:
+        return False  # a reviewer's decision is never asked again, not even in exhaustive mode
     if stage.exhaustive:
         return True
     # what the rules settled stays settled; a hapax without a glossary reference is never settled by

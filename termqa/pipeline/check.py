@@ -12,6 +12,7 @@ from typing import Callable, Mapping, Optional, Sequence, Union
 from termqa import formats, signature
 from termqa.errors import LanguageError, UsageError
 from termqa.formats.csvgloss import assign_languages
+from termqa.formats.decisions import DecisionBook, read_decisions
 from termqa.inputs import expand, merge_glossaries
 from termqa.judge.llm import JudgeSettings
 from termqa.judge.stages import run_judge
@@ -26,6 +27,7 @@ from termqa.pipeline import align as al, detect as dt, sanity
 from termqa.pipeline.metrics import Item
 from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING, Rules, verdict_fields
 from termqa.pipeline.reference import glossary_reference, pseudo_reference
+from termqa.pipeline.review import ReviewReport, apply_decisions
 from termqa.pipeline.score import validate_table
 from termqa.results.serialise import result_dict
 from termqa.signature import JudgePart, Signature
@@ -71,6 +73,7 @@ class CheckResult:
     accounting: Optional[dict] = None
     skipped_untranslated: int = 0
     alerts: list[str] = field(default_factory=list)
+    review: Optional[ReviewReport] = None
 
     def to_dict(self) -> dict:
         return result_dict(self)
@@ -119,6 +122,7 @@ class Run:
     accounting: Optional[dict] = None
     exhaustive: bool = False
     domain: Optional[str] = None
+    review: Optional[ReviewReport] = None
 
     @property
     def concepts_by_id(self) -> dict[str, Concept]:
@@ -138,6 +142,7 @@ def check(
     exhaustive: bool = False,
     domain: Optional[str] = None,
     source_only_glossary: bool = False,
+    decisions: Union[None, str, DecisionBook] = None,
     progress: Optional[Progress] = None,
 ) -> CheckResult:
     """Run the terminology check on bilingual files (or folders) against one or more glossaries.
@@ -147,11 +152,14 @@ def check(
     With `judge` (a `termqa.judge.llm.JudgeSettings`), divergences counting cannot settle go to the LLM
     judge; without it the run is counting mode and such occurrences stay `unjudged`.
     `source_only_glossary`: the glossary is meant to have no target-language terms (consistency checking);
-    otherwise such a glossary is refused.
+    otherwise such a glossary is refused. `decisions`: a reviewer decisions file (path or DecisionBook),
+    applied before the judge.
     """
     run = prepare(inputs, glossaries, src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang,
                   lemmatiser=lemmatiser, penalties=penalties, source_only_glossary=source_only_glossary)
     run = count(run, progress=progress)
+    if decisions is not None:
+        run = review(run, decisions if isinstance(decisions, DecisionBook) else read_decisions(decisions))
     if judge is not None:
         run = judge_run(run, judge, exhaustive=exhaustive, domain=domain, progress=progress)
     return finish(run)
@@ -263,6 +271,16 @@ def count(run: Run, *, progress: Optional[Progress] = None) -> Run:
                    warnings=tuple(warnings), alerts=tuple(alerts), skipped_untranslated=skipped)
 
 
+def review(run: Run, book: DecisionBook) -> Run:
+    """The reviewer's decisions, before the judge: decided occurrences are never asked again."""
+    verdicts, report = apply_decisions(run.verdicts, run.documents, book, run.table)
+    warnings = list(run.warnings)
+    if report.stale:
+        warnings.append(f"{len(report.stale)} reviewer decision(s) in {book.path or 'the decisions'} match nothing "
+                        "any more (the segment changed, or the term or rendering is gone): see decisions.stale")
+    return replace(run, verdicts=tuple(verdicts), review=report, warnings=tuple(warnings))
+
+
 def judge_run(run: Run, settings: JudgeSettings, *, exhaustive: bool = False, domain: Optional[str] = None,
               progress: Optional[Progress] = None) -> Run:
     """The LLM judge on what counting left open (termqa.judge.stages)."""
@@ -278,7 +296,7 @@ def finish(run: Run) -> CheckResult:
     """The result every writer consumes, with the run's signature."""
     sig = signature.build(
         glossaries=run.glossaries, lemmatisers=run.lem.names(), penalties=run.table, judge=run.judge,
-        exhaustive=run.exhaustive, domain=run.domain,
+        exhaustive=run.exhaustive, domain=run.domain, decisions=run.review.sha256 if run.review else None,
         settings={**run.settings, "mode": "judge" if run.judge is not None else "counting",
                   "exhaustive": run.exhaustive, "domain": run.domain},
     )
@@ -287,6 +305,7 @@ def finish(run: Run) -> CheckResult:
         verdicts=list(run.verdicts), references=list(run.references.values()), concepts=run.concepts_by_id,
         signature=sig, metric_items=list(run.metric_items), warnings=list(run.warnings),
         accounting=run.accounting, skipped_untranslated=run.skipped_untranslated, alerts=list(run.alerts),
+        review=run.review,
     )
 
 
@@ -544,4 +563,4 @@ def _verdicts(work: Sequence[Work], references: Mapping[tuple, Reference], rules
     return verdicts, items
 
 
-__all__ = ["check", "CheckResult", "Run", "prepare", "count", "judge_run", "finish"]
+__all__ = ["check", "CheckResult", "Run", "prepare", "count", "review", "judge_run", "finish"]

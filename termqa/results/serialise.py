@@ -128,4 +128,5 @@ def result_dict(res) -> dict:
         "accounting": acc,
         "warnings": list(res.warnings),
         "alerts": list(res.alerts),
+        "decisions": res.review.to_dict() if res.review else None,
     }

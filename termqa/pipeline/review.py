@@ -1,0 +1,108 @@
+"""Reviewer decisions applied before the judge: what a person settled is not asked again.
+
+A decision (termqa.formats.decisions) matches occurrences of its concept and source form whose
+rendering is the one decided, within its scope; the most specific decision wins (segment, then
+document, then project). Accepted: `justified` (this segment or document) or `conforming` (the whole
+project: the rendering is right wherever it occurs). Rejected: an error with the reviewer's label
+(or `unjustified` for an inconsistency label). Either way `judge` is `reviewer`, the rule is
+`reviewer`, and the judge never sees the occurrence. Decisions that match nothing any more are stale:
+listed, so the file can be tidied.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+from typing import Mapping, Optional, Sequence
+
+from termqa.formats.decisions import ACCEPT, Decision, DecisionBook, document_name, segment_key
+from termqa.labels import CONFORMING, ERROR, ERROR_CODES, JUSTIFIED, UNJUSTIFIED
+from termqa.model import Document, Verdict
+from termqa.pipeline.score import penalty_for
+
+REVIEWER = "reviewer"
+_SPECIFIC = {"segment": 0, "document": 1, "project": 2}
+
+
+@dataclass(frozen=True)
+class ReviewReport:
+    path: Optional[str]
+    sha256: Optional[str]
+    decisions: int
+    applied: Mapping[str, int] = field(default_factory=dict)  # decision id -> occurrences it decided
+    stale: tuple[Decision, ...] = ()
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "sha256": self.sha256, "decisions": self.decisions,
+                "occurrences_decided": sum(self.applied.values()), "applied": dict(self.applied),
+                "stale": [d.to_dict() for d in self.stale]}
+
+
+def _same_rendering(a: Optional[str], b: Optional[str]) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+
+
+def verdict_from(decision: Decision, v: Verdict, table: Mapping[str, float]) -> Verdict:
+    """The verdict a decision gives an occurrence."""
+    if decision.decision == ACCEPT:
+        outcome, label = (CONFORMING if decision.scope == "project" else JUSTIFIED), None
+        what = "accepted"
+    else:
+        outcome = ERROR if decision.label in ERROR_CODES else UNJUSTIFIED
+        label, what = decision.label, "rejected"
+    who = f" {decision.by}" if decision.by else ""
+    when = f" on {decision.at[:10]}" if decision.at else ""
+    where = {"segment": "this segment", "document": "this document", "project": "the whole project"}[decision.scope]
+    why = f": {decision.comment}" if decision.comment else ""
+    return replace(v, outcome=outcome, label=label, penalty=penalty_for(outcome, label, table),
+                   reason=f"{what} by reviewer{who}{when} for {where}{why}", judge=REVIEWER,
+                   prompt_version=None, extra=(("rule", REVIEWER), ("decision", decision.id)))
+
+
+def apply_decisions(verdicts: Sequence[Verdict], documents: Sequence[Document], book: DecisionBook,
+                    table: Mapping[str, float]) -> tuple[list[Verdict], ReviewReport]:
+    """Verdicts with the reviewer's decisions applied, and what was applied or is stale."""
+    by_form: dict[tuple, list[Decision]] = defaultdict(list)
+    for d in book.decisions:
+        by_form[(d.concept, d.source_form)].append(d)
+    for ds in by_form.values():
+        ds.sort(key=lambda d: _SPECIFIC[d.scope])
+    docs = {d.doc_id: d for d in documents}
+    names: dict[str, str] = {}
+    seg_keys: dict[tuple, str] = {}
+    by_index: dict[str, dict] = {}
+    applied: dict[str, int] = defaultdict(int)
+    out = []
+    for v in verdicts:
+        o = v.occurrence
+        cands = by_form.get((o.concept_id, o.source_form))
+        if not cands:
+            out.append(v)
+            continue
+        if o.doc_id not in names:
+            doc = docs[o.doc_id]
+            names[o.doc_id] = document_name({"doc_id": doc.doc_id, "original": doc.original})
+        sk = (o.doc_id, o.segment_index)
+        if sk not in seg_keys:
+            if o.doc_id not in by_index:
+                by_index[o.doc_id] = {s.index: s for s in docs[o.doc_id].segments}
+            seg = by_index[o.doc_id][o.segment_index]
+            seg_keys[sk] = segment_key(seg.source, seg.target)
+        chosen = None
+        for d in cands:
+            if not _same_rendering(d.rendering, o.target_text):
+                continue
+            if d.scope == "segment" and d.segment != seg_keys[sk]:
+                continue
+            if d.scope == "document" and d.document != names[o.doc_id]:
+                continue
+            chosen = d
+            break
+        if chosen is None:
+            out.append(v)
+            continue
+        applied[chosen.id] += 1
+        out.append(verdict_from(chosen, v, table))
+    stale = tuple(d for d in book.decisions if d.id not in applied)
+    return out, ReviewReport(book.path, book.sha256, len(book), dict(applied), stale)
