@@ -9,9 +9,12 @@ One writer per XLIFF dialect, each described in its module: `xliff1` (XLIFF 1.0-
 notes), `memoq` (MQXLIFF: memoQ comments), `sdlxliff` (Trados comments), `xliff2` (XLIFF 2.0-2.2:
 notes). They share `place` (finding a unit, its segment and the target span in the file's text, and
 recording insertions as edits) and `its` (ITS 2.0 Localization Quality Issue markup, asked for with
-`its=True`; not for SDLXLIFF). `notes` decides which occurrences become annotations and what they say.
+`its=True`; not for SDLXLIFF). `notes` decides which occurrences become annotations and what they say:
+one line for the translator (what was found, what the glossary or the document wants, and why), the
+same in every channel (note, memoQ or Trados comment, ITS comment); penalty and run id only where a
+format has attributes for them (XLIFF 2 notes).
 
-In a unit with several segments, notes start with "segment <id>: ". Units are found by id within the
+In a unit with several segments, notes start with "Segment <id>: ". Units are found by id within the
 `<file>` the annotation's doc_id names (the first unit when a file repeats an id, as XLIFF 1.0 tools do).
 When a span does not map cleanly onto the file's text (no span, text inside CDATA, a span crossing an
 inline code boundary or another marker), the ITS issues of that unit go into one standoff block

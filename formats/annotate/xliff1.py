@@ -3,6 +3,13 @@ priority="N">` in the `<trans-unit>`, right after its last XLIFF child element (
 source/seg-source/target and any context-group/prop-group/note/alt-trans, and before vendor elements
 such as `sdl:seg-defs`, as the 1.2 schema requires). The note uses the trans-unit's own prefix.
 
+The note holds the sentence for the translator and nothing else. A 1.2 `<note>` takes no attribute
+of ours (only `from`, `priority`, `annotates`, `xml:lang`), and whatever text is added to it is shown
+as part of the note, so the penalty and the run id are not written: `priority` carries the urgency,
+and the run that wrote the notes is named in its JSON/HTML report (each run replaces the notes of
+the one before). termqa knows its notes by `from="termqa"`, as every earlier version wrote them, so
+notes in the older wording are replaced too.
+
 MXLIFF has an `m:comment` element of its own, but termqa does not write it: the format holds one per
 trans-unit, its author is a Phrase user id from the file, and there is no public statement that an
 uploaded MXLIFF brings it back into Phrase, so the note is the channel.

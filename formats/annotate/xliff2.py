@@ -1,6 +1,9 @@
 """XLIFF 2.0-2.2: `<note category="termqa" appliesTo="target" priority="N" id="termqa-K">` in the unit's
 `<notes>` (reused when present, else created after the unit's extension elements and before
-`originalData`/segments), ids unique within that `<notes>`, in the file's own namespace.
+`originalData`/segments), ids unique within that `<notes>`, in the file's own namespace. The note's
+text is the sentence for the translator; termqa's own data goes into attributes of its namespace,
+which XLIFF 2 allows on a note: `termqa:outcome`, `termqa:label`, `termqa:penalty`, `termqa:run` (the
+id of the run's signature), with `xmlns:termqa="urn:x-termqa:note"` declared on the note itself.
 
 With ITS: `<mrk id="termqa-mN" type="its:any" its:locQualityIssueType=.. its:locQualityIssueComment=..
 its:locQualityIssueSeverity=..>` around the span; issues that cannot be placed inline go into one
@@ -8,11 +11,13 @@ standoff block referenced from the unit's start tag.
 """
 from __future__ import annotations
 
-from termqa.formats.splice import Element, esc_text
+from typing import Optional
+
+from termqa.formats.splice import Element, esc_attr, esc_text
 
 from . import its
-from .notes import Annotation, priority, with_segment
-from .place import ID_PREFIX, TERMQA, Ids, Placement, XFile, qn
+from .notes import Annotation, num, priority, with_segment
+from .place import ID_PREFIX, TERMQA, TERMQA_NS, Ids, Placement, XFile, fresh_prefix, qn
 
 
 class Xliff2Writer(Placement):
@@ -27,7 +32,7 @@ class Xliff2Writer(Placement):
         for a in anns:
             nid = note_ids.next(ID_PREFIX)
             new_notes.append(f'<{qnote} category="{TERMQA}" appliesTo="target" priority="{priority(a)}" '
-                             f'id="{nid}">{esc_text(with_segment(a, multi))}</{qnote}>')
+                             f'id="{nid}"{machine_attrs(notes or unit, a)}>{esc_text(with_segment(a, multi))}</{qnote}>')
             self.counts.written += 1
         mrk = qn(unit, "mrk")
         unit_issues = its.mark_spans(self, unit, anns, lambda a, p, decl: (
@@ -45,6 +50,19 @@ class Xliff2Writer(Placement):
             self.insert_before(first_xliff, standoff + block)
         else:
             self.append_child(unit, standoff + block)
+
+
+def machine_attrs(parent: Element, a: Annotation) -> str:
+    """termqa's own attributes of a note: outcome, label, penalty and run id, in termqa's namespace
+    (declared on the note itself, so removing the note removes every trace of it)."""
+    p: Optional[str] = parent.prefix_for(TERMQA_NS)
+    decl = ""
+    if not p:
+        p = fresh_prefix(parent, TERMQA)
+        decl = f' xmlns:{p}="{TERMQA_NS}"'
+    values = (("outcome", a.outcome), ("label", a.label), ("penalty", None if a.penalty is None else num(a.penalty)),
+              ("run", a.run))
+    return decl + "".join(f' {p}:{k}="{esc_attr(str(v))}"' for k, v in values if v is not None)
 
 
 def strip(el: Element, f: XFile, r) -> bool:
