@@ -159,15 +159,88 @@ RULE_NAMES = {
 }
 
 
-# --- ITS 2.0 Localization Quality Issue types for labels (write-back) ----------------------------------
+# --- ITS 2.0 Localization Quality Issue types (write-back) -------------------------------------------
+#
+# The ITS 2.0 type values and what they mean decide the map. "terminology" covers an incorrect term
+# and terms used inconsistently, and ITS says "inconsistency" is NOT for terminology inconsistency:
+# so termqa's consistency labels are "terminology". "omission" means necessary text is missing: a
+# divergence is not that. A do-not-translate item changed is a wrong term ("terminology"), not
+# garbled or disallowed characters ("characters"). A spelling the rules caught is "misspelling" (the
+# judge's F also covers grammar and phraseology, so it stays "grammar"). An unjudged occurrence has
+# not been categorised by anyone: "uncategorized".
 
 ITS_TYPES = MappingProxyType({
     "A1": "terminology", "A2": "terminology", "A3": "terminology", "A4": "untranslated",
     "A5": "terminology", "A6": "terminology", "A7": "terminology", "C": "mistranslation",
     "D": "mistranslation", "E": "style", "F": "grammar", "G": "mistranslation", "H": "register",
-    "neutralisation": "inconsistency", "synonym_inconsistency": "inconsistency",
-    "gratuitous_divergence": "inconsistency",
+    "neutralisation": "terminology", "synonym_inconsistency": "terminology",
+    "gratuitous_divergence": "terminology",
 })
+# Errors the deterministic rules settle, by rule (more precise than their label).
+ITS_TYPES_BY_RULE = MappingProxyType({
+    "forbidden_term": "terminology", "untranslated": "untranslated", "dnt_altered": "terminology",
+    "dnt_translated": "terminology", "dnt_missing": "terminology", "spelling": "misspelling",
+})
+ITS_OMISSION = "omission"  # an error whose rendering the judge found missing altogether (G, no span)
+ITS_UNJUDGED = "uncategorized"
+ITS_DEFAULT = "terminology"
+
+
+# --- XLIFF notes: one plain sentence for the translator ----------------------------------------------
+#
+# formats/annotate/notes.py picks a sentence and fills it: {found} the target text flagged, {term} the
+# source term, {expected} the reference rendering, {origin} where that comes from (NOTE_ORIGIN),
+# {reference} the reference as a divergence names it (NOTE_REFERENCE), {status} the glossary status of
+# a forbidden term, {language} the source language's name, {description} a label's description,
+# {subject} the found-for-term phrase, {use} the "Use ..." sentence (or nothing). No penalty, no run
+# id: those go into attributes where the format allows them.
+
+NOTE_TEXT = MappingProxyType({
+    # errors the rules settle (keys: RULE_NAMES)
+    "forbidden_term": '"{found}" is a {status} term in the glossary: use "{expected}".',
+    "forbidden_term_alone": '"{found}" is a {status} term in the glossary: replace it.',
+    "untranslated": '"{found}" is left in {language}: use "{expected}" ({origin}).',
+    "dnt_altered": 'Keep "{expected}" as it is (do not translate); found "{found}".',
+    "dnt_translated": 'Keep "{expected}" as it is (do not translate); found "{found}".',
+    "dnt_missing": 'Keep "{expected}" as it is (do not translate): it is not found in the target.',
+    "spelling": 'Spelling: write "{expected}" as in the glossary ("{found}" found).',
+    # errors the judge found: the label's description
+    "error": "{subject}: {description}.{use}",
+    # divergences the judge weighed
+    "unjustified": "{subject} differs from {reference} without a reason in context.",
+    "unjustified_label": "{subject} differs from {reference}: {description}.",
+    "unjustified_alone": "{subject} is rendered inconsistently in this document without a reason in context.",
+    "justified": "{subject} differs from {reference}, which is fine here: {description}.",
+    "justified_alone": "{subject} differs from the other renderings, which is fine here.",
+    # unjudged: what to check
+    "missing": 'No rendering of "{term}" found: check it is translated ({origin}: "{expected}").',
+    "missing_alone": 'No rendering of "{term}" found: check it is translated (the glossary gives no target term).',
+    "misaligned": ('No rendering of "{term}" found, and the target does not look like a translation of the '
+                   'source: check the segment ({origin}: "{expected}").'),
+    "diverges": "{subject} differs from {reference}: check it is acceptable here.",
+    "diverges_alone": "{subject} has no glossary term or other rendering to compare with: check it is the right term.",
+    "spelling_document": 'Spelling: "{found}" is written differently from {reference}: check which is right.',
+    "abbreviation_kept": ('"{found}" is kept as in the {language} source, while the glossary gives "{expected}": '
+                          "check the abbreviation is acceptable here."),
+    "in_kept_name": ('"{found}" is left in {language} inside a longer expression kept as it is: check it is a '
+                     'name or title (otherwise use "{expected}").'),
+    # pieces
+    "subject": '"{found}" for "{term}"',
+    "subject_alone": '"{term}"',
+    "use": ' Use "{expected}" ({origin}).',
+    "segment": "Segment {segment}: {note}",
+})
+NOTE_ORIGIN = MappingProxyType({
+    "glossary": "glossary", "validated": "elsewhere in this document", "pseudo": "elsewhere in this document",
+    "generated": "suggested by the judge",
+})
+NOTE_REFERENCE = MappingProxyType({
+    "glossary": 'the glossary term "{expected}"',
+    "validated": '"{expected}" used elsewhere in this document',
+    "pseudo": '"{expected}" used elsewhere in this document',
+    "generated": 'the rendering the judge suggests, "{expected}"',
+})
+NOTE_SOURCE_LANGUAGE = "the source language"  # when the file names none termqa can put in words
 
 
 # --- counting metrics ---------------------------------------------------------------------------------

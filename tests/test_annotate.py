@@ -17,12 +17,13 @@ import pytest
 from lxml import etree
 
 from termqa.formats import inline, read_bilingual
-from termqa.formats.annotate import (ITS_NS, MQ_NS, SDL_NS, AnnotateReport, Annotation, annotate, annotate_bytes,
-                              annotations_from_result, note_text, priority)
+from termqa.formats.annotate import (ITS_NS, MQ_NS, OUTCOMES_BY_LEVEL, SDL_NS, AnnotateReport, Annotation, annotate,
+                                    annotate_bytes, annotations_from_result, note_text, priority)
 from termqa.formats.xmlsafe import parse_bytes
+from termqa.pipeline.check import check
 from termqa.errors import InputError, UsageError
 
-from .conftest import CORPUS, corpus_files, is_invalid_name
+from .conftest import CORPUS, SAMPLES, corpus_files, is_invalid_name
 
 FOLDERS = ("formats/xliff12", "formats/sdlxliff", "formats/mqxliff", "formats/xliff2")
 VALID = [p for sub in FOLDERS for p in corpus_files(sub) if not is_invalid_name(p)]
@@ -273,7 +274,7 @@ def test_corpus_roundtrip(path: Path, its: bool, tmp_path: Path):
     else:
         texts = [n.text for n in root.iter() if isinstance(n.tag, str) and _is_ours(n)
                  and etree.QName(n).localname in ("note", "comment")]
-    assert sorted(t.split(": ", 1)[-1] if t.startswith("segment ") else t for t in texts) == sorted(a.text for a in real)
+    assert sorted(t.split(": ", 1)[-1] if t.startswith("Segment ") else t for t in texts) == sorted(a.text for a in real)
 
     # the target text the tools see is unchanged: markers only wrap it
     if not path.name.startswith(("passolo", "ttk_")):
@@ -472,18 +473,21 @@ def test_xliff2_notes_created_after_extensions_and_ids_unique():
     out, rep = annotate_bytes(data, anns, its=True, now=T0)
     text = out.decode()
     assert rep.written == 3 and rep.units_not_found == 0
-    # notes between mda:metadata and originalData
+    # notes between mda:metadata and originalData; termqa's own data in attributes of its namespace
     assert ('</mda:metadata>\n   <notes>\n    <note category="termqa" appliesTo="target" priority="1" '
-            'id="termqa-1">error A4: x</note>\n   </notes>\n   <originalData>') in text
+            'id="termqa-1" xmlns:termqa="urn:x-termqa:note" termqa:outcome="error" termqa:label="A4" '
+            'termqa:penalty="4">error A4: x</note>\n   </notes>\n   <originalData>') in text
     # reused <notes>, fresh id avoiding the existing ones, segment named
     assert ('<note id="termqa-1">someone else\'s id</note><note category="termqa" appliesTo="target" '
-            'priority="5" id="termqa-2">segment s2: error A4: x</note></notes>') in text
+            'priority="5" id="termqa-2" xmlns:termqa="urn:x-termqa:note" termqa:outcome="unjudged">'
+            'Segment s2: error A4: x</note></notes>') in text
     # the k-th <file>: matched on "#2" whatever the path; no span, so the ITS issue hangs on the unit
     assert ('<unit id="u1" its:locQualityIssuesRef="#termqa-lqi-1" xmlns:its="http://www.w3.org/2005/11/its">'
             '<its:locQualityIssues xmlns:its="http://www.w3.org/2005/11/its" xml:id="termqa-lqi-1">'
             '<its:locQualityIssue locQualityIssueType="untranslated" locQualityIssueComment="error A4: x" '
             'locQualityIssueSeverity="100"/></its:locQualityIssues><notes><note category="termqa" '
-            'appliesTo="target" priority="3" id="termqa-1">') in text
+            'appliesTo="target" priority="3" id="termqa-1" xmlns:termqa="urn:x-termqa:note" '
+            'termqa:outcome="unjustified">') in text
     # ITS mrk around "filtre" after the placeholder; the cp character counts as one plain character
     assert ('<ph id="1" dataRef="d1"/><mrk id="termqa-m1" type="its:any" xmlns:its="http://www.w3.org/2005/11/its" '
             'its:locQualityIssueType="untranslated" its:locQualityIssueComment="error A4: x" '
@@ -770,40 +774,160 @@ def test_in_place_is_atomic_and_keeps_a_backup(tmp_path: Path, monkeypatch):
 
 # --- from the result object -------------------------------------------------------------------------
 
+R_MISSING = "no rendering found in the target (omitted, paraphrased or translated otherwise)"
+
 
 def _occ(**kw):
-    base = {"doc_id": "d.xlf", "unit_id": "u7", "segment_id": "", "source_text": "oil filter",
-            "target_text": "oil filter", "target_span": [14, 24], "reference": {"text": "filtre \u00e0 huile"},
-            "outcome": "error", "label": "A4", "penalty": 4.0, "reason": "Left in English."}
+    base = {"doc_id": "d.xlf", "unit_id": "u7", "segment_id": "", "concept_id": "c1", "source_text": "oil filter",
+            "target_text": "oil filter", "target_span": [14, 24],
+            "reference": {"text": "filtre \u00e0 huile", "provenance": "glossary"}, "outcome": "error", "label": "A4",
+            "penalty": 4.0, "reason": "left untranslated; the glossary gives 'filtre \u00e0 huile'", "rule": "untranslated",
+            "judge": "rule"}
     base.update(kw)
     return base
 
 
-def test_note_text():
-    assert note_text(_occ()) == ('error A4 (left untranslated), penalty 4: "oil filter" -> "oil filter"; '
-                                 'expected "filtre \u00e0 huile". Left in English.')
-    assert note_text(_occ(outcome="unjudged", label=None, penalty=None, target_text=None, target_span=None,
-                          reason="no rendering found (missing or paraphrased)")) == (
-        'unjudged: "oil filter" -> not found in the target; expected "filtre \u00e0 huile". '
-        "no rendering found (missing or paraphrased)")
-    assert note_text(_occ(outcome="unjustified", label="neutralisation", penalty=0.5, reason="")) == (
-        'unjustified (neutralisation), penalty 0.5: "oil filter" -> "oil filter"; expected "filtre \u00e0 huile".')
+CONCEPT = {"id": "c1", "dnt": False, "terms": [
+    {"text": "oil filter", "lang": "en", "status": "preferred"},
+    {"text": "filtre \u00e0 huile", "lang": "fr", "status": "preferred"},
+    {"text": "cartouche filtrante", "lang": "fr", "status": "admitted"},
+    {"text": "filtre d'huile", "lang": "fr", "status": "superseded"},
+    {"text": "h\u00e9lice", "lang": "fr", "status": "deprecated"}]}
+PSEUDO = {"text": "filtre \u00e0 huile", "provenance": "pseudo"}
+
+# (occurrence fields, the note) for every kind of note termqa writes
+NOTE_CASES = [
+    ({}, '"oil filter" is left in English: use "filtre \u00e0 huile" (glossary).'),
+    ({"target_text": "h\u00e9lice", "label": "A1", "rule": "forbidden_term", "penalty": 1.0},
+     '"h\u00e9lice" is a deprecated term in the glossary: use "filtre \u00e0 huile".'),
+    ({"target_text": "filtre d'huile", "label": "A1", "rule": "forbidden_term", "penalty": 1.0},
+     '"filtre d\'huile" is a superseded term in the glossary: use "filtre \u00e0 huile".'),
+    ({"source_text": "ACME-Flow", "target_text": "ACME Flow", "reference": {"text": "ACME-Flow", "provenance": "glossary"},
+      "label": "A5", "rule": "dnt_altered"}, 'Keep "ACME-Flow" as it is (do not translate); found "ACME Flow".'),
+    ({"source_text": "ACME-Flow", "target_text": None, "target_span": None, "label": "A5", "rule": "dnt_missing",
+      "reference": {"text": "ACME-Flow", "provenance": "glossary"}},
+     'Keep "ACME-Flow" as it is (do not translate): it is not found in the target.'),
+    ({"target_text": "filtre a huile", "label": "F", "rule": "spelling", "penalty": 1.0},
+     'Spelling: write "filtre \u00e0 huile" as in the glossary ("filtre a huile" found).'),
+    # the admitted term that was misspelt is named, not the preferred one
+    ({"target_text": "Cartouche Filtrante", "label": "F", "rule": "spelling", "penalty": 1.0},
+     'Spelling: write "cartouche filtrante" as in the glossary ("Cartouche Filtrante" found).'),
+    ({"target_text": "filtre \u00e0 eau", "label": "A1", "rule": None, "judge": "m", "penalty": 1.0},
+     '"filtre \u00e0 eau" for "oil filter": a real term, but for a neighbouring concept. '
+     'Use "filtre \u00e0 huile" (glossary).'),
+    ({"target_text": "filtre", "outcome": "unjustified", "label": "gratuitous_divergence", "penalty": 0.5,
+      "rule": None, "reference": PSEUDO},
+     '"filtre" for "oil filter" differs from "filtre \u00e0 huile" used elsewhere in this document without a '
+     "reason in context."),
+    ({"target_text": "filtre", "outcome": "unjustified", "label": "neutralisation", "penalty": 0.5, "rule": None},
+     '"filtre" for "oil filter" differs from the glossary term "filtre \u00e0 huile": a distinction the source '
+     "makes is lost in the target."),
+    ({"target_text": "filtre", "outcome": "justified", "label": "avoid_repetition", "penalty": 0.0, "rule": None,
+      "reference": PSEUDO},
+     '"filtre" for "oil filter" differs from "filtre \u00e0 huile" used elsewhere in this document, which is fine '
+     "here: a variant avoids repeating the same word too closely."),
+    ({"target_text": None, "target_span": None, "outcome": "unjudged", "label": None, "penalty": None, "rule": None,
+      "reason": R_MISSING},
+     'No rendering of "oil filter" found: check it is translated (glossary: "filtre \u00e0 huile").'),
+    ({"target_text": None, "target_span": None, "outcome": "unjudged", "label": None, "penalty": None, "rule": None,
+      "reason": R_MISSING, "reference": PSEUDO},
+     'No rendering of "oil filter" found: check it is translated (elsewhere in this document: "filtre \u00e0 huile").'),
+    ({"target_text": None, "target_span": None, "outcome": "unjudged", "label": None, "penalty": None, "rule": None,
+      "reference": None, "reason": "no reference: the glossary has no target term and no rendering was found"},
+     'No rendering of "oil filter" found: check it is translated (the glossary gives no target term).'),
+    ({"target_text": None, "target_span": None, "outcome": "unjudged", "label": None, "penalty": None, "rule": None,
+      "reason": "the target segment does not look like a translation of this source (misaligned?)"},
+     'No rendering of "oil filter" found, and the target does not look like a translation of the source: check the '
+     'segment (glossary: "filtre \u00e0 huile").'),
+    ({"target_text": "filtre", "outcome": "unjudged", "label": None, "penalty": None, "rule": None,
+      "reason": "rendering diverges from the glossary term"},
+     '"filtre" for "oil filter" differs from the glossary term "filtre \u00e0 huile": check it is acceptable here.'),
+    ({"target_text": "filtre a huile", "outcome": "unjudged", "label": None, "penalty": None, "rule": None,
+      "reason": "spelling differs from the document's majority rendering", "reference": PSEUDO},
+     'Spelling: "filtre a huile" is written differently from "filtre \u00e0 huile" used elsewhere in this document: '
+     "check which is right."),
+    ({"source_text": "OF", "target_text": "OF", "outcome": "unjudged", "label": None, "penalty": None, "rule": None,
+      "reason": "abbreviation kept as in the source; the glossary gives only a full form"},
+     '"OF" is kept as in the English source, while the glossary gives "filtre \u00e0 huile": check the abbreviation '
+     "is acceptable here."),
+    ({"outcome": "unjudged", "label": None, "penalty": None, "rule": None,
+      "reason": "left in the source language inside a longer expression kept as it is (a name or title?)"},
+     '"oil filter" is left in English inside a longer expression kept as it is: check it is a name or title '
+     '(otherwise use "filtre \u00e0 huile").'),
+    ({"target_text": "filtre", "outcome": "unjudged", "label": None, "penalty": None, "rule": None, "reference": None,
+      "reason": "single occurrence with no glossary reference"},
+     '"filtre" for "oil filter" has no glossary term or other rendering to compare with: check it is the right term.'),
+    ({"target_text": "filtre", "outcome": "unjudged", "label": None, "penalty": None, "rule": None,
+      "reason": "not judged: the judge failed (timeout)"},
+     '"filtre" for "oil filter" differs from the glossary term "filtre \u00e0 huile": check it is acceptable here.'),
+]
+
+
+@pytest.mark.parametrize("fields,note", NOTE_CASES, ids=[f"{i}-{c.get('rule') or c.get('outcome') or 'A4'}"
+                                                         for i, (c, _) in enumerate(NOTE_CASES)])
+def test_note_text_in_the_translators_terms(fields, note):
+    assert note_text(_occ(**fields), source_lang="en-US", target_lang="fr-FR", concept=CONCEPT) == note
+
+
+def test_note_text_without_language_or_concept_says_less_not_wrong():
+    assert note_text(_occ()) == '"oil filter" is left in the source language: use "filtre \u00e0 huile" (glossary).'
+    assert note_text(_occ(), source_lang="x-klingon") == note_text(_occ())
+    # an old result without `rule`: the label decides
+    assert note_text(_occ(rule=None, judge="m"), source_lang="de") == (
+        '"oil filter" is left in German: use "filtre \u00e0 huile" (glossary).')
+    # the status is not known without the concept: a forbidden term is "deprecated"
+    assert note_text(_occ(target_text="garniture", label="A1", rule="forbidden_term")) == (
+        '"garniture" is a deprecated term in the glossary: use "filtre \u00e0 huile".')
+    # no label to describe: the outcome's meaning
+    assert note_text(_occ(target_text="filtre", label=None, rule=None)) == (
+        '"filtre" for "oil filter": a wrong or defective rendering of the term. Use "filtre \u00e0 huile" (glossary).')
+    assert note_text(_occ(target_text="filtre", outcome="justified", label=None, rule=None, reference=None)) == (
+        '"filtre" for "oil filter" differs from the other renderings, which is fine here.')
+    # line breaks in file text never break the note's line
+    assert note_text(_occ(source_text="oil\nfilter", target_text="oil\r\nfilter")) == (
+        '"oil filter" is left in the source language: use "filtre \u00e0 huile" (glossary).')
+
+
+def _result(occs, run="5feb4bf45538"):
+    return {"signature": {"id": run}, "documents": [{"doc_id": "d.xlf", "src_lang": "en", "tgt_lang": "fr"}],
+            "concepts": [CONCEPT], "occurrences": occs}
 
 
 def test_annotations_from_result_levels():
-    result = {"occurrences": [_occ(), _occ(outcome="unjustified", label="gratuitous_divergence", penalty=0.5),
-                              _occ(outcome="unjudged", label=None, penalty=None, target_span=None),
-                              _occ(outcome="justified", label="first_mention", penalty=0.0),
-                              _occ(outcome="conforming", label=None, penalty=0.0)]}
+    result = _result([_occ(), _occ(outcome="unjustified", label="gratuitous_divergence", penalty=0.5, rule=None),
+                      _occ(outcome="unjudged", label=None, penalty=None, target_span=None, target_text=None, rule=None,
+                           reason=R_MISSING),
+                      _occ(outcome="justified", label="first_mention", penalty=0.0, rule=None),
+                      _occ(outcome="conforming", label=None, penalty=0.0, rule="glossary")])
     assert [a.outcome for a in annotations_from_result(result, level="errors")] == ["error"]
     flagged = annotations_from_result(result)
     assert [(a.outcome, a.its_type, a.severity) for a in flagged] == [
-        ("error", "untranslated", 100.0), ("unjustified", "inconsistency", 30.0), ("unjudged", "omission", 10.0)]
+        ("error", "untranslated", 100.0), ("unjustified", "terminology", 30.0), ("unjudged", "uncategorized", 10.0)]
     assert flagged[0].target_span == (14, 24) and flagged[2].target_span is None
+    assert flagged[0].text == '"oil filter" is left in English: use "filtre \u00e0 huile" (glossary).'
+    assert {a.run for a in flagged} == {"5feb4bf45538"} and not any("5feb4bf45538" in a.text for a in flagged)
     assert [a.outcome for a in annotations_from_result(result, level="all")] == [
         "error", "unjustified", "unjudged", "justified"]
     with pytest.raises(UsageError):
         annotations_from_result(result, level="some")
+
+
+def test_its_types_follow_the_its_definitions():
+    def its(**kw):
+        return annotations_from_result(_result([_occ(**kw)]), level="all")[0].its_type
+
+    assert its() == "untranslated"
+    assert its(label="A1", rule="forbidden_term") == "terminology"
+    assert its(label="A5", rule="dnt_altered") == "terminology"
+    assert its(label="A5", rule="dnt_missing", target_text=None, target_span=None) == "terminology"
+    assert its(label="F", rule="spelling") == "misspelling"
+    assert its(label="F", rule=None) == "grammar"
+    # ITS "inconsistency" is not for terminology inconsistency, "omission" is for missing text
+    for label in ("gratuitous_divergence", "neutralisation", "synonym_inconsistency"):
+        assert its(outcome="unjustified", label=label, rule=None) == "terminology"
+    assert its(outcome="unjudged", label=None, rule=None, target_text=None, target_span=None) == "uncategorized"
+    assert its(outcome="unjudged", label=None, rule=None) == "uncategorized"
+    assert its(label="G", rule=None, target_text=None, target_span=None) == "omission"
 
 
 def test_annotations_from_built_result():
@@ -815,3 +939,168 @@ def test_annotations_from_built_result():
     assert len(anns) == len(want) > 0
     assert all(a.text and 0 <= a.severity <= 100 for a in anns)
     assert {a.doc_id for a in anns} <= {d["doc_id"] for d in result["documents"]}
+    for a, o in zip(anns, want):
+        _assert_plain_note(a.text, o, result)
+
+
+# --- every note termqa writes ------------------------------------------------------------------------
+
+_PENALTY = re.compile(r"penalt|\b\d+(\.\d+)?\s*(points?|pts)\b|\[termqa", re.I)
+
+
+def _assert_plain_note(text: str, occ: dict, result: dict) -> None:
+    """One line, no penalty, no run id, and the expected term named when there is one."""
+    run = (result.get("signature") or {}).get("id")
+    assert "\n" not in text and "\r" not in text and text == text.strip(), text
+    assert not _PENALTY.search(text), text
+    assert not run or run not in text, text
+    assert not text.lower().startswith(("error", "unjudged", "unjustified", "justified")), text
+    ref = " ".join(((occ.get("reference") or {}).get("text") or "").split())
+    found = " ".join((occ.get("target_text") or "").split())
+    if ref and ref != found:
+        if occ.get("rule") == "spelling":  # the glossary term misspelt: the reference or an admitted term
+            concept = next((c for c in result.get("concepts", ()) if c["id"] == occ.get("concept_id")), {"terms": []})
+            assert any(f'"{t["text"]}"' in text for t in concept["terms"]) or f'"{ref}"' in text, text
+        else:
+            assert f'"{ref}"' in text, text
+
+
+# Every kind of occurrence a result can hold, spread over a file's segments (see _synthetic_result).
+KINDS = [
+    {"outcome": "error", "label": "A4", "penalty": 4.0, "rule": "untranslated", "judge": "rule"},
+    {"outcome": "unjudged", "reason": R_MISSING, "span": False},
+    {"outcome": "unjustified", "label": "gratuitous_divergence", "penalty": 0.5, "judge": "m", "ref": "pseudo"},
+    {"outcome": "error", "label": "A1", "penalty": 1.0, "rule": "forbidden_term", "judge": "rule"},
+    {"outcome": "justified", "label": "first_mention", "penalty": 0.0, "judge": "m"},
+    {"outcome": "error", "label": "F", "penalty": 1.0, "rule": "spelling", "judge": "rule"},
+    {"outcome": "error", "label": "A5", "penalty": 4.0, "rule": "dnt_altered", "judge": "rule"},
+    {"outcome": "unjustified", "label": "neutralisation", "penalty": 0.5, "judge": "m"},
+    {"outcome": "error", "label": "A7", "penalty": 3.0, "judge": "m"},
+    {"outcome": "unjudged", "reason": "rendering diverges from the glossary term"},
+    {"outcome": "error", "label": "A5", "penalty": 4.0, "rule": "dnt_missing", "judge": "rule", "span": False},
+    {"outcome": "unjudged", "reason": "single occurrence with no glossary reference", "ref": None},
+    {"outcome": "unjudged", "reason": "not judged: the judge failed (HTTP 500)", "ref": "generated"},
+]
+
+
+def _synthetic_result(path: Path, bf) -> dict:
+    """A result object on a real file's segments: each kind of occurrence in turn, on the target's last
+    word; references with line breaks and markup, as file text can have."""
+    occ = []
+    for d in bf.documents:
+        for s in d.segments:
+            if len(occ) >= 26:
+                break
+            words = list(re.finditer(r"\w{3,}", s.target or ""))
+            src = list(re.finditer(r"\w{3,}", s.source))
+            k = KINDS[len(occ) % len(KINDS)]
+            w = words[-1] if words and k.get("span", True) else None
+            sw = src[0] if src else None
+            prov = k.get("ref", "glossary")
+            occ.append({
+                "doc_id": d.doc_id, "unit_id": s.unit_id, "segment_id": s.seg_id, "segment_index": s.index,
+                "concept_id": "c1", "source_form": sw.group(0) if sw else "term",
+                "source_text": sw.group(0) if sw else "term", "source_span": [sw.start(), sw.end()] if sw else [0, 0],
+                "target_text": w.group(0) if w else None, "target_span": [w.start(), w.end()] if w else None,
+                "reference": {"text": f"r\u00e9f\u00e9rence\n<{len(occ)}> & \"co\"", "provenance": prov} if prov else None,
+                "outcome": k["outcome"], "label": k.get("label"), "penalty": k.get("penalty"),
+                "reason": k.get("reason", "the judge's reason,\nover two lines"), "judge": k.get("judge"),
+                "rule": k.get("rule")})
+    return {"signature": {"id": "0123456789ab"}, "concepts": [CONCEPT], "occurrences": occ,
+            "documents": [{"doc_id": d.doc_id, "src_lang": d.src_lang, "tgt_lang": d.tgt_lang} for d in bf.documents]}
+
+
+def _written_notes(data: bytes) -> tuple[list, list]:
+    """(text, attributes) of every note and comment termqa wrote; the texts of its ITS issue comments."""
+    root = etree.fromstring(data, _parser())
+    notes, issues = [], []
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        name = etree.QName(el).localname
+        if name in ("note", "comment") and _is_ours(el):
+            notes.append((el.text or "", dict(el.attrib)))
+        elif name == "cmt-def" and _is_ours(el):
+            notes += [(c.text or "", dict(c.attrib)) for c in el.iter(f"{{{SDL_NS}}}Comment")]
+        elif name == "locQualityIssues" and _is_ours(el):
+            issues += [i.get("locQualityIssueComment") for i in el]
+        elif name == "mrk" and (el.get("id") or "").startswith("termqa-"):
+            issues.append(el.get(f"{{{ITS_NS}}}locQualityIssueComment"))
+    return notes, issues
+
+
+@lru_cache(maxsize=None)
+def _sample_result() -> dict:
+    """A real `termqa check` of the sample project (counting mode)."""
+    return check([str(SAMPLES / "pump-manual.xlf"), str(SAMPLES / "pump-service.xlf")],
+                 [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup").to_dict()
+
+
+NOTE_FILES = VALID + sorted(SAMPLES.glob("*.xlf"))
+
+
+@pytest.mark.parametrize("path", NOTE_FILES, ids=lambda p: p.name)
+def test_every_written_note_is_one_plain_line(path: Path):
+    data = path.read_bytes()
+    if path.parent == SAMPLES:
+        result = _sample_result()
+    else:
+        try:
+            bf = read_bilingual(str(path))
+        except InputError:
+            bf = read_bilingual(str(path), tgt_lang="fr")
+        result = _synthetic_result(path, bf)
+    run = result["signature"]["id"]
+    by_text = {}
+    for level in ("errors", "flagged", "all"):  # a note's text does not depend on the level
+        anns = annotations_from_result(result, level=level)
+        occs = [o for o in result["occurrences"] if o["outcome"] in OUTCOMES_BY_LEVEL[level]]
+        for a, o in zip(anns, occs, strict=True):
+            _assert_plain_note(a.text, o, result)
+            by_text[a.text] = a
+    sdl = SDL_NS in etree.fromstring(data, _parser()).nsmap.values()
+    for its in (False,) if sdl else (False, True):  # (no ITS in SDLXLIFF) the widest level writes every note
+        out, rep = annotate_bytes(data, anns, its=its, path=str(path), now=T0)
+        notes, issues = _written_notes(out)
+        assert len(notes) == rep.written
+        assert bool(issues) == (its and rep.written > 0)
+        for text, attrs in notes + [(t, {}) for t in issues]:
+            sentence = re.sub(r"^Segment [^:]+: ", "", text)
+            assert sentence in by_text, text
+            assert "\n" not in text and not _PENALTY.search(text) and run not in text, text
+            if attrs.get("category") == "termqa":  # XLIFF 2: the machine part in termqa's attributes
+                a = by_text[sentence]
+                assert attrs["{urn:x-termqa:note}run"] == run
+                assert attrs["{urn:x-termqa:note}outcome"] == a.outcome
+                assert ("{urn:x-termqa:note}penalty" in attrs) == (a.penalty is not None)
+        # valid where the input was, idempotent, and removable to the exact input
+        before, after = _errors(data), _errors(out)
+        if before is not None:
+            assert after <= before, after - before
+        assert annotate_bytes(out, anns, its=its, path=str(path), now=T1)[0] == out
+        assert annotate_bytes(out, [], path=str(path))[0] == data
+
+
+# --- notes written by earlier versions ---------------------------------------------------------------
+
+OLD_12 = ('<note from="termqa" annotates="target" priority="1">error A4 (left untranslated), penalty 4: '
+          '"filter" -&gt; "filter"; expected "filtre". left untranslated [termqa run 5feb4bf45538]</note>')
+OLD_2 = ('<note category="termqa" appliesTo="target" priority="1" id="termqa-1">error A4 (left untranslated), '
+         'penalty 4: "x" -&gt; "y". [termqa run 5feb4bf45538]</note>')
+
+
+def test_notes_in_the_old_wording_are_replaced():
+    old = X12_DOC.replace('<note from="translator">keep this note</note>',
+                          f'<note from="translator">keep this note</note>\n        {OLD_12}')
+    new = _ann(text='"filter" is left in English: use "filtre" (glossary).')
+    out, rep = annotate_bytes(old.encode(), [new], now=T0)
+    assert rep.removed == 1 and b"[termqa run" not in out and b"penalty" not in out
+    assert out == annotate_bytes(X12_DOC.encode(), [new], now=T0)[0]
+    assert annotate_bytes(old.encode(), [])[0] == X12_DOC.encode()
+
+    old2 = X2_DOC.replace("\n   <originalData>", f"\n   <notes>{OLD_2}</notes>\n   <originalData>", 1)
+    stripped, rep = annotate_bytes(old2.encode(), [])
+    assert rep.removed == 1 and stripped == X2_DOC.encode()
+    out, _ = annotate_bytes(old2.encode(), [_ann("u1", "s1", (3, 9), doc="p.xlf#1", text="new")], now=T0)
+    assert b"[termqa run" not in out and out == annotate_bytes(
+        X2_DOC.encode(), [_ann("u1", "s1", (3, 9), doc="p.xlf#1", text="new")], now=T0)[0]

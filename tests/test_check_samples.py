@@ -153,7 +153,9 @@ def test_annotate_round_trip_and_in_place(tmp_path, monkeypatch):
     assert src.read_bytes() == original  # the user's file is not touched
     text = out.read_text(encoding="utf-8")
     assert text.count('from="termqa"') == 13
-    assert text.count("[termqa run ") == 13  # each note points back to the run's signature
+    # notes in the translator's terms: one sentence, no penalty, no run id (that is in the JSON/HTML report)
+    assert '>"strainer" is left in English: use "crépine" (glossary).</note>' in text
+    assert "[termqa run " not in text and "penalty" not in text
     from tests.conftest import CORPUS
 
     if CORPUS is not None:  # what we write validates against the XLIFF 1.2 schema

@@ -1,0 +1,185 @@
+"""Write termqa's verdicts back into the bilingual file, leaving every other byte as it was.
+
+    annotations_from_result(result, level="flagged") -> [Annotation]
+    annotate(path_in, annotations, out=..., in_place=False, its=False, backup=True) -> AnnotateReport
+    annotate_bytes(data, annotations, its=False) -> (bytes, AnnotateReport)
+    annotate_files(files, annotations, out=..., in_place=False, ...) -> [AnnotateReport]
+
+One writer per XLIFF dialect, each described in its module: `xliff1` (XLIFF 1.0-1.2, Phrase MXLIFF:
+notes), `memoq` (MQXLIFF: memoQ comments), `sdlxliff` (Trados comments), `xliff2` (XLIFF 2.0-2.2:
+notes). They share `place` (finding a unit, its segment and the target span in the file's text, and
+recording insertions as edits) and `its` (ITS 2.0 Localization Quality Issue markup, asked for with
+`its=True`; not for SDLXLIFF). `notes` decides which occurrences become annotations and what they say:
+one line for the translator (what was found, what the glossary or the document wants, and why), the
+same in every channel (note, memoQ or Trados comment, ITS comment); penalty and run id only where a
+format has attributes for them (XLIFF 2 notes).
+
+In a unit with several segments, notes start with "Segment <id>: ". Units are found by id within the
+`<file>` the annotation's doc_id names (the first unit when a file repeats an id, as XLIFF 1.0 tools do).
+When a span does not map cleanly onto the file's text (no span, text inside CDATA, a span crossing an
+inline code boundary or another marker), the ITS issues of that unit go into one standoff block
+referenced from the unit's start tag; the report counts these as `unit_level`.
+
+Note priority (XLIFF 1 to 10, 1 = most important): error with penalty >= 3 -> 1, other error -> 2,
+unjustified -> 3, unjudged -> 5, justified -> 8, conforming -> 10. Trados severity (its three levels
+are shown as Error, Warning and For your information): error -> High, unjustified -> Medium, anything
+else -> Low.
+
+Idempotent: before writing, termqa's own earlier annotations are removed (`strip`: notes from="termqa" /
+category="termqa", cmt-defs whose comments are all by user "termqa" and their markers, memoQ comments by
+creatoruser "termqa", ITS markup whose ids start with "termqa-"); nothing written by anyone else is
+touched. `annotate_bytes(data, [])` therefore strips termqa's annotations and returns the original bytes.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Optional
+
+from termqa.errors import InputError, TermqaError, UsageError
+from termqa.fileio import atomic_write
+from termqa.formats import splice
+from termqa.formats.xmlsafe import local, parse_bytes
+
+from .memoq import MemoqWriter
+from .notes import OUTCOMES_BY_LEVEL, Annotation, annotations_from_result, note_text, priority, trados_severity
+from .place import ITS_NS, MQ_NS, SDL_NS, XLIFF12_NS, Placement, XFile, file_for
+from .sdlxliff import SdlWriter
+from .strip import strip
+from .xliff1 import Xliff1Writer
+from .xliff2 import Xliff2Writer
+
+__all__ = ["AnnotateReport", "Annotation", "ITS_NS", "MQ_NS", "OUTCOMES_BY_LEVEL", "SDL_NS", "XLIFF12_NS",
+           "annotate", "annotate_bytes", "annotate_files", "annotations_from_result", "note_text", "priority",
+           "trados_severity"]
+
+
+@dataclass(frozen=True)
+class AnnotateReport:
+    written: int = 0  # notes / Trados comments written
+    spans_marked: int = 0  # annotations whose target span was marked inline
+    unit_level: int = 0  # ITS issues (or Trados comments) that could only be attached to the unit/segment
+    units_not_found: int = 0  # annotations whose document/unit id matched nothing in the file
+    unmatched: tuple[str, ...] = ()  # "doc_id unit_id" of those
+    removed: int = 0  # earlier termqa notes/comments replaced
+    out: Optional[str] = None
+    backup: Optional[str] = None
+
+
+def writer_for(f: XFile, its: bool, dates: dict, now: datetime, path: str) -> Placement:
+    """The writer of the file's dialect."""
+    cls = SdlWriter if f.sdl else Xliff2Writer if f.v2 else MemoqWriter if f.memoq else Xliff1Writer
+    return cls(f, its, dates, now, path)
+
+
+def annotate_bytes(data: bytes, annotations, *, its: bool = False, path: str = "<bytes>",
+                   now: Optional[datetime] = None) -> tuple[bytes, AnnotateReport]:
+    """Annotated bytes of an XLIFF file (see the module docstring) and what was done."""
+
+    tree = parse_bytes(data, path)  # hardened: no entities, well-formed, or a typed error
+    if local(tree.tag) != "xliff":
+        raise InputError(path, f"is not XLIFF (root <{local(tree.tag)}>); only XLIFF files can be annotated")
+    dec = splice.decode(data, path)
+    f = XFile(splice.parse(dec.text, path))
+    strip_edits, removed, dates = strip(f)
+    text = dec.text
+    if strip_edits:
+        text = splice.apply(text, strip_edits)
+        f = XFile(splice.parse(text, path))
+    writer = writer_for(f, its, dates, now or datetime.now(timezone.utc), path)
+    by_unit: dict = {}
+    for a in annotations:
+        file_el = file_for(f, a.doc_id)
+        key = (id(file_el), a.unit_id)
+        by_unit.setdefault(key, (file_el, a.doc_id, []))[2].append(a)
+    unit_index: dict = {}
+    for (fid, unit_id), (file_el, doc_id, anns) in by_unit.items():
+        unit = None
+        if file_el is not None:
+            if fid not in unit_index:
+                unit_index[fid] = f.units(file_el)
+            unit = unit_index[fid].get(unit_id)
+        if unit is None:
+            writer.counts.not_found.extend(f"{doc_id} {unit_id}" for _ in anns)
+            continue
+        k = f.files.index(file_el) + 1
+        writer.unit(unit, f"{k}", anns)
+    writer.finish()
+    text = splice.apply(text, writer.edits)
+    out = dec.encode(text)
+    try:
+        parse_bytes(out, path)
+    except InputError as exc:  # our own splice broke the file: never write that
+        raise TermqaError(f"internal error: annotating {path} produced malformed XML ({exc.problem})") from None
+    c = writer.counts
+    return out, AnnotateReport(written=c.written, spans_marked=c.spans, unit_level=c.unit_level,
+                               units_not_found=len(c.not_found), unmatched=tuple(c.not_found), removed=removed)
+
+
+def annotate(path_in, annotations, *, out=None, in_place: bool = False, its: bool = False,
+             backup: bool = True, now: Optional[datetime] = None) -> AnnotateReport:
+    """Write annotations into a copy of `path_in` (`out`), or over it when `in_place`.
+
+    In place: the original is first copied to `path_in + ".bak"` (when `backup`), then the new content
+    is written to a temporary file in the same folder and moved over the original in one step, so an
+    interrupted run never leaves a half-written file. Without `in_place`, `path_in` is never modified.
+    """
+    src = Path(path_in)
+    if in_place and out is not None:
+        raise UsageError("give either an output path or in-place, not both")
+    if not in_place and out is None:
+        raise UsageError("no output path for the annotated file", fix="pass out=... or in_place=True (--in-place)")
+    if not src.is_file():
+        raise InputError(path_in, "does not exist" if not src.exists() else "is not a file")
+    dest = src if in_place else Path(out)
+    if not in_place and dest.exists() and dest.resolve() == src.resolve():
+        raise UsageError(f"the output path is the input file {path_in}", fix="use --in-place to overwrite it")
+    data = src.read_bytes()
+    new, report = annotate_bytes(data, annotations, its=its, path=str(path_in), now=now)
+    bak = None
+    if in_place and backup:
+        bak = str(src) + ".bak"
+        shutil.copy2(src, bak)
+    atomic_write(dest, new, like=src, make_folder=True)
+    return dataclasses.replace(report, out=str(dest), backup=bak)
+
+
+def annotate_files(files, annotations, *, out: Optional[str] = None, in_place: bool = False, its: bool = False,
+                   backup: bool = True, now: Optional[datetime] = None) -> list[AnnotateReport]:
+    """Write each XLIFF file's annotations: into `out` (a file for one input, a folder for several) or,
+    with `in_place`, over the inputs themselves. `files` are the BilingualFile records of a run; files
+    that are not XLIFF are skipped (notes go into XLIFF only).
+    """
+    if out and in_place:
+        raise UsageError("--annotate and --in-place exclude each other", fix="choose one")
+    if not out and not in_place:
+        raise UsageError("no output for the annotated files", fix="pass --annotate OUT or --in-place")
+    xliffs = [f for f in files if f.format.startswith("xliff")]
+    if not xliffs:
+        raise TermqaError("nothing to annotate: notes are written into XLIFF files only")
+    out_dir = None
+    if out and len(xliffs) > 1:
+        out_dir = Path(out)
+        if out_dir.exists() and not out_dir.is_dir() or not out_dir.exists() and out_dir.suffix.lower() in (
+                ".xlf", ".xliff", ".sdlxliff", ".mqxliff", ".mxliff"):
+            raise UsageError(f"{out}: several files are annotated, so this must be a folder",
+                             fix="name a folder (it is created if missing)")
+        out_dir.mkdir(parents=True, exist_ok=True)
+    reports = []
+    for f in xliffs:
+        doc_ids = {d.doc_id for d in f.documents}
+        mine = [a for a in annotations if a.doc_id in doc_ids]
+        if in_place:
+            reports.append(annotate(f.path, mine, in_place=True, its=its, backup=backup, now=now))
+            continue
+        dest = out_dir / Path(f.path).name if out_dir else Path(out)
+        if dest.is_dir():
+            dest = dest / Path(f.path).name
+        if os.path.realpath(dest) == os.path.realpath(f.path):
+            raise UsageError(f"{dest}: refusing to overwrite the input", fix="use --in-place to annotate it")
+        reports.append(annotate(f.path, mine, out=str(dest), its=its, now=now))
+    return reports
