@@ -167,3 +167,15 @@ def test_decide_command_writes_a_file_check_applies(tmp_path, monkeypatch):
     assert (o["label"], o["judge"]) == ("A3", "reviewer")
     r = CliRunner().invoke(main, ["decide", "add", "r.json", "--source", "nothing-like-this", "--accept"])
     assert r.exit_code == 2 and "no occurrence" in r.stderr
+
+
+def test_backlog_takes_project_acceptances_as_strong_evidence(tmp_path):
+    from termqa.evaluate.backlog import backlog
+
+    x, g = _project(tmp_path)
+    data = check([x], [g], lemmatiser="lookup").to_dict()
+    assert not backlog(data)["candidates"]
+    path = _decide(tmp_path, data, _occ(data, "impeller", "impeller"), decision="accept", scope="project", by="ana")
+    again = check([x], [g], lemmatiser="lookup", decisions=path).to_dict()
+    cands = backlog(again)["candidates"]
+    assert [(c["concept_id"], c["rendering"], c["basis"]) for c in cands] == [("c2", "impeller", ["reviewer"])]

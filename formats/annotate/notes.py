@@ -18,8 +18,8 @@ from typing import Optional
 from termqa.errors import InputError, UsageError
 from termqa.judge.questions import language_name
 from termqa.labels import (
-    CODE_DESCRIPTIONS, CONSISTENCY_DESCRIPTIONS, ITS_DEFAULT, ITS_OMISSION, ITS_TYPES, ITS_TYPES_BY_RULE,
-    ITS_UNJUDGED, NOTE_ORIGIN, NOTE_REFERENCE, NOTE_SOURCE_LANGUAGE, NOTE_TEXT, OUTCOME_TEXT,
+    CODE_DESCRIPTIONS, CONSISTENCY_DESCRIPTIONS, ITS_DEFAULT, ITS_OMISSION, ITS_TYPES, ITS_TYPES_BY_RULE, ITS_UNJUDGED,
+    NOTE_ORIGIN, NOTE_REFERENCE, NOTE_SOURCE_LANGUAGE, NOTE_TEXT, OUTCOME_TEXT,
 )
 from termqa.lang.fold import loose
 from termqa.lang.langtags import lang_matches, normalise_tag, primary

@@ -2,7 +2,9 @@
 
 From a saved result (`termqa check --json`):
 
-* candidates: renderings that are not in the glossary but were judged sound and consistent —
+* candidates: renderings that are not in the glossary but were accepted by a reviewer for the whole
+  project (`termqa decide ... --scope project`: the strongest evidence, kept whatever the count) or
+  judged sound and consistent —
   with a judge, occurrences Justified as `document_usage`, and renderings that conform to a
   reference the judge validated, used at least `min_count` times; in counting mode (no judge, so no
   Justified verdict exists) renderings that conform to the document's own majority rendering
@@ -126,6 +128,8 @@ def backlog(result: Mapping, glossary=None, *, min_count: int = 2, examples: int
                  if o["outcome"] == "error" and o.get("target_text")}
 
     def basis_of(o):
+        if o.get("judge") == "reviewer":
+            return "reviewer"
         if o["outcome"] == "justified":
             return o.get("label") or "justified"
         return ((o.get("reference") or {}).get("provenance")) or "pseudo"
@@ -133,6 +137,14 @@ def backlog(result: Mapping, glossary=None, *, min_count: int = 2, examples: int
     groups: dict = defaultdict(list)
     for o in occ:
         text = o.get("target_text")
+        # a reviewer who accepted a rendering for the whole project said it is right wherever it occurs:
+        # the strongest evidence a candidate can have, whatever the counting made of it
+        accepted = o.get("judge") == "reviewer" and o["outcome"] == "conforming"
+        if accepted and text and o.get("align_method") not in ("glossary", "dnt"):
+            k = (o["concept_id"], _key(text))
+            if k[1] not in in_glossary.get(o["concept_id"], set()):
+                groups[k].append(o)
+            continue
         if not text or o.get("align_method") in ("glossary", "dnt", "forbidden", "untranslated"):
             continue
         k = (o["concept_id"], _key(text))
@@ -147,7 +159,7 @@ def backlog(result: Mapping, glossary=None, *, min_count: int = 2, examples: int
         if ok:
             groups[k].append(o)
     cands = _entries(groups, concepts, segments, src, tgt, examples, basis_of)
-    cands = [e for e in cands if "document_usage" in e.basis or e.count >= min_count]
+    cands = [e for e in cands if "document_usage" in e.basis or "reviewer" in e.basis or e.count >= min_count]
 
     forb: dict = defaultdict(list)
     for o in occ:

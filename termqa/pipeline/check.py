@@ -5,14 +5,17 @@ LLM) -> score -> result. Each stage lives in its own module; this one only moves
 """
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Optional, Sequence, Union
 
 from termqa import formats, signature
 from termqa.errors import LanguageError, UsageError
+from termqa.formats.annotate.replies import read_replies
 from termqa.formats.csvgloss import assign_languages
-from termqa.formats.decisions import DecisionBook, read_decisions
+from termqa.formats.decisions import DecisionBook, merge, read_decisions
 from termqa.inputs import expand, merge_glossaries
 from termqa.judge.llm import JudgeSettings
 from termqa.judge.stages import run_judge
@@ -27,7 +30,7 @@ from termqa.pipeline import align as al, detect as dt, sanity
 from termqa.pipeline.metrics import Item
 from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING, Rules, verdict_fields
 from termqa.pipeline.reference import glossary_reference, pseudo_reference
-from termqa.pipeline.review import ReviewReport, apply_decisions
+from termqa.pipeline.review import ReviewReport, apply_decisions, decisions_from_replies
 from termqa.pipeline.score import validate_table
 from termqa.results.serialise import result_dict
 from termqa.signature import JudgePart, Signature
@@ -158,8 +161,8 @@ def check(
     run = prepare(inputs, glossaries, src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang,
                   lemmatiser=lemmatiser, penalties=penalties, source_only_glossary=source_only_glossary)
     run = count(run, progress=progress)
-    if decisions is not None:
-        run = review(run, decisions if isinstance(decisions, DecisionBook) else read_decisions(decisions))
+    run = review(run, decisions if isinstance(decisions, DecisionBook) or decisions is None
+                 else read_decisions(decisions))
     if judge is not None:
         run = judge_run(run, judge, exhaustive=exhaustive, domain=domain, progress=progress)
     return finish(run)
@@ -271,13 +274,33 @@ def count(run: Run, *, progress: Optional[Progress] = None) -> Run:
                    warnings=tuple(warnings), alerts=tuple(alerts), skipped_untranslated=skipped)
 
 
-def review(run: Run, book: DecisionBook) -> Run:
-    """The reviewer's decisions, before the judge: decided occurrences are never asked again."""
-    verdicts, report = apply_decisions(run.verdicts, run.documents, book, run.table)
+def review(run: Run, book: Optional[DecisionBook] = None) -> Run:
+    """The reviewer's decisions, before the judge: decided occurrences are never asked again.
+
+    Decisions come from the decisions file (`book`) and from translators' answers to termqa's notes in
+    the XLIFF files themselves (read back here); an answer is a segment decision.
+    """
+    replies = [r for f in run.files if f.format.startswith("xliff") for r in read_replies(f.path)]
+    if book is None and not replies:
+        return run
+    from_replies, reply_report = decisions_from_replies(replies, run.verdicts, run.documents)
+    combined = book or DecisionBook()
+    if from_replies:
+        combined = merge(combined, DecisionBook(tuple(from_replies)), into=combined.path).book
+    digest = hashlib.sha256(((book.sha256 if book else "") + json.dumps(
+        [r.to_dict() for r in replies], sort_keys=True, ensure_ascii=False)).encode()).hexdigest()
+    combined = replace(combined, sha256=digest if replies else (book.sha256 if book else None))
+    verdicts, report = apply_decisions(run.verdicts, run.documents, combined, run.table)
+    report = replace(report, replies=tuple(reply_report),
+                     stale=tuple(d for d in report.stale if d not in from_replies))
     warnings = list(run.warnings)
     if report.stale:
-        warnings.append(f"{len(report.stale)} reviewer decision(s) in {book.path or 'the decisions'} match nothing "
-                        "any more (the segment changed, or the term or rendering is gone): see decisions.stale")
+        warnings.append(f"{len(report.stale)} reviewer decision(s) in {book.path if book else 'the decisions'} match "
+                        "nothing any more (the segment changed, or the term or rendering is gone): see decisions.stale")
+    if reply_report:
+        used = sum(1 for r in reply_report if r["result"].endswith("occurrence(s)"))
+        warnings.append(f"{len(reply_report)} answer(s) to termqa's notes read from the files, {used} applied as "
+                        "decisions: see decisions.replies")
     return replace(run, verdicts=tuple(verdicts), review=report, warnings=tuple(warnings))
 
 

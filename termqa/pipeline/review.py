@@ -14,7 +14,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Mapping, Optional, Sequence
 
-from termqa.formats.decisions import ACCEPT, Decision, DecisionBook, document_name, segment_key
+from termqa.formats.annotate.replies import Reply
+from termqa.formats.decisions import ACCEPT, REJECT, Decision, DecisionBook, document_name, segment_key
 from termqa.labels import CONFORMING, ERROR, ERROR_CODES, JUSTIFIED, UNJUSTIFIED
 from termqa.model import Document, Verdict
 from termqa.pipeline.score import penalty_for
@@ -26,15 +27,16 @@ _SPECIFIC = {"segment": 0, "document": 1, "project": 2}
 @dataclass(frozen=True)
 class ReviewReport:
     path: Optional[str]
-    sha256: Optional[str]
+    sha256: Optional[str]  # of the decisions file and the answers read from the files: in the signature
     decisions: int
     applied: Mapping[str, int] = field(default_factory=dict)  # decision id -> occurrences it decided
     stale: tuple[Decision, ...] = ()
+    replies: tuple[dict, ...] = ()  # translators' answers read back from the XLIFF files, and what they did
 
     def to_dict(self) -> dict:
         return {"path": self.path, "sha256": self.sha256, "decisions": self.decisions,
                 "occurrences_decided": sum(self.applied.values()), "applied": dict(self.applied),
-                "stale": [d.to_dict() for d in self.stale]}
+                "stale": [d.to_dict() for d in self.stale], "replies": list(self.replies)}
 
 
 def _same_rendering(a: Optional[str], b: Optional[str]) -> bool:
@@ -106,3 +108,56 @@ def apply_decisions(verdicts: Sequence[Verdict], documents: Sequence[Document], 
         out.append(verdict_from(chosen, v, table))
     stale = tuple(d for d in book.decisions if d.id not in applied)
     return out, ReviewReport(book.path, book.sha256, len(book), dict(applied), stale)
+
+
+def decisions_from_replies(replies: Sequence[Reply], verdicts: Sequence[Verdict],
+                           documents: Sequence[Document]) -> tuple[list[Decision], list[dict]]:
+    """Segment decisions from translators' answers, and what became of each answer.
+
+    An answer is about the flagged occurrences of its unit (or segment); when it names one of them (its
+    source term or rendering), about that one only. A rejection without a label takes the flag's own
+    error label; where the flag has none, the answer is reported, not applied.
+    """
+    docs = {d.doc_id: d for d in documents}
+    by_unit: dict[tuple, list[Verdict]] = defaultdict(list)
+    for v in verdicts:
+        o = v.occurrence
+        if v.outcome != CONFORMING:
+            by_unit[(o.doc_id, o.unit_id)].append(v)
+    decisions: list[Decision] = []
+    report = []
+    for r in replies:
+        entry = r.to_dict()
+        flagged = [v for v in by_unit.get((r.doc_id, r.unit_id), ())
+                   if not r.seg_id or v.occurrence.seg_id == r.seg_id]
+        named = [v for v in flagged if _names(r.text, v)]
+        targets = named or flagged
+        if r.decision is None:
+            entry["result"] = "a comment, not a decision (start with accept or reject to decide)"
+        elif not targets:
+            entry["result"] = "no flagged occurrence in this unit any more"
+        else:
+            made = 0
+            for v in targets:
+                label = r.label or (v.label if v.label in ERROR_CODES else None)
+                if r.decision == REJECT and label is None:
+                    continue
+                o = v.occurrence
+                seg = next(s for s in docs[o.doc_id].segments if s.index == o.segment_index)
+                decisions.append(Decision(
+                    concept=o.concept_id, source_form=o.source_form, rendering=o.target_text, decision=r.decision,
+                    scope="segment", segment=segment_key(seg.source, seg.target),
+                    document=document_name({"doc_id": o.doc_id, "original": docs[o.doc_id].original}),
+                    label=label if r.decision == REJECT else None, source=o.source_text,
+                    by=r.author or "translator", at=r.date, comment=f"answer in the file: {r.text}", unit=o.unit_id))
+                made += 1
+            entry["result"] = (f"{r.decision}ed {made} occurrence(s)" if made else
+                               "reject needs a label (A1-A7, C-H): not applied")
+        report.append(entry)
+    return decisions, report
+
+
+def _names(text: str, v: Verdict) -> bool:
+    t = text.casefold()
+    o = v.occurrence
+    return any(x and x.casefold() in t for x in (o.source_text, o.target_text))
