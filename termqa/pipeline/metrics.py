@@ -107,7 +107,7 @@ def conformity(items: Sequence[Item], fallback: str = "first") -> Ratio:
     return Ratio(hits, scored, len(items))
 
 
-def pseudo_reference(renderings: Sequence, how: str = "majority"):
+def pseudo_reference(renderings: Sequence, how: str = "majority") -> Optional[tuple]:
     """First or most frequent non-null rendering; majority ties go to the first appearance."""
     seen = [r for r in renderings if r is not None]
     if not seen:

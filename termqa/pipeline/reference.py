@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Optional, Sequence
 
-from termqa.model import GLOSSARY, PSEUDO, Reference
+from termqa.model import GLOSSARY, PSEUDO, Concept, Reference
 
 
-def glossary_reference(doc_id, concept, source_form, source_text, tgt_lang) -> Optional[Reference]:
+def glossary_reference(doc_id: str, concept: Concept, source_form: str, source_text: str,
+                       tgt_lang: str) -> Optional[Reference]:
+    """The glossary's reference for a source form: its preferred target term (the item itself for DNT)."""
     if concept.dnt:
         return Reference(doc_id, concept.id, source_form, source_text, GLOSSARY)
     pref = concept.preferred(tgt_lang)
@@ -21,7 +23,8 @@ def glossary_reference(doc_id, concept, source_form, source_text, tgt_lang) -> O
     return Reference(doc_id, concept.id, source_form, pref.text, GLOSSARY)
 
 
-def pseudo_reference(doc_id, concept_id, source_form, renderings: Sequence[tuple]) -> Optional[Reference]:
+def pseudo_reference(doc_id: str, concept_id: str, source_form: str,
+                     renderings: Sequence[tuple]) -> Optional[Reference]:
     """`renderings`: (key, surface) of the chain's aligned occurrences in document order."""
     seen = [(k, t) for k, t in renderings if k]
     if not seen:

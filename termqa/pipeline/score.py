@@ -17,7 +17,8 @@ from termqa.labels import CONSISTENCY_LABELS, DEFAULT_PENALTIES, ERROR_CODES
 from termqa.model import CONFORMING, ERROR, JUSTIFIED, UNJUDGED, UNJUSTIFIED
 
 
-def penalty_for(outcome: str, label: Optional[str], table: Mapping[str, float] = DEFAULT_PENALTIES):
+def penalty_for(outcome: str, label: Optional[str],
+                table: Mapping[str, float] = DEFAULT_PENALTIES) -> Optional[float]:
     """The penalty of one verdict, or None when it is unjudged."""
     if outcome == UNJUDGED:
         return None
