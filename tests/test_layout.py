@@ -127,3 +127,14 @@ def test_tico19_result_is_unchanged():
         pytest.skip("../shared/corpus is not present")
     data, roots = golden.tico_run(CORPUS)
     _compare("tico19", data, roots)
+
+
+def test_every_package_folder_is_installed():
+    """A sub-package missing from pyproject's `packages` works in a checkout and vanishes from the wheel."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {name for name, path in _modules().items() if path.name == "__init__.py"}
+    assert found == listed
