@@ -217,7 +217,7 @@ def gate_view(result: dict, fail_on) -> dict:
         parse_gate(conditions)  # a bad condition is the caller's error, said once
         failed = failures(result, conditions)
         return {"state": "fail" if failed else "pass", "word": "FAIL" if failed else "PASS",
-                "conditions": ", ".join(c.strip() for c in conditions), "failed": failed, "found": found}
+                "conditions": ",".join(c.strip() for c in conditions), "failed": failed, "found": found}
     if errors or unjust:
         state, word = "problems", "Problems found"
     elif unjudged:

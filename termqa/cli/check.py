@@ -8,7 +8,7 @@ import click
 
 from termqa import config
 from termqa.cli.common import (
-    EXIT_QA_FAILED, check_bilingual_inputs, end_progress, epilog, progress_bar, silence_stdout, wrote,
+    EXIT_QA_FAILED, check_annotate_target, check_bilingual_inputs, end_progress, epilog, progress_bar, silence_stdout, wrote,
 )
 from termqa.cli.console import summary
 from termqa.cli.options import input_options, judge_options
@@ -66,7 +66,9 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
     cfg_path, s = config.resolve(config_path, **flags)
     fail_on = s.get("fail_on") or []
     parse_gate(fail_on)  # a bad condition is refused before the run, not after it
-    check_bilingual_inputs(expand(list(files)))
+    inputs = expand(list(files))
+    check_bilingual_inputs(inputs)
+    check_annotate_target(inputs, annotate, in_place)
     penalties = config.penalties_from(s, penalties_file)
     judge = config.judge_settings(s)
     progress = progress_bar(quiet)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from termqa.errors import InputError, TermqaError
+from termqa.errors import InputError, TermqaError, UsageError
 from termqa.formats.sniff import detect_text, looks_binary, text_start
 
 EXIT_OK = 0
@@ -101,6 +101,24 @@ def check_bilingual_inputs(paths) -> None:
                             "(and PO/Qt TS with translate-toolkit)",
                          fix=("pass a glossary with --glossary" if table else
                               "export the translation from the CAT tool as XLIFF"))
+
+
+XLIFF_SUFFIXES = (".xlf", ".xliff", ".sdlxliff", ".mqxliff", ".mxliff")
+
+
+def check_annotate_target(inputs, annotate, in_place: bool) -> None:
+    """Refuse before the run (not after a long judged one) what the write-back would refuse at the
+    end: both --annotate and --in-place, or one output file for several XLIFF inputs."""
+    if annotate and in_place:
+        raise UsageError("--annotate and --in-place exclude each other", fix="choose one")
+    if not annotate:
+        return
+    xliffs = [p for p in inputs if Path(p).suffix.lower() in XLIFF_SUFFIXES]
+    out = Path(annotate)
+    if len(xliffs) > 1 and ((out.exists() and not out.is_dir())
+                            or (not out.exists() and out.suffix.lower() in XLIFF_SUFFIXES)):
+        raise UsageError(f"{annotate}: several files are annotated, so --annotate must name a folder",
+                         fix="name a folder (it is created if missing)")
 
 
 def progress_bar(quiet: bool):
