@@ -27,7 +27,7 @@ from termqa.labels import (
 )
 from termqa.results.gate import failures, parse as parse_gate
 
-from .issues import ISSUE_OUTCOMES, _base, display_names, group_flags, units_text
+from .issues import ISSUE_OUTCOMES, base_name, display_names, group_flags, units_text
 
 RESULT_VERSION = 1
 
@@ -471,7 +471,7 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
                  name=concept_name.get(g["concept_id"], str(g["concept_id"])),
                  anchor=concept_anchor_of.get(g["concept_id"]), units_text=units_text(g["units"], limit=6))
             for g in all_groups if g["outcome"] in ISSUE_OUTCOMES]
-    inputs = [dict(i, name=_base(i.get("path")) or i.get("path")) for i in result.get("inputs") or []]
+    inputs = [dict(i, name=base_name(i.get("path")) or i.get("path")) for i in result.get("inputs") or []]
 
     return {
         "gate": gate_view(result, fail_on), "headline": _headline(result, source_words),

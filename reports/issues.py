@@ -17,7 +17,7 @@ ISSUE_OUTCOMES = ("error", "unjustified")  # what the translator has to fix
 FLAGGED_OUTCOMES = ("error", "unjustified", "unjudged", "justified")
 
 
-def _base(path: Optional[str]) -> str:
+def base_name(path: Optional[str]) -> str:
     """The last part of a path or URL-ish name, whatever the separator."""
     if not path:
         return ""
@@ -31,10 +31,10 @@ def display_names(documents: Iterable[dict], extra_ids: Iterable[str] = ()) -> d
     raw = {}
     for d in docs:
         did = d["doc_id"]
-        name = _base(d.get("original")) or _base(d.get("path")) or _base(re.sub(r"#\d+$", "", did)) or did
+        name = base_name(d.get("original")) or base_name(d.get("path")) or base_name(re.sub(r"#\d+$", "", did)) or did
         raw[did] = name
     for did in extra_ids:
-        raw.setdefault(did, _base(re.sub(r"#\d+$", "", did)) or did)
+        raw.setdefault(did, base_name(re.sub(r"#\d+$", "", did)) or did)
     counts = Counter(raw.values())
     seen: Counter = Counter()
     out = {}
