@@ -102,6 +102,8 @@ def build_compare_view(data: dict) -> dict:
             "coverage_text": fmt_pct(r["coverage"]),
             "inputs": by_name[r["name"]]["inputs"],
             "input_names": [base_name(i) for i in by_name[r["name"]]["inputs"]],
+            # the file is worth naming when the system's name does not already say it
+            "show_inputs": [Path(base_name(i)).stem for i in by_name[r["name"]]["inputs"]] != [r["name"]],
             "tied_text": ("all other systems" if len(r["tied_with"]) == len(systems) - 1 > 1
                           else ", ".join(r["tied_with"]) or "—"),
             "tied_count": len(r["tied_with"]),

@@ -274,17 +274,24 @@
         return document.body.textContent.indexOf(t) !== -1;
       });
       // the URL hash round trip: set filters, write the hash, reset, read it back
-      reset();
-      boxes.forEach(function (b) { b.checked = b.value === 'error' || b.value === 'unjustified'; });
-      if (data.labels.length) { fLabel.value = data.labels[0].code; }
-      fQ.value = 'é&x=1';
-      var before = apply();
-      out.hash = toHash();
-      reset();
-      location.hash = out.hash;  // as if the link was opened
-      fromHash();
-      out.hash_restored = { shown: apply(), before: before, q: fQ.value, label: fLabel.value,
-                            outcomes: boxes.filter(function (b) { return b.checked; }).map(function (b) { return b.value; }) };
+      function roundTrip(on, label, q) {
+        reset();
+        boxes.forEach(function (b) { b.checked = on.indexOf(b.value) !== -1; });
+        fLabel.value = label;
+        fQ.value = q;
+        var before = apply();
+        var hash = toHash();
+        reset();
+        history.replaceState(null, '', location.pathname + hash);  // as if the link was opened
+        fromHash();
+        return { hash: hash, before: before, shown: apply(), q: fQ.value, label: fLabel.value,
+                 outcomes: boxes.filter(function (b) { return b.checked; }).map(function (b) { return b.value; }) };
+      }
+      out.hash_trips = [roundTrip(['error', 'unjustified'], '', ''),
+                        roundTrip(['conforming', 'justified', 'unjustified', 'error', 'unjudged'],
+                                  data.labels.length ? data.labels[0].code : '', ''),
+                        roundTrip(['conforming', 'justified', 'unjustified', 'error', 'unjudged'], '', 'REGLEE'),
+                        roundTrip(['error'], '', 'é & x=1#?')];
       reset();
       out.groups = groups.length;
       var g0 = groups[0];
@@ -295,20 +302,27 @@
         g0.open = false;
       }
       out.banner = ($('.banner .word') || {}).textContent || null;
+      out.page_height = document.documentElement.scrollHeight;
       // layout: nothing wider than the viewport, nothing sticking out of its card
       var vw = document.documentElement.clientWidth;
       out.viewport = vw;
       out.page_overflow = document.documentElement.scrollWidth - vw;
       $$('details').forEach(function (d) { d.dataset.wasOpen = d.open ? '1' : ''; d.open = true; });
       out.overflowing = [];
-      $$('main *, header *').forEach(function (el) {
+      $$('body *').forEach(function (el) {
         if (el.closest('.scroll') && !el.classList.contains('scroll')) { return; }
         var r = el.getBoundingClientRect();
         if (r.width === 0) { return; }
+        var name = (el.tagName + '.' + String(el.className)).slice(0, 60);
         var box = el.parentElement.closest('.panel, .concept, .banner, .warnings, details.grp, section, .wrap');
         var limit = box ? box.getBoundingClientRect().right : vw;
         if (r.right > Math.min(limit, vw) + 1) {
-          out.overflowing.push((el.tagName + '.' + el.className).slice(0, 60) + ' ' + Math.round(r.right - Math.min(limit, vw)));
+          out.overflowing.push(name + ' sticks out ' + Math.round(r.right - Math.min(limit, vw)));
+        }
+        // text wider than its own box (a long token, a path) overflows without widening the box
+        if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1 &&
+            getComputedStyle(el).overflowX === 'visible') {
+          out.overflowing.push(name + ' content ' + (el.scrollWidth - el.clientWidth));
         }
       });
       out.overflowing = out.overflowing.slice(0, 20);
