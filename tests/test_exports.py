@@ -42,10 +42,13 @@ def test_csv_issues_only(tmp_path):
     assert len(rows) == 5 + 1 + 3
 
 
-openpyxl = pytest.importorskip("openpyxl")
+@pytest.fixture
+def openpyxl():
+    """The reader of the written workbook (the test extra installs it); only these tests skip without it."""
+    return pytest.importorskip("openpyxl")
 
 
-def test_xlsx_issues_sheet(tmp_path):
+def test_xlsx_issues_sheet(tmp_path, openpyxl):
     r = build_result()
     hostile = next(o for o in r["occurrences"] if o["outcome"] == "error")
     hostile["reason"] = '=HYPERLINK("http://x","y")'  # text from files never becomes a formula
@@ -75,7 +78,7 @@ def test_xlsx_issues_sheet(tmp_path):
     assert "<f>" not in sheet  # no formula cell at all
 
 
-def test_xlsx_concepts_and_run_sheets(tmp_path):
+def test_xlsx_concepts_and_run_sheets(tmp_path, openpyxl):
     r = build_result()
     wb = openpyxl.load_workbook(write_xlsx(r, tmp_path / "qa.xlsx"))
     cs = wb["Concepts"]
@@ -88,6 +91,17 @@ def test_xlsx_concepts_and_run_sheets(tmp_path):
     assert run["Signature"] == r["signature"]["string"]
 
 
-def test_xlsx_of_an_empty_result(tmp_path):
+def test_xlsx_of_an_empty_result(tmp_path, openpyxl):
     wb = openpyxl.load_workbook(write_xlsx(build_empty_result(), tmp_path / "empty.xlsx"))
     assert wb["Issues"].max_row == 1
+
+
+def test_xlsx_without_xlsxwriter_says_how_to_install(monkeypatch, tmp_path):
+    import sys
+
+    from termqa.errors import UsageError
+
+    monkeypatch.setitem(sys.modules, "xlsxwriter", None)  # as if it were not installed
+    with pytest.raises(UsageError) as err:
+        write_xlsx(build_result(), tmp_path / "x.xlsx")
+    assert "pip install XlsxWriter" in str(err.value) and not (tmp_path / "x.xlsx").exists()

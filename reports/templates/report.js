@@ -235,6 +235,7 @@
     // Used by the browser test: applies each filter and writes the visible counts into the page.
     if (location.hash === '#selftest') {
       var out = { total: occs.length, initial: apply(), outcome: {}, label: {}, doc: {}, concept: {},
+                  page_height: document.documentElement.scrollHeight,
                   blocks_visible_error_only: 0 };
       var boxes = $$('input[name=outcome]', form);
       data.outcomes.forEach(function (o) {
@@ -302,7 +303,6 @@
         g0.open = false;
       }
       out.banner = ($('.banner .word') || {}).textContent || null;
-      out.page_height = document.documentElement.scrollHeight;
       // layout: nothing wider than the viewport, nothing sticking out of its card
       var vw = document.documentElement.clientWidth;
       out.viewport = vw;
