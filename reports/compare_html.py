@@ -135,7 +135,8 @@ def build_compare_view(data: dict) -> dict:
             continue
         members = [n] + same_as.get(n, [])
         seen.update(members)
-        columns.append({"name": n, "members": members, "title": " = ".join(members)})
+        columns.append({"name": n, "members": members, "all": " = ".join(members),
+                        "title": n if len(members) == 1 else f"{n} +{len(members) - 1} identical"})
 
     verdicts = []
     for name in [r["name"] for r in data["ranking"]]:
@@ -164,6 +165,7 @@ def build_compare_view(data: dict) -> dict:
                           "bg": _heat(t["p_value"], t["better"] == a, t["better"] == b)})
         matrix.append({"name": a, "cells": cells})
 
+    col_names = [col["name"] for col in columns]
     metrics = []
     keys = list(METRIC_TEXT) + sorted({k for s in systems for k in s["metrics"]} - set(METRIC_TEXT))
     for k in keys:
@@ -172,17 +174,18 @@ def build_compare_view(data: dict) -> dict:
         name, meaning = METRIC_TEXT.get(k, (k, ""))
         metrics.append({"name": name, "meaning": meaning, "cells": [
             {"value": fmt_pct((by_name[n]["metrics"].get(k) or {}).get("value")),
-             "scored": (by_name[n]["metrics"].get(k) or {}).get("scored")} for n in order]})
+             "scored": (by_name[n]["metrics"].get(k) or {}).get("scored")} for n in col_names]})
 
     doc_rows = []
     for d in docs:
-        doc_rows.append({"index": d["index"] + 1, "segments": d["segments"],
-                         "ids": [d["doc_ids"][n] for n in order],
-                         "scores": [fmt_score(d["scores"][n]) for n in order]})
+        ids = [d["doc_ids"][n] for n in order]
+        doc_rows.append({"index": d["index"] + 1, "segments": d["segments"], "ids": ids,
+                         "name": base_name(ids[0]) if len(set(ids)) == 1 else f"{base_name(ids[0])} …",
+                         "all_ids": "; ".join(f"{n}: {i}" for n, i in zip(order, ids)),
+                         "scores": [fmt_score(d["scores"][n]) for n in col_names]})
     same_ids = all(len(set(r["ids"])) == 1 for r in doc_rows)
 
     anchors = _Ids("concept", [(c["id"],) for c in data["concepts"]])
-    col_names = [col["name"] for col in columns]
     concepts = []
     for c in data["concepts"]:
         concepts.append(_concept_view(c, col_names, src_lang, tgt_langs, anchors))

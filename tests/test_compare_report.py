@@ -46,7 +46,8 @@ def test_identical_systems_are_flagged_and_merged(many):
     assert "identical to 4 others" in html
     # side-by-side tables have one column per distinct system
     sbs = re.search(r'<table class="data sbs">\s*<thead><tr>(.*?)</tr></thead>', html, re.S).group(1)
-    assert sbs.count("<th") == 3 + 3 and "A0 = A1 = A2 = A3 = A4" in sbs
+    assert sbs.count("<th") == 3 + 3 and "+4 identical" in sbs
+    assert re.search(r'title="A\d = A\d = A\d = A\d = A\d"', sbs)
 
 
 def test_tied_names_are_not_listed_on_every_row(many):
@@ -92,6 +93,15 @@ def test_positions_where_all_agree_are_left_out(many):
         for o in c["occurrences"]:
             o["systems"] = {k: x for k, x in o["systems"].items() if k in keep}
     assert len(render_compare_html(many)) < 1.5 * len(render_compare_html(three))
+
+
+def test_a_system_named_in_a_warning_is_marked(many):
+    data = copy.deepcopy(many)
+    data["warnings"].append("system 'C': the target looks like German (de), not fr")
+    html = render_compare_html(data)
+    row = re.search(r"<th scope=\"row\">C(.*?)</th>", html, re.S).group(1)
+    assert 'href="#warnings"' in row and "see warning" in row and "looks like German" in row
+    assert html.index("looks like German") < html.index('<section id="ranking"')
 
 
 def test_few_documents_note_when_the_json_has_none(many):
