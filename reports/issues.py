@@ -11,7 +11,7 @@ import re
 from collections import Counter, defaultdict
 from typing import Iterable, Optional
 
-from termqa.labels import OUTCOMES, label_info
+from termqa.labels import label_info
 
 ISSUE_OUTCOMES = ("error", "unjustified")  # what the translator has to fix
 FLAGGED_OUTCOMES = ("error", "unjustified", "unjudged", "justified")
@@ -135,6 +135,3 @@ def units_text(units: list, limit: int = 12) -> str:
         text += f" (+{len(units) - limit} more)"
     return text
 
-
-def outcome_rank(outcome: str) -> int:
-    return OUTCOMES.index(outcome) if outcome in OUTCOMES else len(OUTCOMES)
