@@ -8,6 +8,7 @@ none.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Optional
@@ -17,8 +18,11 @@ from termqa.fileio import atomic_write
 from termqa.labels import METRIC_TEXT, OUTCOME_TEXT, OUTCOMES, PROVENANCE_TEXT, label_info
 
 from .html import STATUS_CLASS, _asset, _chart, _concept_name, _env, _Ids, fmt_pct, fmt_score, split_at_span
+from .issues import base_name
 
 COMPARE_VERSION = 1
+# Below this many documents the exact sign-flip test over documents cannot reach p < 0.05.
+FEW_DOCUMENTS = 6
 # Side-by-side occurrence rows shown per concept; the JSON has them all.
 MAX_ROWS_PER_CONCEPT = 150
 
@@ -38,6 +42,41 @@ def _fmt_p(p: Optional[float]) -> str:
 
 def _fmt_diff(d: Optional[float]) -> str:
     return "—" if d is None else f"{d:+.3f}"
+
+
+def _identical_groups(data: dict, order: list) -> list[list[str]]:
+    """Systems whose every occurrence has the same rendering and verdict: one system under several
+    names (a file given twice, an engine that did not change). Groups of 2+, in ranking order."""
+    keys = {n: [] for n in order}
+    for c in data.get("concepts") or []:
+        for o in c.get("occurrences") or []:
+            for n in order:
+                s = (o.get("systems") or {}).get(n)
+                keys[n].append(None if s is None else (s.get("target_text"), s.get("outcome"), s.get("label")))
+    by_key: dict = {}
+    for n in order:
+        by_key.setdefault(tuple(keys[n]), []).append(n)
+    return [g for g in by_key.values() if len(g) > 1]
+
+
+def _heat(p: Optional[float], better: bool, worse: bool) -> str:
+    """Background of a p-value cell: the smaller p, the stronger the colour; green when the row
+    system is significantly better, red when worse, grey otherwise."""
+    if p is None:
+        return "#f6f8fa"
+    import math
+
+    strength = min(1.0, -math.log10(max(p, 1e-4)) / 4)  # p=1 -> 0, p=1e-4 -> 1
+    if better:
+        base = (26, 127, 55)
+    elif worse:
+        base = (194, 31, 43)
+    else:
+        base = (87, 96, 106)
+        strength *= 0.5
+    mix = 0.12 + 0.7 * strength
+    r, g, b = (round(255 + (c - 255) * mix) for c in base)
+    return f"#{r:02x}{g:02x}{b:02x}"
 
 
 def build_compare_view(data: dict) -> dict:
@@ -62,9 +101,42 @@ def build_compare_view(data: dict) -> dict:
             "form_text": fmt_score(r["by_source_form"]), "concept_text": fmt_score(r["by_concept"]),
             "coverage_text": fmt_pct(r["coverage"]),
             "inputs": by_name[r["name"]]["inputs"],
+            "input_names": [base_name(i) for i in by_name[r["name"]]["inputs"]],
+            # the file is worth naming when the system's name does not already say it
+            "show_inputs": [Path(base_name(i)).stem for i in by_name[r["name"]]["inputs"]] != [r["name"]],
             "tied_text": ("all other systems" if len(r["tied_with"]) == len(systems) - 1 > 1
                           else ", ".join(r["tied_with"]) or "—"),
+            "tied_count": len(r["tied_with"]),
         })
+    order = [r["name"] for r in data["ranking"]]
+    identical = _identical_groups(data, order)
+    same_as = {n: [m for m in g if m != n] for g in identical for n in g}
+    warnings = data.get("warnings") or []
+    for r in ranking:
+        r["identical_to"] = same_as.get(r["name"], [])
+        r["warned"] = [w for w in warnings if re.search(rf"(?<![\w-]){re.escape(r['name'])}(?![\w-])", w)]
+    # rank clusters, shown once: rank, members, best and worst score
+    clusters = []
+    for r in ranking:
+        key = r["rank_text"].rstrip("=")
+        if clusters and clusters[-1]["key"] == key:
+            clusters[-1]["members"].append(r)
+        else:
+            clusters.append({"key": key, "members": [r]})
+    for i, cl in enumerate(clusters):
+        for j, r in enumerate(cl["members"]):
+            r["cluster_first"] = j == 0
+            r["cluster_size"] = len(cl["members"])
+            r["cluster_index"] = i
+    # columns of the side-by-side tables: identical systems share one
+    columns, seen = [], set()
+    for n in order:
+        if n in seen:
+            continue
+        members = [n] + same_as.get(n, [])
+        seen.update(members)
+        columns.append({"name": n, "members": members, "all": " = ".join(members),
+                        "title": n if len(members) == 1 else f"{n} +{len(members) - 1} identical"})
 
     verdicts = []
     for name in [r["name"] for r in data["ranking"]]:
@@ -79,7 +151,6 @@ def build_compare_view(data: dict) -> dict:
     for p in data["pairwise"]:
         tests[(p["a"], p["b"])] = p
         tests[(p["b"], p["a"])] = dict(p, mean_diff=None if p["mean_diff"] is None else -p["mean_diff"])
-    order = [r["name"] for r in data["ranking"]]
     matrix = []
     for a in order:
         cells = []
@@ -90,9 +161,11 @@ def build_compare_view(data: dict) -> dict:
             t = tests[(a, b)]
             cells.append({"p": _fmt_p(t["p_value"]), "diff": _fmt_diff(t["mean_diff"]),
                           "significant": t["significant"], "documents": t["documents"], "method": t["method"],
-                          "better": t["better"] == a, "worse": t["better"] == b})
+                          "better": t["better"] == a, "worse": t["better"] == b, "b": b,
+                          "bg": _heat(t["p_value"], t["better"] == a, t["better"] == b)})
         matrix.append({"name": a, "cells": cells})
 
+    col_names = [col["name"] for col in columns]
     metrics = []
     keys = list(METRIC_TEXT) + sorted({k for s in systems for k in s["metrics"]} - set(METRIC_TEXT))
     for k in keys:
@@ -101,19 +174,21 @@ def build_compare_view(data: dict) -> dict:
         name, meaning = METRIC_TEXT.get(k, (k, ""))
         metrics.append({"name": name, "meaning": meaning, "cells": [
             {"value": fmt_pct((by_name[n]["metrics"].get(k) or {}).get("value")),
-             "scored": (by_name[n]["metrics"].get(k) or {}).get("scored")} for n in order]})
+             "scored": (by_name[n]["metrics"].get(k) or {}).get("scored")} for n in col_names]})
 
     doc_rows = []
     for d in docs:
-        doc_rows.append({"index": d["index"] + 1, "segments": d["segments"],
-                         "ids": [d["doc_ids"][n] for n in order],
-                         "scores": [fmt_score(d["scores"][n]) for n in order]})
+        ids = [d["doc_ids"][n] for n in order]
+        doc_rows.append({"index": d["index"] + 1, "segments": d["segments"], "ids": ids,
+                         "name": base_name(ids[0]) if len(set(ids)) == 1 else f"{base_name(ids[0])} …",
+                         "all_ids": "; ".join(f"{n}: {i}" for n, i in zip(order, ids)),
+                         "scores": [fmt_score(d["scores"][n]) for n in col_names]})
     same_ids = all(len(set(r["ids"])) == 1 for r in doc_rows)
 
     anchors = _Ids("concept", [(c["id"],) for c in data["concepts"]])
     concepts = []
     for c in data["concepts"]:
-        concepts.append(_concept_view(c, order, src_lang, tgt_langs, anchors))
+        concepts.append(_concept_view(c, col_names, src_lang, tgt_langs, anchors))
     # concepts where the systems differ most come first
     concepts.sort(key=lambda cv: (-cv["spread"], -cv["differs"], str(cv["id"])))
 
@@ -124,7 +199,11 @@ def build_compare_view(data: dict) -> dict:
         "mode": (sig.get("settings") or {}).get("mode", "counting"),
         "test": sig.get("test") or {}, "ranking": ranking, "verdicts": verdicts, "matrix": matrix,
         "metrics": metrics, "documents": doc_rows, "same_doc_ids": same_ids, "concepts": concepts,
-        "warnings": data.get("warnings") or [],
+        "warnings": warnings, "identical": identical, "columns": columns,
+        "compact_matrix": len(order) > 8,
+        "few_documents": len(docs) < FEW_DOCUMENTS and not any("no difference can reach" in w for w in warnings),
+        "min_p": _fmt_p(2 / 2 ** len(docs)) if docs else "—",
+        "agreeing_rows": sum(cv["agreeing_rows"] for cv in concepts),
         "accounting": [(k, v) for k, v in acc.items() if not isinstance(v, dict)] if acc else None,
         "systems": [by_name[n] for n in order], "outcome_badges": [_badge(o) for o in OUTCOMES],
     }
@@ -162,7 +241,16 @@ def _concept_view(c: dict, order: list, src_lang: str, tgt_langs: list, anchors)
             "references": f.get("references") or {}, "cells": cells,
         })
     rows = []
-    for o in c["occurrences"][:MAX_ROWS_PER_CONCEPT]:
+    agreeing = 0
+    differing = []
+    for o in c["occurrences"]:
+        seen = {None if (o["systems"].get(n) is None) else
+                (o["systems"][n]["target_text"], o["systems"][n]["outcome"]) for n in order}
+        if len(seen) <= 1 and len(order) > 1:
+            agreeing += 1  # every system says the same here: the form table already shows it
+            continue
+        differing.append(o)
+    for o in differing[:MAX_ROWS_PER_CONCEPT]:
         cells = []
         for n in order:
             s = o["systems"].get(n)
@@ -188,7 +276,8 @@ def _concept_view(c: dict, order: list, src_lang: str, tgt_langs: list, anchors)
     return {
         "id": c["id"], "anchor": anchors[(c["id"],)], "name": _concept_name(c, src_lang), "dnt": c.get("dnt"),
         "definition": c.get("definition"), "terms": terms, "forms": forms, "rows": rows,
-        "more_rows": max(0, len(c["occurrences"]) - MAX_ROWS_PER_CONCEPT),
+        "more_rows": max(0, len(differing) - MAX_ROWS_PER_CONCEPT), "agreeing_rows": agreeing,
+        "differing_rows": len(differing),
         "n_occurrences": len(c["occurrences"]),
         "spread": (max(means) - min(means)) if len(means) > 1 else 0.0,
         "differs": len({frozenset(v) for v in rendering_sets.values() if v}) > 1,

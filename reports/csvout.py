@@ -1,24 +1,27 @@
 """CSV export of a `termqa check` result: one row per occurrence, for spreadsheets and CAT-tool QA
 lists. Written as UTF-8 with a BOM (so Excel detects the encoding) and CRLF line ends.
 
-Columns, in order (`CSV_COLUMNS`):
+Columns, in order (`CSV_COLUMNS`): first what a translator or reviewer reads, then what a
+script needs.
 
-- doc_id, unit_id, segment_id, segment_index: where the occurrence is; unit_id is what a
+- document: the document's short name (its `original`, else the file name); unit_id: what a
   translator searches for in the CAT tool.
-- concept_id, source_form, source_text, source_start, source_end: the glossary concept, the
-  normalised source form (its chain key), the surface text and its character offsets in the
-  plain source segment (end-exclusive).
-- target_text, target_start, target_end: the aligned rendering and its offsets; empty when no
-  rendering was found.
-- variation, chain_size, is_first_mention, via, align_method: how the source form relates to the
-  head term, the size of its chain in the document, whether this is its first mention, how the
-  form was found and how the target span was aligned.
-- outcome (conforming | justified | unjustified | error | unjudged), label, penalty (empty when
-  unjudged: never a silent 0), reason, judge ("rule" or the model), prompt_version.
-- reference_text, reference_provenance: R(s) for this source form in this document.
-- source_segment, target_segment: the full plain text of the segment pair.
-- run_signature: the run's signature (tool, glossary, lemmatiser, judge, prompts, penalties), the
-  same on every row, so a spreadsheet cut from the file still says how it was scored.
+- source_text, target_text, expected: the term as it appears in the source, the rendering found
+  in the target (empty: none found) and what the target should say (the reference of this source
+  form in this document, else the glossary's preferred term).
+- outcome (conforming | justified | unjustified | error | unjudged), label, what_to_do (one line:
+  "replace X with Y", "check: not judged (...)", empty when nothing is to be done).
+- status, comment: empty, for the translator's reply when the file travels as a QA list.
+- reason, penalty (empty when unjudged: never a silent 0).
+- then for tools: doc_id, segment_id, segment_index, concept_id, source_form, source_start,
+  source_end, target_start, target_end (end-exclusive offsets in the plain segment text),
+  variation, chain_size, is_first_mention, via, align_method, judge ("rule" or the model),
+  prompt_version, reference_text, reference_provenance, source_segment, target_segment.
+
+The run signature is not repeated on every row: it is in the JSON result and the HTML report
+(a cell identical on 10,000 rows is noise, and a value on the first row only breaks sorting and
+filtering). `issues_only=True` (`--issues-only`) keeps the rows with something to do or look at:
+errors, unjustified variants and occurrences not judged.
 
 Empty cell = null. Booleans are `true`/`false`. A text cell that starts with `=`, `+`, `-`, `@`,
 tab or carriage return gets a leading apostrophe so that spreadsheets show it instead of
@@ -33,15 +36,16 @@ from pathlib import Path
 from termqa.errors import UsageError
 from termqa.fileio import atomic_write
 
+from .issues import display_names, expected_text, what_to_do
+
 CSV_COLUMNS = (
-    "doc_id", "unit_id", "segment_id", "segment_index",
-    "concept_id", "source_form", "source_text", "source_start", "source_end",
-    "target_text", "target_start", "target_end",
-    "variation", "chain_size", "is_first_mention", "via", "align_method",
-    "outcome", "label", "penalty", "reason", "judge", "prompt_version",
-    "reference_text", "reference_provenance",
-    "source_segment", "target_segment", "run_signature",
+    "document", "unit_id", "source_text", "target_text", "expected", "outcome", "label", "what_to_do",
+    "status", "comment", "reason", "penalty",
+    "doc_id", "segment_id", "segment_index", "concept_id", "source_form", "source_start", "source_end",
+    "target_start", "target_end", "variation", "chain_size", "is_first_mention", "via", "align_method",
+    "judge", "prompt_version", "reference_text", "reference_provenance", "source_segment", "target_segment",
 )
+ISSUE_ROWS = ("error", "unjustified", "unjudged")
 
 # Columns whose values are numbers or fixed vocabularies we produce: never formula-escaped.
 _NUMERIC = {"segment_index", "source_start", "source_end", "target_start", "target_end",
@@ -73,44 +77,50 @@ def _span(span, i):
     return span[i] if isinstance(span, (list, tuple)) and len(span) == 2 else None
 
 
-def rows(result: dict):
+def rows(result: dict, *, issues_only: bool = False):
     """The CSV rows as dicts of raw values (before cell formatting), in result order."""
     if not isinstance(result, dict) or result.get("termqa_result") != 1:
         raise UsageError("the CSV export needs a termqa result object of version 1",
                          fix="export a result written by this termqa version (termqa check --json)")
-    signature = (result.get("signature") or {}).get("string")
     full, short = {}, {}
     for s in result.get("segments") or []:
         full[(s["doc_id"], s["unit_id"], s["segment_id"], s["index"])] = s
         short.setdefault((s["doc_id"], s["unit_id"], s["segment_id"]), s)
     refs = {(r["doc_id"], r["concept_id"], r["source_form"]): r for r in result.get("references") or []}
+    concepts = {c["id"]: c for c in result.get("concepts") or []}
+    documents = result.get("documents") or []
+    names = display_names(documents, [o["doc_id"] for o in result.get("occurrences") or []])
+    tgt = ((result.get("signature") or {}).get("settings") or {}).get("tgt_lang") or \
+        (documents[0].get("tgt_lang") if documents else "") or ""
     for o in result.get("occurrences") or []:
+        if issues_only and o["outcome"] not in ISSUE_ROWS:
+            continue
         key = (o["doc_id"], o["unit_id"], o["segment_id"])
         seg = full.get(key + (o.get("segment_index"),)) or short.get(key) or {}
         ref = o.get("reference") or refs.get((o["doc_id"], o["concept_id"], o["source_form"])) or {}
+        expected = expected_text(o, refs, concepts, tgt)
         yield {
-            "doc_id": o["doc_id"], "unit_id": o["unit_id"], "segment_id": o["segment_id"],
-            "segment_index": o.get("segment_index"),
-            "concept_id": o["concept_id"], "source_form": o["source_form"], "source_text": o["source_text"],
+            "document": names.get(o["doc_id"], o["doc_id"]), "unit_id": o["unit_id"],
+            "source_text": o["source_text"], "target_text": o.get("target_text"), "expected": expected,
+            "outcome": o["outcome"], "label": o.get("label"), "what_to_do": what_to_do(o, expected),
+            "status": None, "comment": None, "reason": o.get("reason"), "penalty": o.get("penalty"),
+            "doc_id": o["doc_id"], "segment_id": o["segment_id"], "segment_index": o.get("segment_index"),
+            "concept_id": o["concept_id"], "source_form": o["source_form"],
             "source_start": _span(o.get("source_span"), 0), "source_end": _span(o.get("source_span"), 1),
-            "target_text": o.get("target_text"),
             "target_start": _span(o.get("target_span"), 0), "target_end": _span(o.get("target_span"), 1),
             "variation": o.get("variation"), "chain_size": o.get("chain_size"),
             "is_first_mention": o.get("is_first_mention"), "via": o.get("via"),
-            "align_method": o.get("align_method"),
-            "outcome": o["outcome"], "label": o.get("label"), "penalty": o.get("penalty"),
-            "reason": o.get("reason"), "judge": o.get("judge"), "prompt_version": o.get("prompt_version"),
+            "align_method": o.get("align_method"), "judge": o.get("judge"), "prompt_version": o.get("prompt_version"),
             "reference_text": ref.get("text"), "reference_provenance": ref.get("provenance"),
             "source_segment": seg.get("source"), "target_segment": seg.get("target"),
-            "run_signature": signature,
         }
 
 
-def write_csv(result: dict, path) -> Path:
-    """Write one row per occurrence to `path` (UTF-8 with BOM) and return the path."""
+def write_csv(result: dict, path, *, issues_only: bool = False) -> Path:
+    """Write one row per occurrence (or per issue) to `path` (UTF-8 with BOM) and return the path."""
     buf = io.StringIO(newline="")
     w = csv.writer(buf, dialect="excel")  # CRLF, minimal quoting: what Excel expects
     w.writerow(CSV_COLUMNS)
-    for row in rows(result):
+    for row in rows(result, issues_only=issues_only):
         w.writerow([_cell(c, row[c]) for c in CSV_COLUMNS])
     return atomic_write(path, buf.getvalue(), encoding="utf-8-sig")

@@ -19,11 +19,15 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-from termqa.errors import UsageError
+from termqa.errors import TermqaError, UsageError
+from termqa.evaluate.backlog import backlog
 from termqa.fileio import atomic_write
 from termqa.labels import (
     METRIC_TEXT, OUTCOME_TEXT, OUTCOMES, PROVENANCE_TEXT, RULE_NAMES, label_info,
 )
+from termqa.results.gate import failures, parse as parse_gate
+
+from .issues import ISSUE_OUTCOMES, base_name, display_names, group_flags, units_text
 
 RESULT_VERSION = 1
 
@@ -180,8 +184,87 @@ def _chart(outcomes: dict) -> dict:
     return {"total": total, "width": int(width), "bars": bars, "aria": f"Verdicts: {label}"}
 
 
-def build_view(result: dict) -> dict:
-    """Everything the template shows, precomputed and ordered (testable without HTML)."""
+def _minibar(outcomes: dict, width: float = 120.0) -> dict:
+    """A small stacked verdict bar (per document, per concept): geometry plus its text."""
+    total = sum(outcomes.get(k, 0) for k in OUTCOMES)
+    x, bars = 0.0, []
+    for k in OUTCOMES:
+        n = outcomes.get(k, 0)
+        if not n:
+            continue
+        w = width * n / total
+        bars.append({"outcome": k, "x": round(x, 2), "w": round(w, 2), "count": n, "text": OUTCOME_TEXT[k][0]})
+        x += w
+    label = ", ".join(f"{b['text']} {b['count']}" for b in bars) or "no occurrences"
+    return {"total": total, "width": int(width), "bars": bars, "aria": label}
+
+
+def gate_view(result: dict, fail_on) -> dict:
+    """The verdict on the first screen: PASS/FAIL under `--fail-on`, else the plain state."""
+    summary = result.get("summary") or {}
+    oc = summary.get("outcomes") or {}
+    errors, unjust, unjudged = oc.get("error", 0), oc.get("unjustified", 0), oc.get("unjudged", 0)
+    conditions = [c for raw in (fail_on or []) for c in str(raw).split(",") if c.strip()]
+    parts = []
+    if errors:
+        parts.append(f"{errors} error{'s' if errors != 1 else ''}")
+    if unjust:
+        parts.append(f"{unjust} unjustified variant{'s' if unjust != 1 else ''}")
+    if unjudged:
+        parts.append(f"{unjudged} not judged")
+    found = ", ".join(parts) if parts else "no terminology problem found"
+    if conditions:
+        parse_gate(conditions)  # a bad condition is the caller's error, said once
+        failed = failures(result, conditions)
+        return {"state": "fail" if failed else "pass", "word": "FAIL" if failed else "PASS",
+                "conditions": ",".join(c.strip() for c in conditions), "failed": failed, "found": found}
+    if errors or unjust:
+        state, word = "problems", "Problems found"
+    elif unjudged:
+        state, word = "open", "Not fully checked"
+    else:
+        state, word = "clean", "No problems found"
+    return {"state": state, "word": word, "conditions": "", "failed": [], "found": found}
+
+
+def _headline(result: dict, source_words: Optional[int]) -> dict:
+    """One figure with a plain reading: issues per 1,000 source words when the word count is
+    known, and the share of term occurrences that are fine."""
+    oc = (result.get("summary") or {}).get("outcomes") or {}
+    total = sum(oc.get(k, 0) for k in OUTCOMES)
+    issues = sum(oc.get(k, 0) for k in ISSUE_OUTCOMES)
+    ok = oc.get("conforming", 0) + oc.get("justified", 0)
+    per_k = (1000.0 * issues / source_words) if source_words else None
+    return {
+        "issues": issues, "total": total, "ok": ok, "unjudged": oc.get("unjudged", 0),
+        "words": source_words,
+        "per_k": None if per_k is None else (f"{per_k:.1f}" if per_k < 10 else f"{per_k:.0f}"),
+        "ok_share": fmt_pct(ok / total) if total else "—",
+    }
+
+
+def _todo_line(g: dict, concept_name: str) -> str:
+    found = f"found “{g['found']}”" if g["found"] is not None else "term missing in the target"
+    expected = f", expected “{g['expected']}”" if g["expected"] else ""
+    return f"{concept_name}: {found}{expected}, ×{g['count']}, in units {units_text(g['units'])}"
+
+
+def _backlog_view(result: dict, limit: int = 10) -> Optional[dict]:
+    """The glossary backlog (termqa.evaluate.backlog) cut to what fits on a first screen."""
+    try:
+        b = backlog(result)
+    except (TermqaError, KeyError, TypeError):  # a hand-made or older result: leave the panel out
+        return None
+    return {"candidates": b["candidates"][:limit], "more": max(0, len(b["candidates"]) - limit),
+            "forbidden": b["forbidden"][:limit], "note": b["note"], "total": len(b["candidates"])}
+
+
+def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None) -> dict:
+    """Everything the template shows, precomputed and ordered (testable without HTML).
+
+    `fail_on`: the `--fail-on` conditions, to show PASS/FAIL on the first screen; `source_words`:
+    the number of source words checked, for the issues-per-1,000-words figure (the result JSON
+    only carries the segments that have occurrences, so the caller counts them)."""
     if not isinstance(result, dict) or result.get("termqa_result") != RESULT_VERSION:
         got = result.get("termqa_result") if isinstance(result, dict) else type(result).__name__
         raise UsageError(f"the report needs a termqa result object of version {RESULT_VERSION}, got {got!r}",
@@ -204,6 +287,7 @@ def build_view(result: dict) -> dict:
         if o["doc_id"] not in doc_ids:
             doc_ids.append(o["doc_id"])
     doc_key = {d: f"d{i}" for i, d in enumerate(doc_ids)}
+    names = display_names(documents, doc_ids)
 
     # Segments by their full key, and by (doc, unit, seg) as a fallback.
     seg_full, seg_short = {}, {}
@@ -254,6 +338,7 @@ def build_view(result: dict) -> dict:
             info = dict(info, name=RULE_NAMES[o["rule"]])
         return {
             "o": o, "doc_key": doc_key[o["doc_id"]], "concept_key": concept_key[o["concept_id"]],
+            "doc_name": names[o["doc_id"]],
             "anchor": anchor, "own_anchor": own,
             "source": split_at_span(seg["source"], o.get("source_span")) if seg else None,
             "target": split_at_span(seg["target"], o.get("target_span")) if seg else None,
@@ -262,6 +347,11 @@ def build_view(result: dict) -> dict:
             "outcome_icon": OUTCOME_TEXT.get(o["outcome"], (o["outcome"], "•", ""))[1],
             "penalty": fmt_score(o.get("penalty")),
         }
+
+    all_groups = group_flags(result, names=names, tgt_lang=tgt_lang)
+    concept_groups = defaultdict(list)
+    for g in all_groups:
+        concept_groups[g["concept_id"]].append(g)
 
     concept_views = []
     for cid in ordered_ids:
@@ -285,7 +375,7 @@ def build_view(result: dict) -> dict:
                 f["variations"].add(o["variation"])
             if o["doc_id"] not in f["docs"]:
                 ref = refs.get((o["doc_id"], cid, o["source_form"])) or o.get("reference") or {}
-                f["docs"][o["doc_id"]] = {"doc_id": o["doc_id"], "text": ref.get("text"),
+                f["docs"][o["doc_id"]] = {"doc_id": o["doc_id"], "name": names[o["doc_id"]], "text": ref.get("text"),
                                           "provenance": ref.get("provenance"),
                                           "provenance_text": PROVENANCE_TEXT.get(ref.get("provenance"), ""),
                                           "chain": o.get("chain_size"), "count": 0}
@@ -308,7 +398,18 @@ def build_view(result: dict) -> dict:
                                "labels": [dict(label_info(l), count=n) for l, n in labels.most_common()],
                                "docs": len({o["doc_id"] for o in r["occs"]})})
         rend_views.sort(key=lambda r: (-r["count"], r["form"], r["target"] is None, r["target"] or ""))
-        flagged = [occurrence_view(o) for o in occs if o["outcome"] != "conforming"]
+        groups = []
+        for g in concept_groups.get(cid, []):
+            info = label_info(g["label"])
+            first = g["occurrences"][0]
+            if info and first.get("rule") in RULE_NAMES:
+                info = dict(info, name=RULE_NAMES[first["rule"]])
+            groups.append(dict(g, label_view=info, views=[occurrence_view(o) for o in sorted(g["occurrences"], key=doc_order)],
+                               outcome_text=OUTCOME_TEXT.get(g["outcome"], (g["outcome"], "•", ""))[0],
+                               outcome_icon=OUTCOME_TEXT.get(g["outcome"], (g["outcome"], "•", ""))[1],
+                               units_text=units_text(g["units"], limit=8),
+                               penalty_text=fmt_score(g["penalty"]) if any(o.get("penalty") is not None for o in g["occurrences"]) else "—"))
+        flagged = [ov for g in groups for ov in g["views"]]
         conforming = [occurrence_view(o) for o in occs if o["outcome"] == "conforming"]
         penalties = [o["penalty"] for o in occs if o.get("penalty") is not None]
         concept_views.append({
@@ -317,7 +418,8 @@ def build_view(result: dict) -> dict:
             "langs": [{"lang": l, "terms": terms_by_lang[l]}
                       for l in _lang_order(terms_by_lang, src_lang, tgt_lang)],
             "forms": form_views, "renderings": rend_views,
-            "flagged": flagged, "conforming": conforming,
+            "flagged": flagged, "groups": groups, "conforming": conforming,
+            "bar": _minibar(Counter(o["outcome"] for o in occs)),
             "count": len(occs), "outcomes": _outcome_counts(occs),
             "total_penalty": sum(penalties), "total_penalty_text": fmt_score(sum(penalties)) if penalties else "—",
             "worst_penalty": fmt_score(max(penalties)) if penalties else "—",
@@ -331,7 +433,8 @@ def build_view(result: dict) -> dict:
     for d in documents:
         m = doc_metrics.get(d["doc_id"]) or {}
         em = (m.get("em") or {}).get("value")
-        doc_views.append({"d": d, "key": doc_key[d["doc_id"]], "score": fmt_score(d.get("score")),
+        doc_views.append({"d": d, "key": doc_key[d["doc_id"]], "name": names[d["doc_id"]],
+                          "bar": _minibar(d.get("outcomes") or {}), "score": fmt_score(d.get("score")),
                           "score_sort": _num(d.get("score")), "em": fmt_pct(em), "em_sort": _num(em),
                           "outcomes": _outcome_counts_from(d.get("outcomes") or {})})
 
@@ -355,18 +458,31 @@ def build_view(result: dict) -> dict:
     reasons = sorted((summary.get("unjudged_reasons") or {}).items(), key=lambda kv: (-kv[1], kv[0]))
 
     filter_data = {
-        "documents": [{"key": doc_key[d], "name": d} for d in doc_ids],
+        "documents": [{"key": doc_key[d], "name": names[d]} for d in doc_ids],
         "concepts": [{"key": cv["key"], "name": cv["name"], "id": str(cv["c"]["id"])} for cv in concept_views],
         "labels": [{"code": p["code"], "name": p["name"], "count": p["count"]} for p in problems],
         "outcomes": [{"key": k, "name": OUTCOME_TEXT[k][0]} for k in OUTCOMES],
         "total": len(occurrences),
     }
 
+    concept_name = {cv["c"]["id"]: cv["name"] for cv in concept_views}
+    concept_anchor_of = {cv["c"]["id"]: cv["anchor"] for cv in concept_views}
+    todo = [dict(g, line=_todo_line(g, concept_name.get(g["concept_id"], str(g["concept_id"]))),
+                 name=concept_name.get(g["concept_id"], str(g["concept_id"])),
+                 anchor=concept_anchor_of.get(g["concept_id"]), units_text=units_text(g["units"], limit=6))
+            for g in all_groups if g["outcome"] in ISSUE_OUTCOMES]
+    inputs = [dict(i, name=base_name(i.get("path")) or i.get("path")) for i in result.get("inputs") or []]
+
     return {
+        "gate": gate_view(result, fail_on), "headline": _headline(result, source_words),
+        "todo": todo[:10], "todo_more": max(0, len(todo) - 10), "todo_total": len(todo),
+        "todo_text": "\n".join(t["line"] for t in todo),
+        "backlog": _backlog_view(result),
+        "input_names": [i["name"] for i in inputs],
         "sig": sig, "settings": settings, "src_lang": src_lang, "tgt_lang": tgt_lang,
         "judge": sig.get("judge"),
         "lemmatiser": sorted((sig.get("lemmatiser") or {}).items()),
-        "inputs": result.get("inputs") or [], "documents": doc_views,
+        "inputs": inputs, "documents": doc_views,
         "summary": summary, "scores": scores,
         "score_cards": [
             ("System score", fmt_score(scores.get("system")), "mean of the document scores"),
@@ -425,11 +541,11 @@ def csp_hash(script: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode() + "'"
 
 
-def render_html(result: dict) -> str:
-    """The report as one self-contained HTML string."""
+def render_html(result: dict, *, fail_on=None, source_words: Optional[int] = None) -> str:
+    """The report as one self-contained HTML string (see `build_view` for the keywords)."""
     from markupsafe import Markup
 
-    view = build_view(result)
+    view = build_view(result, fail_on=fail_on, source_words=source_words)
     script = _asset("report.js", "</script")
     css = _asset("report.css", "</style")
     csp = ("default-src 'none'; style-src 'unsafe-inline'; script-src " + csp_hash(script)
@@ -440,8 +556,8 @@ def render_html(result: dict) -> str:
     )
 
 
-def write_html(result: dict, path) -> Path:
+def write_html(result: dict, path, *, fail_on=None, source_words: Optional[int] = None) -> Path:
     """Write the report to `path` (UTF-8) and return the path."""
     path = Path(path)
-    atomic_write(path, render_html(result))
+    atomic_write(path, render_html(result, fail_on=fail_on, source_words=source_words))
     return path

@@ -60,10 +60,10 @@ def _run(tmp_path: Path, url: str, *extra: str, timeout: float = 90) -> str:
     return out.decode("utf-8", "replace")
 
 
-def _selftest(tmp_path: Path, page: str, name: str) -> dict:
+def _selftest(tmp_path: Path, page: str, name: str, width: int = 1366) -> dict:
     path = tmp_path / name
     path.write_text(page, encoding="utf-8")
-    dom = _run(tmp_path, path.as_uri() + "#selftest", "--dump-dom")
+    dom = _run(tmp_path, path.as_uri() + "#selftest", "--dump-dom", f"--window-size={width},1000")
     m = re.search(r'<pre id="selftest-out"[^>]*>(.*?)</pre>', dom, flags=re.S)
     assert m and m.group(1), "the report's self-test wrote nothing (script did not run?)"
     return json.loads(html.unescape(m.group(1)))
@@ -92,8 +92,7 @@ def test_filters_change_the_visible_rows(selftest, result):
     assert selftest["outcome"] == {k: n for k, n in Counter(o["outcome"] for o in occs).items()}
     assert selftest["outcome"]["error"] == 5
     assert selftest["label"] == result["summary"]["labels"]
-    assert selftest["doc"] == {"samples/manual.xlf": 9, "samples/service guide (v2).xlf": 7,
-                               "memories/legacy.tmx": 3}
+    assert selftest["doc"] == {"manual.xlf": 9, "service guide (v2).xlf": 7, "legacy.tmx": 3}
     assert selftest["concept"] == dict(Counter(o["concept_id"] for o in occs))
     # Concepts without any error are hidden when only errors are shown.
     assert selftest["blocks_visible_error_only"] == len({o["concept_id"] for o in occs if o["outcome"] == "error"})
@@ -108,8 +107,7 @@ def test_filters_change_the_visible_rows(selftest, result):
 
 
 def test_tables_sort(selftest):
-    assert selftest["docs_by_score_asc"] == ["memories/legacy.tmx", "samples/service guide (v2).xlf",
-                                             "samples/manual.xlf"]
+    assert selftest["docs_by_score_asc"] == ["legacy.tmx", "service guide (v2).xlf", "manual.xlf"]
     assert selftest["docs_by_score_desc"] == list(reversed(selftest["docs_by_score_asc"]))
     assert selftest["sort_buttons"] > 10
 
@@ -176,3 +174,134 @@ def test_screenshots(result, tmp_path):
         _run(tmp_path, url, f"--window-size={w},{h}", f"--screenshot={out}")
         data = out.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000, name
+
+
+# ---------------------------------------------------------------------------- first screen, layout, URL
+
+def test_filters_round_trip_through_the_url_hash(selftest):
+    trips = selftest["hash_trips"]
+    assert trips[0]["hash"] == "#filter?o=unjustified.error" and trips[0]["shown"] == trips[0]["before"] == 6
+    assert trips[1]["hash"].startswith("#filter?l=") and trips[1]["shown"] == trips[1]["before"] > 0
+    assert trips[2]["hash"] == "#filter?q=REGLEE" and trips[2]["shown"] == trips[2]["before"] == 1
+    assert trips[3]["q"] == "é & x=1#?" and trips[3]["outcomes"] == ["error"]  # any text survives the URL
+    for t in trips:
+        assert t["shown"] == t["before"]
+
+
+def test_verdict_banner_and_grouped_rows(selftest):
+    assert selftest["banner"] == "Problems found"
+    assert selftest["groups"] == 11
+    assert selftest["group_open_height"] > 2 * selftest["group_closed_height"]  # folded, and it opens
+
+
+def _big_result():
+    """The fixture with one problem repeated in 40 units: the page must not grow with it."""
+    import copy
+
+    r = copy.deepcopy(build_result())
+    o = next(o for o in r["occurrences"] if o["outcome"] == "error" and o["target_text"] == "filtre d'huile")
+    for i in range(40):
+        r["occurrences"].append(dict(o, unit_id=f"rep-{i}-" + "x" * 30, segment_id=None, segment_index=500 + i))
+    r["summary"]["outcomes"]["error"] += 40
+    r["summary"]["occurrences"] += 40
+    # long unbroken strings where layouts break: a path, a hash, a concept id
+    r["documents"][0]["original"] = "C:/Very/Long/Folder/" + "Sub" * 30 + "/manual.docx"
+    r["signature"]["glossary_hash"] = "f" * 120
+    r["warnings"].append("a warning with an unbroken token " + "W" * 150)
+    return r
+
+
+@pytest.mark.parametrize("width", [1440, 800])
+def test_nothing_overflows_at_desktop_and_narrow_widths(tmp_path, width):
+    out = _selftest(tmp_path, render_html(_big_result(), fail_on=["error"], source_words=3000),
+                    f"layout-{width}.html", width=width)
+    assert out["errors"] == [] and out["violations"] == []
+    assert out["viewport"] == width
+    assert out["page_overflow"] == 0
+    assert out["overflowing"] == []
+    assert out["banner"] == "FAIL"
+
+
+def _page_height(tmp_path: Path, page: str, name: str) -> int:
+    """The rendered height, read through the self-test's DOM (the script writes it)."""
+    out = _selftest(tmp_path, page, name)
+    return out["page_height"]
+
+
+def test_page_length_grows_with_problems_not_occurrences(tmp_path):
+    small = _page_height(tmp_path, render_html(build_result()), "small.html")
+    big = _page_height(tmp_path, render_html(_big_result()), "big.html")
+    assert big < small + 400, (small, big)
+
+
+def test_screenshots_at_two_widths(tmp_path):
+    ARTIFACTS.mkdir(exist_ok=True)
+    report = tmp_path / "report.html"
+    report.write_text(render_html(_big_result(), fail_on=["error>3"], source_words=3000), encoding="utf-8")
+    for w, h in ((1440, 1800), (800, 2400)):
+        out = ARTIFACTS / f"report-first-screen-{w}.png"
+        out.unlink(missing_ok=True)
+        _run(tmp_path, report.as_uri(), f"--window-size={w},{h}", f"--screenshot={out}")
+        assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# ---------------------------------------------------------------------------- the comparison report
+
+_LAYOUT_PROBE = """<pre id="selftest-out"></pre><script>
+(function () {
+  var vw = document.documentElement.clientWidth, bad = [];
+  document.querySelectorAll('details').forEach(function (d) { d.open = true; });
+  document.querySelectorAll('main *, header *').forEach(function (el) {
+    if (el.closest('.scroll') && !el.classList.contains('scroll')) { return; }
+    var r = el.getBoundingClientRect();
+    if (r.width && r.right > vw + 1) { bad.push(el.tagName + '.' + el.className + ' ' + Math.round(r.right - vw)); }
+    if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX === 'visible') {
+      bad.push(el.tagName + '.' + el.className + ' content ' + (el.scrollWidth - el.clientWidth));
+    }
+  });
+  document.getElementById('selftest-out').textContent = JSON.stringify({
+    viewport: vw, page_overflow: document.documentElement.scrollWidth - vw, overflowing: bad.slice(0, 20),
+    scripts_in_data: window.__pwned || null});
+}());
+</script>"""
+
+
+@pytest.fixture(scope="module")
+def compare_data(tmp_path_factory):
+    from termqa.evaluate import compare as cmp
+
+    from .test_compare import EDITS_B, GLOSS, SAMPLES, edited
+
+    d = tmp_path_factory.mktemp("cmpb")
+    files = []
+    for i in range(10):
+        name = d / f"system-with-a-long-name-{i:02d}.xlf"
+        if i % 2:
+            files.append(edited(name, EDITS_B))
+        else:
+            name.write_text((SAMPLES / "pump-manual.xlf").read_text(encoding="utf-8"), encoding="utf-8")
+            files.append(str(name))
+    return cmp.compare(files, [GLOSS], lemmatiser="lookup").to_dict()
+
+
+@pytest.mark.parametrize("width", [1440, 800])
+def test_compare_report_fits_and_runs_no_script(tmp_path, compare_data, width):
+    from termqa.reports.compare_html import render_compare_html
+
+    page = render_compare_html(compare_data)
+    assert "<script" not in page
+    # the page itself has no script; a probe is added to this copy only, with the CSP taken away
+    probe = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page).replace("</body>", _LAYOUT_PROBE + "</body>")
+    path = tmp_path / f"compare-{width}.html"
+    path.write_text(probe, encoding="utf-8")
+    dom = _run(tmp_path, path.as_uri(), "--dump-dom", f"--window-size={width},1000")
+    m = re.search(r'<pre id="selftest-out">(.*?)</pre>', dom, flags=re.S)
+    out = json.loads(html.unescape(m.group(1)))
+    assert out["viewport"] == width and out["page_overflow"] == 0 and out["overflowing"] == []
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / f"compare-{width}.png"
+    shot.write_bytes(b"")
+    page_path = tmp_path / f"compare-plain-{width}.html"
+    page_path.write_text(page, encoding="utf-8")
+    _run(tmp_path, page_path.as_uri(), f"--window-size={width},1800", f"--screenshot={shot}")
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

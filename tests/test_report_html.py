@@ -37,7 +37,7 @@ def _script_blocks(html):
 # ---------------------------------------------------------------------------- sections
 
 def test_every_section_is_present(page, result):
-    for section in ("overview", "documents", "problems", "unjudged", "run", "concepts"):
+    for section in ("verdict", "overview", "documents", "problems", "unjudged", "run", "concepts"):
         assert f'<section id="{section}"' in page
     assert "termqa:0.1.0|gloss:3f2a9c1d|lem:en=spacy-3.8.18 blank:en+lookups" in page
     assert "gpt-4o-mini-2024-07-18" in page and "error_judge@1+ab12cd" in page
@@ -131,8 +131,9 @@ def test_json_block_escapes_markup_characters(page):
     assert not set(data) & set("<>&")
     parsed = json.loads(data)
     assert [c["id"] for c in parsed["concepts"]][0] == 'c99"><x'
+    # documents go by their short name (no folders), the full id stays in a title
     assert [d["name"] for d in parsed["documents"]] == [
-        "samples/manual.xlf", "samples/service guide (v2).xlf", "memories/legacy.tmx"]
+        "manual.xlf", "service guide (v2).xlf", "legacy.tmx"]
     assert parsed["total"] == 19
 
 
@@ -208,7 +209,10 @@ def test_concept_block_content(result):
         ("oil filter", "filtre à huile", 3), ("of", "filtre", 1),
         ("oil filter", "filtre d'huile", 1), ("oil filter", "élément filtrant", 1),
     ]
-    assert [o["o"]["outcome"] for o in c12["flagged"]] == ["error", "justified", "unjudged"]
+    # flags come grouped, worst verdict first: error, then not judged, then justified
+    assert [o["o"]["outcome"] for o in c12["flagged"]] == ["error", "unjudged", "justified"]
+    assert [(g["outcome"], g["found"], g["count"]) for g in c12["groups"]] == [
+        ("error", "filtre d'huile", 1), ("unjudged", "élément filtrant", 1), ("justified", "filtre", 1)]
     assert len(c12["conforming"]) == 3
 
 

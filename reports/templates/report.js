@@ -20,6 +20,7 @@
     var data = JSON.parse($('#termqa-data').textContent);
     var occs = $$('[data-occ]');
     var blocks = $$('[data-concept-block]');
+    var groups = $$('[data-group]');
     var names = {};
     data.documents.forEach(function (d) { names[d.key] = d.name; });
     data.concepts.forEach(function (c) { names[c.key] = c.name + ' ' + c.id; });
@@ -59,6 +60,11 @@
         el.classList.toggle('filtered-out', !ok);
         if (ok) { shown += 1; }
       });
+      groups.forEach(function (g) {
+        var any = g.querySelector('[data-occ]:not(.filtered-out)');
+        g.classList.toggle('filtered-out', Boolean(active && !any));
+        if (active && any && s.q) { g.open = true; }
+      });
       blocks.forEach(function (b) {
         var any = b.querySelector('[data-occ]:not(.filtered-out)');
         b.classList.toggle('filtered-out', Boolean(active && !any));
@@ -76,18 +82,78 @@
       return shown;
     }
 
-    form.addEventListener('input', apply);
-    form.addEventListener('change', apply);
+    // ------------------------------------------------------------------ filter state in the URL
+    // "#filter?o=error.unjustified&l=A4&d=d0&c=k1&q=text": a link that opens the same view.
+    var HASH = '#filter?';
+    function toHash() {
+      var s = state(), p = [];
+      var off = Object.keys(s.outcomes).filter(function (k) { return !s.outcomes[k]; });
+      if (off.length) {
+        p.push('o=' + Object.keys(s.outcomes).filter(function (k) { return s.outcomes[k]; }).join('.'));
+      }
+      if (s.label) { p.push('l=' + encodeURIComponent(s.label)); }
+      if (s.doc) { p.push('d=' + encodeURIComponent(s.doc)); }
+      if (s.concept) { p.push('c=' + encodeURIComponent(s.concept)); }
+      if (fQ.value.trim()) { p.push('q=' + encodeURIComponent(fQ.value.trim())); }
+      return p.length ? HASH + p.join('&') : '';
+    }
+    function saveHash() {
+      var h = toHash();
+      if (h === location.hash || (!h && location.hash.indexOf(HASH) !== 0)) { return; }
+      try {
+        history.replaceState(null, '', h || location.pathname + location.search);
+      } catch (e) {
+        // some browsers refuse history changes on file:// pages; the filters still work
+      }
+    }
+    function fromHash() {
+      if (location.hash.indexOf(HASH) !== 0) { return false; }
+      var params = {};
+      location.hash.slice(HASH.length).split('&').forEach(function (kv) {
+        var i = kv.indexOf('=');
+        if (i > 0) { params[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1)); }
+      });
+      form.reset();
+      if (params.o !== undefined) {
+        var on = params.o.split('.');
+        $$('input[name=outcome]', form).forEach(function (b) { b.checked = on.indexOf(b.value) !== -1; });
+      }
+      function pick(sel, value) {
+        if (value && $$('option', sel).some(function (o) { return o.value === value; })) { sel.value = value; }
+      }
+      pick(fLabel, params.l); pick(fDoc, params.d); pick(fConcept, params.c);
+      fQ.value = params.q || '';
+      return true;
+    }
+
+    function changed() { apply(); saveHash(); }
+    form.addEventListener('input', changed);
+    form.addEventListener('change', changed);
     form.addEventListener('submit', function (e) { e.preventDefault(); });
-    form.addEventListener('reset', function () { setTimeout(apply, 0); });
+    form.addEventListener('reset', function () { setTimeout(changed, 0); });
 
     function reset() { form.reset(); apply(); }
+
+    var copyBtn = $('#copy-todo');
+    if (copyBtn) {
+      copyBtn.addEventListener('click', function () {
+        var ta = $('#todo-text');
+        ta.focus();
+        ta.select();
+        var done = function () { copyBtn.textContent = 'Copied'; };
+        if (navigator.clipboard && navigator.clipboard.writeText) {
+          navigator.clipboard.writeText(ta.value).then(done, function () {
+            if (document.execCommand('copy')) { done(); }
+          });
+        } else if (document.execCommand('copy')) { done(); }
+      });
+    }
 
     $$('[data-filter-label]').forEach(function (b) {
       b.addEventListener('click', function () {
         reset();
         fLabel.value = b.dataset.filterLabel;
-        apply();
+        changed();
         $('#concepts').scrollIntoView();
         fLabel.focus({ preventScroll: true });
       });
@@ -95,6 +161,7 @@
 
     // ------------------------------------------------------------------ anchors
     function reveal() {
+      if (fromHash()) { apply(); return; }
       var id = decodeURIComponent(location.hash.slice(1));
       var el = id && document.getElementById(id);
       if (!el) { return; }
@@ -168,6 +235,7 @@
     // Used by the browser test: applies each filter and writes the visible counts into the page.
     if (location.hash === '#selftest') {
       var out = { total: occs.length, initial: apply(), outcome: {}, label: {}, doc: {}, concept: {},
+                  page_height: document.documentElement.scrollHeight,
                   blocks_visible_error_only: 0 };
       var boxes = $$('input[name=outcome]', form);
       data.outcomes.forEach(function (o) {
@@ -206,6 +274,60 @@
                           '\x3c/script>\x3cscript>window.__pwned=1\x3c/script>'].map(function (t) {
         return document.body.textContent.indexOf(t) !== -1;
       });
+      // the URL hash round trip: set filters, write the hash, reset, read it back
+      function roundTrip(on, label, q) {
+        reset();
+        boxes.forEach(function (b) { b.checked = on.indexOf(b.value) !== -1; });
+        fLabel.value = label;
+        fQ.value = q;
+        var before = apply();
+        var hash = toHash();
+        reset();
+        history.replaceState(null, '', location.pathname + hash);  // as if the link was opened
+        fromHash();
+        return { hash: hash, before: before, shown: apply(), q: fQ.value, label: fLabel.value,
+                 outcomes: boxes.filter(function (b) { return b.checked; }).map(function (b) { return b.value; }) };
+      }
+      out.hash_trips = [roundTrip(['error', 'unjustified'], '', ''),
+                        roundTrip(['conforming', 'justified', 'unjustified', 'error', 'unjudged'],
+                                  data.labels.length ? data.labels[0].code : '', ''),
+                        roundTrip(['conforming', 'justified', 'unjustified', 'error', 'unjudged'], '', 'REGLEE'),
+                        roundTrip(['error'], '', 'é & x=1#?')];
+      reset();
+      out.groups = groups.length;
+      var g0 = groups[0];
+      if (g0) {
+        out.group_closed_height = g0.getBoundingClientRect().height;
+        g0.open = true;
+        out.group_open_height = g0.getBoundingClientRect().height;
+        g0.open = false;
+      }
+      out.banner = ($('.banner .word') || {}).textContent || null;
+      // layout: nothing wider than the viewport, nothing sticking out of its card
+      var vw = document.documentElement.clientWidth;
+      out.viewport = vw;
+      out.page_overflow = document.documentElement.scrollWidth - vw;
+      $$('details').forEach(function (d) { d.dataset.wasOpen = d.open ? '1' : ''; d.open = true; });
+      out.overflowing = [];
+      $$('body *').forEach(function (el) {
+        if (el.closest('.scroll') && !el.classList.contains('scroll')) { return; }
+        var r = el.getBoundingClientRect();
+        if (r.width === 0) { return; }
+        var name = (el.tagName + '.' + String(el.className)).slice(0, 60);
+        var box = el.parentElement.closest('.panel, .concept, .banner, .warnings, details.grp, section, .wrap');
+        var limit = box ? box.getBoundingClientRect().right : vw;
+        if (r.right > Math.min(limit, vw) + 1) {
+          out.overflowing.push(name + ' sticks out ' + Math.round(r.right - Math.min(limit, vw)));
+        }
+        // text wider than its own box (a long token, a path) overflows without widening the box
+        if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1 &&
+            getComputedStyle(el).overflowX === 'visible') {
+          out.overflowing.push(name + ' content ' + (el.scrollWidth - el.clientWidth));
+        }
+      });
+      out.overflowing = out.overflowing.slice(0, 20);
+      $$('details').forEach(function (d) { d.open = d.dataset.wasOpen === '1'; });
+      history.replaceState(null, '', location.pathname + '#selftest');
       out.controls_visible = !form.hidden;
       out.errors = errors;
       out.violations = violations;

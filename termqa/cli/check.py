@@ -7,25 +7,48 @@ import sys
 import click
 
 from termqa import config
-from termqa.cli.common import EXIT_QA_FAILED, progress_bar
+from termqa.cli.common import (
+    EXIT_QA_FAILED, check_annotate_target, check_bilingual_inputs, end_progress, epilog, progress_bar, silence_stdout, wrote,
+)
 from termqa.cli.console import summary
 from termqa.cli.options import input_options, judge_options
 from termqa.fileio import atomic_write
 from termqa.formats.annotate import annotate_files, annotations_from_result
 from termqa.formats.decisions import find_decisions
+from termqa.inputs import expand
 from termqa.pipeline.check import check as run_check
 from termqa.reports.csvout import write_csv
 from termqa.reports.html import write_html
-from termqa.results.gate import failures
+from termqa.reports.xlsx import write_xlsx
+from termqa.results.gate import failures, parse as parse_gate
+
+EPILOG = epilog(
+    "termqa check manual.xlf -g terms.tbx --report report.html",
+    "termqa check project/ -g terms.tbx --xlsx issues.xlsx --csv all.csv",
+    "termqa check manual.xlf -g terms.tbx --fail-on 'error,score>0.2'   # quote: > is a shell redirect",
+    "termqa check manual.xlf -g terms.tbx --json - | jq .scores",
+    codes="  0 checked (and the --fail-on gate passed)\n  1 a --fail-on condition holds\n"
+          "  2 bad input or usage (one line on stderr)\n  130 interrupted (finished judgements stay cached)",
+)
 
 
-@click.command("check")
+def source_words(result) -> int:
+    """Words in the source of every segment checked (whitespace-separated), for the report's
+    issues-per-1,000-words figure."""
+    return sum(len((s.source or "").split()) for d in result.documents for s in d.segments)
+
+
+@click.command("check", epilog=EPILOG)
 @click.argument("files", nargs=-1, required=True)
 @input_options
 @click.option("--tgt-lang", help="Target language, overriding the files (picks the pair in a TMX).")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the full result as JSON ('-' for standard output).")
-@click.option("--csv", "csv_out", type=click.Path(dir_okay=False), help="Write one row per occurrence.")
+@click.option("--csv", "csv_out", type=click.Path(dir_okay=False), help="Write one row per occurrence (CSV).")
+@click.option("--xlsx", "xlsx_out", type=click.Path(dir_okay=False),
+              help="Write a spreadsheet: the issues (frozen header, filters, status/comment columns for the "
+                   "translator) and a summary per concept.")
+@click.option("--issues-only", is_flag=True, help="CSV: only errors, unjustified variants and occurrences not judged.")
 @click.option("--report", type=click.Path(dir_okay=False), help="Write the HTML report.")
 @click.option("--annotate", type=click.Path(), help="Write annotated copies of the XLIFF files here "
               "(a file for one input, a folder for several).")
@@ -34,15 +57,21 @@ from termqa.results.gate import failures
 @click.option("--annotate-level", type=click.Choice(["errors", "flagged", "all"]), default=None,
               help="Which occurrences become notes (default: flagged = errors, unjustified, unjudged).")
 @click.option("--fail-on", multiple=True, help="Exit 1 when this holds: error, unjustified, unjudged, A4, "
-              "error>3, score>0.2, coverage<0.9 (repeatable or comma-separated).")
+              "error>3, score>0.2, coverage<0.9 (repeatable or comma-separated; quote it: 'score>0.2').")
 @judge_options
 @click.option("--decisions", type=click.Path(dir_okay=False),
               help="Reviewer decisions file (default: ./termqa-decisions.json when it exists).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the gate result.")
-def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, report, annotate, in_place, **flags):
+def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, xlsx_out, issues_only, report,
+                  annotate, in_place, **flags):
     """Check terminology in XLIFF/TMX FILES (or folders) against glossaries."""
 
     cfg_path, s = config.resolve(config_path, **flags)
+    fail_on = s.get("fail_on") or []
+    parse_gate(fail_on)  # a bad condition is refused before the run, not after it
+    inputs = expand(list(files))
+    check_bilingual_inputs(inputs)
+    check_annotate_target(inputs, annotate, in_place)
     penalties = config.penalties_from(s, penalties_file)
     judge = config.judge_settings(s)
     progress = progress_bar(quiet)
@@ -53,29 +82,36 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
         source_only_glossary=bool(s.get("source_only_glossary")), decisions=find_decisions(s.get("decisions")),
         progress=progress,
     )
-    if progress:
-        click.echo("", err=True)
+    end_progress(progress)
     for alert in result.alerts:  # inputs that do not fit: said first, whatever else is printed
         click.echo(f"termqa: warning: {alert}", err=True)
     if cfg_path:  # where the settings came from: recorded, not part of the signature's id
         result.signature = result.signature.with_settings(config=str(cfg_path))
     data = result.to_dict()
-    if json_out == "-":  # for pipes (jq, other tools): the JSON is the only thing on stdout
-        json.dump(data, sys.stdout, ensure_ascii=False, indent=1)
-        sys.stdout.write("\n")
-        quiet = True
+    stdout_is_json = json_out == "-"
+    if stdout_is_json:  # for pipes (jq, other tools): the JSON is the only thing on stdout
+        try:
+            json.dump(data, sys.stdout, ensure_ascii=False, indent=1)
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+        except BrokenPipeError:  # `| head`: the reader has what it wanted; go on with the files
+            silence_stdout()
     elif json_out:
-        atomic_write(json_out, json_data=data)
+        wrote(atomic_write(json_out, json_data=data), quiet)
     if csv_out:
-        write_csv(data, csv_out)
+        wrote(write_csv(data, csv_out, issues_only=issues_only), quiet)
+    if xlsx_out:
+        wrote(write_xlsx(data, xlsx_out), quiet)
     if report:
-        write_html(data, report)
+        wrote(write_html(data, report, fail_on=fail_on, source_words=source_words(result)), quiet)
     if annotate or in_place:
         notes = annotations_from_result(data, level=s.get("annotate_level") or "flagged")
-        annotate_files(result.files, notes, out=annotate, in_place=in_place, its=bool(s.get("its")))
-    if not quiet:
+        written = annotate_files(result.files, notes, out=annotate, in_place=in_place, its=bool(s.get("its")))
+        for rep in written or []:
+            if rep.out:
+                wrote(rep.out, quiet, f"{rep.written} note{'s' if rep.written != 1 else ''}")
+    if not quiet and not stdout_is_json:
         click.echo(summary(data, judge_configured=judge is not None))
-    fail_on = s.get("fail_on") or []
     if fail_on:
         failed = failures(data, fail_on)
         if failed:

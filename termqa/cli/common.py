@@ -1,13 +1,17 @@
-"""What every command shares: exit codes, one-line errors instead of tracebacks, the progress bar."""
+"""What every command shares: exit codes, one-line errors instead of tracebacks, progress lines,
+"wrote FILE" lines, a quiet end when a pipe reader goes away, and the help epilog."""
 from __future__ import annotations
 
 import functools
 import os
 import sys
+import time
+from pathlib import Path
 
 import click
 
-from termqa.errors import TermqaError
+from termqa.errors import InputError, TermqaError, UsageError
+from termqa.formats.sniff import detect_text, looks_binary, text_start
 
 EXIT_OK = 0
 EXIT_QA_FAILED = 1
@@ -26,6 +30,9 @@ def run_guarded(func, *args, **kwargs):
         return func(*args, **kwargs)
     except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
         raise
+    except BrokenPipeError:  # `termqa ... | head`: the reader has gone, which is not our error
+        silence_stdout()
+        sys.exit(EXIT_OK)
     except TermqaError as exc:
         fail(str(exc))
     except OSError as exc:  # a file we were asked to write or read outside the readers
@@ -56,10 +63,84 @@ class Group(click.Group):
         return run_guarded(super().invoke, ctx)
 
 
+def silence_stdout() -> None:
+    """Point stdout at /dev/null after a broken pipe, so the interpreter's final flush does not
+    print "Broken pipe" (nor raise again)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def wrote(path, quiet: bool, what: str = "") -> None:
+    """Say on stderr which file was written (stdout may carry JSON)."""
+    if not quiet:
+        click.echo(f"termqa: wrote {path}" + (f" ({what})" if what else ""), err=True)
+
+
+def check_bilingual_inputs(paths) -> None:
+    """Refuse, before any work, a named file that is plain text or a table rather than a bilingual
+    file, saying what it looks like and what was expected (the reader would call it a CSV glossary)."""
+    for p in paths:
+        path = Path(p)
+        if not path.is_file():
+            continue
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(4096)
+        except OSError:
+            continue
+        start = text_start(head)
+        if not start or start.startswith("<") or looks_binary(start) or detect_text(start) != "csv":
+            continue
+        first = start.split("\n", 1)[0]
+        table = any(sep in first for sep in (",", ";", "\t"))
+        what = "a table (CSV/TSV), perhaps a glossary" if table else "plain text"
+        raise InputError(p, f"is {what}, not a bilingual file: termqa checks XLIFF 1.2/2.x and TMX "
+                            "(and PO/Qt TS with translate-toolkit)",
+                         fix=("pass a glossary with --glossary" if table else
+                              "export the translation from the CAT tool as XLIFF"))
+
+
+XLIFF_SUFFIXES = (".xlf", ".xliff", ".sdlxliff", ".mqxliff", ".mxliff")
+
+
+def check_annotate_target(inputs, annotate, in_place: bool) -> None:
+    """Refuse before the run (not after a long judged one) what the write-back would refuse at the
+    end: both --annotate and --in-place, or one output file for several XLIFF inputs."""
+    if annotate and in_place:
+        raise UsageError("--annotate and --in-place exclude each other", fix="choose one")
+    if not annotate:
+        return
+    xliffs = [p for p in inputs if Path(p).suffix.lower() in XLIFF_SUFFIXES]
+    out = Path(annotate)
+    if len(xliffs) > 1 and ((out.exists() and not out.is_dir())
+                            or (not out.exists() and out.suffix.lower() in XLIFF_SUFFIXES)):
+        raise UsageError(f"{annotate}: several files are annotated, so --annotate must name a folder",
+                         fix="name a folder (it is created if missing)")
+
+
 def progress_bar(quiet: bool):
-    """A progress callback for the library (stage, done, total) on a terminal, else None."""
-    if quiet or not sys.stderr.isatty():
+    """A progress callback for the library (stage, done, total): a bar on a terminal; elsewhere
+    (CI logs, pipes) a plain line when a stage starts, every 25 % and when it ends, so a long run
+    shows it is alive without flooding the log."""
+    if quiet:
         return None
+    if not sys.stderr.isatty():
+        last: dict = {}
+        started = time.monotonic()
+
+        def lines(stage, done, total):
+            if not total:
+                return
+            step = int(4 * done / total)
+            if last.get(stage) == step:
+                return
+            last[stage] = step
+            click.echo(f"termqa: {stage} {done}/{total} ({time.monotonic() - started:.0f} s)", err=True)
+
+        return lines
 
     def show(stage, done, total):
         if total:
@@ -67,4 +148,18 @@ def progress_bar(quiet: bool):
             filled = int(width * done / total)
             click.echo(f"\r{stage}: [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", err=True, nl=False)
 
+    show.tty = True  # type: ignore[attr-defined]
     return show
+
+
+def end_progress(progress) -> None:
+    """End the terminal bar's line (the plain progress lines need nothing)."""
+    if progress is not None and getattr(progress, "tty", False):
+        click.echo("", err=True)
+
+
+def epilog(*examples: str, codes: str = "") -> str:
+    """The end of a command's --help: examples (kept on their own lines) and its exit codes."""
+    text = "\b\nExamples:\n" + "\n".join(f"  {e}" for e in examples)
+    text += "\n\n\b\nExit codes:\n" + (codes or "  0 done\n  2 bad input or usage (one line on stderr)")
+    return text

@@ -10,14 +10,16 @@ from pathlib import Path
 import click
 
 from termqa import config
-from termqa.cli.common import guarded, progress_bar
+from termqa.cli.common import end_progress, epilog, guarded, progress_bar, wrote
 from termqa.cli.options import input_options, judge_options
 from termqa.evaluate import compare as cmp
 from termqa.fileio import atomic_write
 from termqa.reports.compare_html import write_compare_html
 
 
-@click.command("compare")
+@click.command("compare", epilog=epilog(
+    "termqa compare sysA.xlf sysB.xlf sysC.xlf -g terms.tbx --report compare.html",
+    "termqa compare multi.tmx --tgt-lang fr --tgt-lang de -g terms.tbx --json compare.json"))
 @click.argument("files", nargs=-1, required=True)
 @input_options
 @click.option("--name", "names", multiple=True, help="System name, one per system in input order (default: "
@@ -64,23 +66,23 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
         resamples=cmp.DEFAULT_RESAMPLES if resamples is None else resamples,
         seed=cmp.DEFAULT_SEED if seed is None else seed, progress=progress,
     )
-    if progress:
-        click.echo("", err=True)
+    end_progress(progress)
     for alert in result.alerts:  # inputs that do not fit: said first, whatever else is printed
         click.echo(f"termqa: warning: {alert}", err=True)
     if cfg_path:  # where the settings came from: recorded, not part of the signature's id
         result.config_path = str(cfg_path)
     data = result.to_dict()
     if json_out:
-        atomic_write(json_out, json_data=data)
+        wrote(atomic_write(json_out, json_data=data), quiet)
     if report:
-        write_compare_html(data, report)
+        wrote(write_compare_html(data, report), quiet)
     if results_dir:
         out = Path(results_dir)
         out.mkdir(parents=True, exist_ok=True)
         for run, res in zip(result.runs, result.results):
             safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in run.spec.name) or "system"
             atomic_write(out / f"{safe}.json", json_data=res.to_dict())
+        wrote(out, quiet, f"{len(result.runs)} results")
     if not quiet:
         click.echo(cmp.render_text(data))
 

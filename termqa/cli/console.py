@@ -60,3 +60,20 @@ def summary(data: dict, *, judge_configured: bool) -> str:
     if len(data["warnings"]) > 10:
         lines.append(f"... and {len(data['warnings']) - 10} more warnings (see --json)")
     return "\n".join(lines)
+
+
+RESCORE_ROWS = (("system", "system score"), ("micro", "micro"), ("by_source_form", "per source form"),
+                ("by_concept", "per concept"), ("coverage", "coverage"))
+
+
+def rescore_table(before: dict, after: dict) -> str:
+    """The scores before and after a re-score, side by side (lower is better except coverage)."""
+    b, a = before.get("scores") or {}, after.get("scores") or {}
+    lines = [f"{'TermJudge score':<18}{'before':>10}{'after':>10}{'change':>10}"]
+    for key, name in RESCORE_ROWS:
+        x, y = b.get(key), a.get(key)
+        pct = key == "coverage"
+        change = "" if x is None or y is None else (f"{100 * (y - x):+.1f}" if pct else f"{y - x:+.3f}")
+        lines.append(f"{name:<18}{_fmt(x, pct):>10}{_fmt(y, pct):>10}{change:>10}")
+    lines.append("(mean penalty per occurrence: lower is better)")
+    return "\n".join(lines)

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from termqa import formats
+from termqa.cli.common import epilog
 from termqa.errors import TermqaError, UsageError
 from termqa.evaluate import meta_eval as me
 from termqa.evaluate.backlog import backlog, render_text, write
@@ -65,7 +66,9 @@ def run_checks(biomqm_dir, glossaries, work_dir, *, pair="en2fr", systems=None, 
     return runs, manifest
 
 
-@click.command("meta-eval")
+@click.command("meta-eval", epilog=epilog(
+    "termqa meta-eval results/ --human human-scores.tsv",
+    "termqa meta-eval --human bio-mqm/ -g terms.tbx --systems sysA,sysB --json meta.json"))
 @click.argument("results", nargs=-1)
 @click.option("--human", "human", required=True, type=click.Path(exists=True),
               help="bio-MQM folder (MQM span annotations) or a TSV/CSV/JSON of human scores per "
@@ -133,7 +136,7 @@ def meta_eval_cmd(results, human, glossary, pair, systems, docs, work_dir, lemma
     click.echo(me.render_text(report))
 
 
-@click.command("biomqm-export")
+@click.command("biomqm-export", epilog=epilog("termqa biomqm-export bio-mqm/ xliff/ --pair en2fr --docs 5"))
 @click.argument("biomqm_dir", type=click.Path(exists=True, file_okay=False))
 @click.argument("out_dir", type=click.Path(file_okay=False))
 @click.option("--pair", default="en2fr", show_default=True)
@@ -150,7 +153,8 @@ def biomqm_export_cmd(biomqm_dir, out_dir, pair, systems, docs):
     click.echo(f"{Path(out_dir) / biomqm.MANIFEST}")
 
 
-@click.command("backlog")
+@click.command("backlog", epilog=epilog(
+    "termqa backlog result.json", "termqa backlog result.json -g terms.tbx --out candidates.tbx"))
 @click.argument("verdicts", type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", "out", type=click.Path(dir_okay=False),
               help="Candidates as TBX (.tbx) or, with the other lists, CSV/TSV (.csv, .tsv).")

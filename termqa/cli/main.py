@@ -12,9 +12,9 @@ import click
 
 from termqa import config
 from termqa.cli.check import check_command
-from termqa.cli.common import EXIT_INPUT, Group
+from termqa.cli.common import EXIT_INPUT, Group, epilog, wrote
 from termqa.cli.compare import compare_command
-from termqa.cli.console import scores_block
+from termqa.cli.console import rescore_table
 from termqa.cli.decide import decide_group
 from termqa.cli.evaluate import COMMANDS as evaluate_commands
 from termqa.errors import TermqaError
@@ -27,12 +27,19 @@ from termqa.version import __version__
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="termqa")
 def main():
-    """Terminology QA for translation projects: glossary conformity, consistency, and an LLM judge."""
+    """Terminology QA for translation projects: glossary conformity, consistency, and an LLM judge.
+
+    \b
+    Start with:
+      termqa check manual.xlf -g terms.tbx --report report.html
+    and see `termqa COMMAND --help` for each command's options, examples and exit codes.
+    """
 
 
 # --- inspect -----------------------------------------------------------------------------------------
 
-@main.command()
+@main.command(epilog=epilog("termqa inspect manual.xlf terms.tbx", "termqa inspect --json project.tmx | jq .languages",
+                            codes="  0 every file was read\n  2 a file is invalid or unreadable (one line each on stderr)"))
 @click.argument("files", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (a list for several files).")
 @click.option("--src-lang", help="Source language, overriding the file.")
@@ -60,7 +67,8 @@ def inspect(files, as_json, src_lang, tgt_lang, glossary_lang):
 
 # --- rescore -----------------------------------------------------------------------------------------
 
-@main.command()
+@main.command(epilog=epilog("termqa check manual.xlf -g terms.tbx --json result.json",
+                            "termqa rescore result.json --penalties strict.toml --json strict.json"))
 @click.argument("verdicts", type=click.Path(dir_okay=False))
 @click.option("--penalties", "penalties_file", type=click.Path(dir_okay=False), required=True,
               help="JSON or TOML penalty table (missing keys keep their defaults).")
@@ -74,9 +82,9 @@ def rescore(verdicts, penalties_file, json_out):
         raise TermqaError(f"{verdicts}: is not a termqa JSON result: {exc}") from None
     out = rescore_result(data, config.load_penalties(penalties_file))
     if json_out:
-        atomic_write(json_out, json_data=out)
+        wrote(atomic_write(json_out, json_data=out), False)
 
-    click.echo(scores_block(out))
+    click.echo(rescore_table(data, out))
 
 
 for command in (check_command, compare_command, decide_group, *evaluate_commands):

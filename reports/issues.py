@@ -1,0 +1,137 @@
+"""What the reports say to a person: short document names, "what to do" for one occurrence, and the
+flags grouped so that one problem repeated forty times is one line, not forty.
+
+Shared by the HTML report, the CSV and the spreadsheet, so the three say the same thing. Reads only
+the result dict (`termqa check --json`).
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import Counter, defaultdict
+from typing import Iterable, Optional
+
+from termqa.labels import label_info
+
+ISSUE_OUTCOMES = ("error", "unjustified")  # what the translator has to fix
+FLAGGED_OUTCOMES = ("error", "unjustified", "unjudged", "justified")
+
+
+def base_name(path: Optional[str]) -> str:
+    """The last part of a path or URL-ish name, whatever the separator."""
+    if not path:
+        return ""
+    return posixpath.basename(str(path).replace("\\", "/").rstrip("/")) or str(path)
+
+
+def display_names(documents: Iterable[dict], extra_ids: Iterable[str] = ()) -> dict:
+    """doc_id -> a short name a person recognises: the document's `original` (base name) when the
+    file has one, else the file's base name; a counter only when two documents would read alike."""
+    docs = list(documents)
+    raw = {}
+    for d in docs:
+        did = d["doc_id"]
+        name = base_name(d.get("original")) or base_name(d.get("path")) or base_name(re.sub(r"#\d+$", "", did)) or did
+        raw[did] = name
+    for did in extra_ids:
+        raw.setdefault(did, base_name(re.sub(r"#\d+$", "", did)) or did)
+    counts = Counter(raw.values())
+    seen: Counter = Counter()
+    out = {}
+    for did, name in raw.items():
+        if counts[name] > 1:  # two documents read alike: number them, in input order
+            seen[name] += 1
+            name = f"{name} ({seen[name]})"
+        out[did] = name
+    return out
+
+
+def expected_text(o: dict, refs: dict, concepts: dict, tgt_lang: str = "") -> Optional[str]:
+    """What the target should say: the reference of this source form in this document, else the
+    glossary's preferred (or first) target term."""
+    ref = o.get("reference") or refs.get((o["doc_id"], o["concept_id"], o["source_form"])) or {}
+    if ref.get("text"):
+        return ref["text"]
+    c = concepts.get(o["concept_id"]) or {}
+    terms = [t for t in c.get("terms") or [] if tgt_lang and (t.get("lang") or "").split("-")[0] == tgt_lang.split("-")[0]]
+    for t in terms:
+        if t.get("status") == "preferred":
+            return t.get("text")
+    return terms[0].get("text") if terms else None
+
+
+def what_to_do(o: dict, expected: Optional[str]) -> str:
+    """One imperative line for the translator (empty when nothing is to be done)."""
+    outcome, found = o["outcome"], o.get("target_text")
+    info = label_info(o.get("label")) or {}
+    if outcome in ISSUE_OUTCOMES:
+        if o.get("label") == "A5":
+            return f"keep “{o.get('source_text')}” unchanged" + (f" (found “{found}”)" if found else "")
+        if found and expected and found != expected:
+            return f"replace “{found}” with “{expected}”"
+        if not found and expected:
+            return f"translate the term as “{expected}”"
+        if info.get("name"):
+            return f"fix: {info['name']}"
+        return "fix the term"
+    if outcome == "unjudged":
+        return "check: not judged" + (f" ({o['reason']})" if o.get("reason") else "")
+    return ""
+
+
+def group_flags(result: dict, *, outcomes=FLAGGED_OUTCOMES, names: Optional[dict] = None,
+                tgt_lang: str = "") -> list[dict]:
+    """Flagged occurrences grouped by (concept, rendering, outcome, label), worst first.
+
+    Each group: concept_id, found (target text or None), expected, outcome, label, count, penalty
+    (sum), units [(doc name, unit id)...] in document order, occurrences (the dicts), surfaces."""
+    refs = {(r["doc_id"], r["concept_id"], r["source_form"]): r for r in result.get("references") or []}
+    concepts = {c["id"]: c for c in result.get("concepts") or []}
+    names = names or display_names(result.get("documents") or [])
+    groups: dict = {}
+    for o in result.get("occurrences") or []:
+        if o["outcome"] not in outcomes:
+            continue
+        key = (o["concept_id"], o.get("target_text"), o["outcome"], o.get("label"))
+        g = groups.get(key)
+        if g is None:
+            g = groups[key] = {"concept_id": o["concept_id"], "found": o.get("target_text"),
+                               "outcome": o["outcome"], "label": o.get("label"), "occurrences": [],
+                               "expected": Counter(), "surfaces": Counter(), "reasons": Counter(),
+                               "penalty": 0.0}
+        g["occurrences"].append(o)
+        exp = expected_text(o, refs, concepts, tgt_lang)
+        if exp:
+            g["expected"][exp] += 1
+        g["surfaces"][o["source_text"]] += 1
+        if o.get("reason"):
+            g["reasons"][o["reason"]] += 1
+        g["penalty"] += o.get("penalty") or 0.0
+    out = []
+    rank = {k: i for i, k in enumerate(("error", "unjustified", "unjudged", "justified"))}
+    for g in groups.values():
+        occs = g["occurrences"]
+        units = list(dict.fromkeys((names.get(o["doc_id"], o["doc_id"]), o["unit_id"]) for o in occs))
+        out.append({
+            "concept_id": g["concept_id"], "found": g["found"], "outcome": g["outcome"], "label": g["label"],
+            "count": len(occs), "penalty": g["penalty"],
+            "expected": g["expected"].most_common(1)[0][0] if g["expected"] else None,
+            "surfaces": [s for s, _ in g["surfaces"].most_common()],
+            "reason": g["reasons"].most_common(1)[0][0] if g["reasons"] else "",
+            "units": units, "occurrences": occs,
+        })
+    out.sort(key=lambda g: (rank.get(g["outcome"], 9), -g["penalty"], -g["count"], str(g["concept_id"]),
+                            g["found"] or ""))
+    return out
+
+
+def units_text(units: list, limit: int = 12) -> str:
+    """'manual.xlf: 12, 14, 20; guide.xlf: 3 (+4 more)' — units grouped by document."""
+    by_doc: dict = defaultdict(list)
+    for doc, unit in units[:limit]:
+        by_doc[doc].append(str(unit))
+    text = "; ".join(f"{doc}: {', '.join(us)}" for doc, us in by_doc.items())
+    if len(units) > limit:
+        text += f" (+{len(units) - limit} more)"
+    return text
+

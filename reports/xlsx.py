@@ -1,0 +1,153 @@
+"""The spreadsheet of `termqa check --xlsx`: a QA list a translator can filter, answer and send back.
+
+Sheets:
+
+- Issues: one row per occurrence that is not conforming (errors, unjustified variants, occurrences
+  not judged, justified variants), worst first, with the same human columns as the CSV
+  (reports/csvout.py) and empty "status" and "comment" columns for the translator's reply. The
+  header row is frozen, an auto-filter is on, each row is coloured by its verdict.
+- Concepts: one row per concept found, with its occurrences per verdict and its penalty.
+- Run: the run signature, the inputs, the glossaries and the warnings.
+
+Written with XlsxWriter (write-only, pure Python). Cells are written as strings or numbers, never
+as formulas, so text from translated files cannot run anything in the spreadsheet.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from termqa.errors import UsageError
+from termqa.fileio import atomic_write
+from termqa.labels import OUTCOME_TEXT, OUTCOMES
+
+from .csvout import rows as csv_rows
+from .html import _concept_name
+
+ISSUE_COLUMNS = (
+    # (column key in the CSV rows, header, width)
+    ("document", "Document", 22), ("unit_id", "Unit", 10), ("source_text", "Source term", 22),
+    ("target_text", "Found", 22), ("expected", "Expected", 22), ("outcome", "Verdict", 12),
+    ("label", "Label", 14), ("what_to_do", "What to do", 40), ("status", "Status", 12),
+    ("comment", "Comment", 30), ("reason", "Why", 40), ("penalty", "Penalty", 9),
+    ("source_segment", "Source segment", 50), ("target_segment", "Target segment", 50),
+    ("concept_id", "Concept id", 14), ("doc_id", "Document id", 24), ("segment_id", "Segment", 10),
+)
+VERDICT_COLOURS = {"error": "#FFE6E4", "unjustified": "#FFF3C4", "unjudged": "#EAEEF2",
+                   "justified": "#DDF4FF", "conforming": "#DAFBE1"}
+_ORDER = {k: i for i, k in enumerate(("error", "unjustified", "unjudged", "justified", "conforming"))}
+
+
+def _writer():
+    try:
+        import xlsxwriter
+    except ImportError:
+        raise UsageError("--xlsx needs the XlsxWriter package, which is not installed",
+                         fix="pip install XlsxWriter (or pip install 'termqa[xlsx]')") from None
+    return xlsxwriter
+
+
+def xlsx_bytes(result: dict, *, issues_only: bool = True) -> bytes:
+    """The workbook as bytes. `issues_only=False` also lists the conforming occurrences."""
+    import io
+
+    xlsxwriter = _writer()
+    rows = list(csv_rows(result))
+    if issues_only:
+        rows = [r for r in rows if r["outcome"] != "conforming"]
+    rows.sort(key=lambda r: (_ORDER.get(r["outcome"], 9), -(r["penalty"] or 0), r["document"] or "",
+                             str(r["concept_id"])))
+
+    buf = io.BytesIO()
+    # strings_to_formulas/urls off: a cell that starts with '=' stays text, a URL stays plain text
+    wb = xlsxwriter.Workbook(buf, {"in_memory": True, "strings_to_formulas": False, "strings_to_urls": False,
+                                   "strings_to_numbers": False})
+    head = wb.add_format({"bold": True, "bg_color": "#13233A", "font_color": "#FFFFFF", "text_wrap": True,
+                          "valign": "top"})
+    wrap = wb.add_format({"text_wrap": True, "valign": "top"})
+    fills = {k: wb.add_format({"bg_color": c, "valign": "top", "text_wrap": True}) for k, c in VERDICT_COLOURS.items()}
+
+    ws = wb.add_worksheet("Issues")
+    for col, (_key, title, width) in enumerate(ISSUE_COLUMNS):
+        ws.write_string(0, col, title, head)
+        ws.set_column(col, col, width, wrap)
+    for i, r in enumerate(rows, start=1):
+        for col, (key, _title, _w) in enumerate(ISSUE_COLUMNS):
+            value = r.get(key)
+            fmt = fills.get(r["outcome"]) if key == "outcome" else None
+            if key == "outcome":
+                value = OUTCOME_TEXT.get(value, (value,))[0]
+            if value is None:
+                if fmt:
+                    ws.write_blank(i, col, None, fmt)
+                continue
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                ws.write_number(i, col, value)
+            else:
+                ws.write_string(i, col, str(value), fmt) if fmt else ws.write_string(i, col, str(value))
+    ws.freeze_panes(1, 0)
+    ws.autofilter(0, 0, max(len(rows), 1), len(ISSUE_COLUMNS) - 1)
+    # the whole row takes the verdict's colour, so a filtered list still reads at a glance
+    if rows:
+        for outcome, fmt in fills.items():
+            ws.conditional_format(1, 0, len(rows), len(ISSUE_COLUMNS) - 1, {
+                "type": "formula", "criteria": f'=$F2="{OUTCOME_TEXT[outcome][0]}"', "format": fmt})
+    ws.data_validation(1, 8, max(len(rows), 1), 8, {
+        "validate": "list", "source": ["fixed", "won't fix", "query", "false alarm"], "ignore_blank": True,
+        "error_type": "information"})
+
+    # per concept
+    cs = wb.add_worksheet("Concepts")
+    concepts = {c["id"]: c for c in result.get("concepts") or []}
+    docs = result.get("documents") or []
+    src = ((result.get("signature") or {}).get("settings") or {}).get("src_lang") or \
+        (docs[0].get("src_lang") if docs else "") or ""
+    per = defaultdict(list)
+    for o in result.get("occurrences") or []:
+        per[o["concept_id"]].append(o)
+    titles = ["Concept", "Concept id", "Occurrences"] + [OUTCOME_TEXT[k][0] for k in OUTCOMES] + \
+        ["Penalty (sum)", "Renderings found"]
+    for col, t in enumerate(titles):
+        cs.write_string(0, col, t, head)
+    cs.set_column(0, 1, 24)
+    cs.set_column(2, 2 + len(OUTCOMES) + 1, 11)
+    cs.set_column(3 + len(OUTCOMES), 3 + len(OUTCOMES), 60, wrap)
+
+    def badness(item):
+        cid, occs = item
+        return (-sum(o.get("penalty") or 0 for o in occs), -len(occs), str(cid))
+
+    for i, (cid, occs) in enumerate(sorted(per.items(), key=badness), start=1):
+        c = concepts.get(cid) or {"id": cid, "terms": []}
+        oc = Counter(o["outcome"] for o in occs)
+        rend = Counter(o.get("target_text") or "(none)" for o in occs)
+        cs.write_string(i, 0, _concept_name(c, src))
+        cs.write_string(i, 1, str(cid))
+        cs.write_number(i, 2, len(occs))
+        for j, k in enumerate(OUTCOMES):
+            cs.write_number(i, 3 + j, oc.get(k, 0))
+        cs.write_number(i, 3 + len(OUTCOMES), round(sum(o.get("penalty") or 0 for o in occs), 4))
+        cs.write_string(i, 4 + len(OUTCOMES), "; ".join(f"{t} ×{n}" for t, n in rend.most_common()))
+    cs.freeze_panes(1, 1)
+    cs.autofilter(0, 0, max(len(per), 1), len(titles) - 1)
+
+    # the run
+    rs = wb.add_worksheet("Run")
+    rs.set_column(0, 0, 18)
+    rs.set_column(1, 1, 100, wrap)
+    sig = result.get("signature") or {}
+    lines = [("Signature", sig.get("string") or ""), ("Tool", sig.get("tool") or "")]
+    lines += [("Input", f"{i.get('path')} ({i.get('format')})") for i in result.get("inputs") or []]
+    lines += [("Glossary", f"{g.get('path')} ({g.get('format')})") for g in sig.get("glossaries") or []]
+    lines += [("Warning", w) for w in result.get("warnings") or []]
+    for i, (k, val) in enumerate(lines):
+        rs.write_string(i, 0, k, head)
+        rs.write_string(i, 1, str(val))
+    wb.close()
+    return buf.getvalue()
+
+
+def write_xlsx(result: dict, path, *, issues_only: bool = True) -> Path:
+    """Write the workbook to `path` (atomically) and return the path."""
+    data = xlsx_bytes(result, issues_only=issues_only)
+    return atomic_write(path, data)
