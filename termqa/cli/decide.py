@@ -8,19 +8,18 @@ from typing import Optional
 
 import click
 
-from termqa.cli.common import guarded
+from termqa.cli.common import epilog, guarded
 from termqa.errors import TermqaError, UsageError
 from termqa.formats.decisions import (
     ACCEPT, DEFAULT_NAME, REJECT, SCOPES, DecisionBook, decisions_from_result, merge, read_decisions, with_decisions,
     write_decisions,
 )
 
-EPILOG = """\b
-Examples:
-  termqa decide add result.json --source "wear ring" --rendering "bague d'usure" --accept --scope project
-  termqa decide add result.json --occurrence 12 --reject A3 --by maria --comment "calque"
-  termqa decide merge mine.json theirs.json --out termqa-decisions.json
-Exit codes: 0 done, 2 usage or input error."""
+EPILOG = epilog(
+    'termqa decide add result.json --source "wear ring" --rendering "bague d\'usure" --accept --scope project',
+    'termqa decide add result.json --occurrence 12 --reject A3 --by maria --comment "calque"',
+    "termqa decide merge mine.json theirs.json --out termqa-decisions.json",
+)
 
 
 @click.group("decide", epilog=EPILOG)
@@ -55,7 +54,7 @@ def _select(data: dict, occurrences, concept, source, rendering, unit, document)
     return picked
 
 
-@decide_group.command("add")
+@decide_group.command("add", epilog=EPILOG)
 @click.argument("result", type=click.Path(dir_okay=False, exists=True))
 @click.option("--accept", "accept", is_flag=True, help="The rendering is right here.")
 @click.option("--reject", "label", help="The rendering is an error: its label (A1-A7, C-H, or an inconsistency label).")
