@@ -46,6 +46,8 @@ RERUN_SHARE_GOAL = 0.03
 
 # --- the scripted answers ------------------------------------------------------------------------
 
+from tests.llm_server import data_of  # noqa: E402  (after the sys.path set-up above)
+
 ERROR_LABELS_SAMPLE = ("paraphrase_instead_of_term", "general_word_instead_of_term", "wrong_term")
 CONSISTENCY_OTHER = ("gratuitous_divergence", "stylistic_variation")
 _ARTICLES = {"le", "la", "les", "l", "un", "une", "des", "du", "de", "d", "au", "aux"}
@@ -65,14 +67,9 @@ def _schema(body: dict) -> str:
     return ((rf.get("json_schema") or {}).get("name") or "") if isinstance(rf, dict) else ""
 
 
-def _align_answer(prompt: str) -> dict:
+def _align_one(term: str, target: str) -> dict:
     """Words copied from the target sentence: as many as the term has, after the verb and articles;
     none for about 15 % of the questions (the rendering was dropped)."""
-    pair = prompt.rsplit("Your pair:", 1)[-1]
-    lines = [l for l in pair.splitlines() if l.strip()]
-    term = next((l[len("Term: "):] for l in lines if l.startswith("Term: ")), "")
-    reply_at = next((i for i, l in enumerate(lines) if l.startswith("Reply with")), len(lines))
-    target = lines[reply_at - 1].split(": ", 1)[-1] if reply_at else ""
     if _bucket(term + target) < 15 or not target:
         return {"translation": "", "found": False}
     words = re.findall(r"[\w\-]+", target)
@@ -87,16 +84,20 @@ def _align_answer(prompt: str) -> dict:
     return {"translation": text, "found": True}
 
 
+def _align_answer(data: dict) -> dict:
+    return _align_one(data.get("term") or "", data.get("target") or "")
+
+
 def answer(body: dict) -> dict:
     """The scripted judge: the answer depends only on the question kind and the prompt's hash."""
     name, p = _schema(body), _prompt(body)
     b = _bucket(p)
+    data = data_of(body) or {}
     if name == "term_alignment":
-        return _align_answer(p)
+        return _align_answer(data)
     if name == "term_reference":
-        m = re.search(r"Term: (.+)", p)
         return {"justification": "Scripted reference.", "generatable": True,
-                "reference": f"rendu de {m.group(1).strip() if m else 'terme'}", "confidence": "high"}
+                "reference": f"rendu de {data.get('source_form') or 'terme'}", "confidence": "high"}
     if name == "term_consistency_verdict":
         label = "document_usage" if b >= 15 else CONSISTENCY_OTHER[b % len(CONSISTENCY_OTHER)]
         return {"justification": "Scripted consistency verdict.", "label": label}

@@ -18,6 +18,7 @@ Use the `llm_server` fixture (import it into conftest.py, or into the test modul
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections import deque
@@ -31,6 +32,26 @@ Matcher = Union[str, Callable[[dict], bool]]
 Reply = Union[dict, str, Callable[[dict], Union[dict, str]]]
 
 FAULTS = ("429", "500", "503", "timeout", "malformed", "not_json", "bad_label", "empty", "401", "404")
+
+
+_DATA = re.compile(r"^<<<DATA ([0-9a-f]+)>>>\n(.*?)\n<<<END DATA \1>>>$", re.S | re.M)
+
+
+def data_blocks(text: str) -> list[tuple[str, dict]]:
+    """The fenced data blocks of a prompt text: (fence id, the JSON object), in order."""
+    return [(m.group(1), json.loads(m.group(2))) for m in _DATA.finditer(text)]
+
+
+def data_of(body: dict) -> Optional[dict]:
+    """The data block of a chat request's last user message (None when it has none)."""
+    users = [m for m in body.get("messages", []) if m.get("role") == "user"]
+    found = data_blocks(str(users[-1].get("content", ""))) if users else []
+    return found[0][1] if found else None
+
+
+def outside_data(text: str) -> str:
+    """A prompt text with its data blocks cut out: what the prompt says in its own words."""
+    return _DATA.sub("<data>", text)
 
 
 @dataclass
@@ -48,6 +69,10 @@ class LoggedRequest:
     @property
     def prompt(self) -> str:
         return "\n".join(str(m.get("content", "")) for m in self.body.get("messages", []))
+
+    @property
+    def data(self) -> Optional[dict]:
+        return data_of(self.body)
 
     @property
     def response_format(self) -> Optional[str]:

@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 from termqa.errors import JudgeError
 from termqa.judge.llm import Answer, Backend, Request
+from termqa.judge.prompting import data_block
 from termqa.judge.prompting import library as default_library
 from termqa.labels import COHERENT_LABELS, CONSISTENCY_LABELS, ERROR_LABELS, INCONSISTENT_LABELS, NO_ERROR, code_for
 from termqa.lang.langtags import normalise_tag, primary
@@ -304,15 +305,36 @@ Result = Union[ErrorVerdict, ConsistencyVerdict, AlignResult, ReferenceResult]
 # --- questions -> requests ----------------------------------------------------------------------
 
 
-def _concept_ctx(c: Optional[ConceptInfo]) -> Optional[dict[str, Any]]:
+_STATUS_WORDS = {"preferred": "preferred", "admitted": "admitted", "deprecated": "deprecated, not to be used",
+                 "superseded": "superseded, not to be used"}
+
+
+def _concept_data(c: Optional[ConceptInfo]) -> Optional[dict[str, Any]]:
+    """The glossary entry as data (every string in it comes from the glossary file)."""
     if c is None:
         return None
 
     def terms(ts):
-        return [{"text": t.text, "status": t.status, "type": t.term_type} for t in ts]
+        out = []
+        for t in ts:
+            item: dict[str, Any] = {"text": t.text, "status": _STATUS_WORDS.get(t.status, "status not given")}
+            if t.term_type:
+                item["type"] = t.term_type
+            out.append(item)
+        return out
 
-    return {"id": c.concept_id, "definition": c.definition, "subject": c.subject, "dnt": c.dnt,
-            "note": c.note, "source_terms": terms(c.source_terms), "target_terms": terms(c.target_terms)}
+    d: dict[str, Any] = {}
+    if c.definition:
+        d["definition"] = c.definition
+    if c.subject:
+        d["subject"] = c.subject
+    d["source_terms"] = terms(c.source_terms)
+    d["target_terms"] = terms(c.target_terms)
+    if c.dnt:
+        d["do_not_translate"] = True
+    if c.note:
+        d["note"] = c.note
+    return d
 
 
 def count_band(n: int) -> str:
@@ -340,58 +362,81 @@ def share_word(count: int, total: int) -> str:
     return "some"
 
 
-def _forms_ctx(forms: Sequence[FormRenderings]) -> list[dict[str, Any]]:
-    return [{
-        "source_form": f.source_form, "is_head": f.is_head, "in_glossary": f.in_glossary,
-        "reference": f.reference, "provenance": f.provenance,
-        "renderings": [{"text": r.text, "count": count_band(r.count), "dominant": r.dominant, "first": r.first}
-                       for r in f.renderings],
-    } for f in forms]
+def _forms_data(forms: Sequence[FormRenderings], current_form: Optional[str]) -> list[dict[str, Any]]:
+    out = []
+    for f in forms:
+        item: dict[str, Any] = {"source_form": f.source_form, "head_term": f.is_head, "in_glossary": f.in_glossary}
+        if f.source_form == current_form:
+            item["under_evaluation"] = True
+        if f.reference:
+            item["reference"] = f.reference
+            item["reference_provenance"] = f.provenance
+        rends = []
+        for r in f.renderings:
+            rd: dict[str, Any] = {"text": r.text, "occurrences": count_band(r.count)}
+            if r.dominant:
+                rd["most_frequent"] = True
+            if r.first:
+                rd["first"] = True
+            rends.append(rd)
+        item["renderings"] = rends
+        out.append(item)
+    return out
 
 
-def _segments_ctx(segments: Sequence[SegmentText]) -> list[dict[str, Any]]:
-    return [{"source": s.source, "target": s.target} for s in segments[-MAX_PRECEDING:]] if segments else []
+def _sentence(s: SegmentText) -> dict[str, Any]:
+    return {"source": s.source, "target": s.target or None}
+
+
+def _segments_data(segments: Sequence[SegmentText]) -> list[dict[str, Any]]:
+    return [_sentence(s) for s in segments[-MAX_PRECEDING:]] if segments else []
+
+
+def _with_data(ctx: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+    """Our facts (`ctx`) plus the fenced data block that carries every passage from the files."""
+    block, fence = data_block(data)
+    return {**ctx, "data_block": block, "data_id": fence}
 
 
 def _common(q) -> dict[str, Any]:
     return {"src_lang": q.src_lang, "tgt_lang": q.tgt_lang, "domain": q.domain or "",
-            "concept": _concept_ctx(q.concept)}
+            "has_concept": q.concept is not None}
 
 
 def _error_ctx(q: ErrorQuestion) -> dict[str, Any]:
-    return {**_common(q), "source_form": q.source_form, "target_text": q.target_text,
-            "segment": {"source": q.segment.source, "target": q.segment.target},
-            "preceding": _segments_ctx(q.preceding), "forms": _forms_ctx(q.forms),
-            "is_head": q.is_head, "target_glossary_status": q.target_glossary_status,
-            "is_hapax": q.is_hapax}
+    data = {"term": {"source_form": q.source_form, "rendering": q.target_text},
+            "sentence": _sentence(q.segment), "preceding_sentences": _segments_data(q.preceding),
+            "glossary_entry": _concept_data(q.concept), "document_renderings": _forms_data(q.forms, q.source_form)}
+    return _with_data({**_common(q), "is_head": q.is_head, "target_glossary_status": q.target_glossary_status,
+                       "is_hapax": q.is_hapax}, data)
 
 
 def _consistency_ctx(q: ConsistencyQuestion) -> dict[str, Any]:
-    return {**_common(q), "source_form": q.source_form, "target_text": q.target_text,
-            "segment": {"source": q.segment.source, "target": q.segment.target},
-            "preceding": _segments_ctx(q.preceding), "forms": _forms_ctx(q.forms),
-            "is_head": q.is_head, "target_glossary_status": q.target_glossary_status,
-            "is_first_mention": q.is_first_mention, "reference": q.reference,
-            "reference_provenance": q.reference_provenance}
+    data = {"occurrence": {"source_form": q.source_form, "rendering": q.target_text, "reference": q.reference,
+                           "reference_provenance": q.reference_provenance},
+            "sentence": _sentence(q.segment), "preceding_sentences": _segments_data(q.preceding),
+            "glossary_entry": _concept_data(q.concept), "document_renderings": _forms_data(q.forms, q.source_form)}
+    return _with_data({**_common(q), "is_head": q.is_head, "target_glossary_status": q.target_glossary_status,
+                       "is_first_mention": q.is_first_mention}, data)
 
 
 def _check_ctx(q: ReferenceCheckQuestion) -> dict[str, Any]:
-    return {**_common(q), "source_form": q.source_form, "candidate": q.candidate,
-            "share": share_word(q.count, max(q.total, q.count)), "total": count_band(max(q.total, q.count)),
-            "contexts": list(q.contexts[:MAX_CONTEXTS]),
-            "is_head": q.is_head, "variation": q.variation}
+    data = {"source_form": q.source_form, "candidate": q.candidate, "glossary_entry": _concept_data(q.concept),
+            "contexts": list(q.contexts[:MAX_CONTEXTS])}
+    return _with_data({**_common(q), "share": share_word(q.count, max(q.total, q.count)),
+                       "total": count_band(max(q.total, q.count)), "is_head": q.is_head,
+                       "variation": q.variation}, data)
 
 
 def _reference_ctx(q: ReferenceQuestion) -> dict[str, Any]:
-    return {**_common(q), "source_form": q.source_form, "head_term": q.head_term,
-            "head_target": q.head_target, "variation": q.variation,
-            "contexts": list(q.contexts[:MAX_CONTEXTS])}
+    data = {"source_form": q.source_form, "head_term": q.head_term, "head_target": q.head_target,
+            "glossary_entry": _concept_data(q.concept), "contexts": list(q.contexts[:MAX_CONTEXTS])}
+    return _with_data({**_common(q), "variation": q.variation}, data)
 
 
 def _align_ctx(q: AlignQuestion) -> dict[str, Any]:
-    return {"src_lang": q.src_lang, "tgt_lang": q.tgt_lang, "source_form": q.source_form,
-            "source_segment": q.source_segment, "target_segment": q.target_segment,
-            "hints": list(q.hints)}
+    data = {"source": q.source_segment, "term": q.source_form, "target": q.target_segment, "hints": list(q.hints)}
+    return _with_data({"src_lang": q.src_lang, "tgt_lang": q.tgt_lang}, data)
 
 
 # question type -> (prompt id, context builder, schema)
@@ -561,12 +606,18 @@ _NAMES = {
 }
 
 
+_TAG = re.compile(r"[a-z]{1,8}(?:-[A-Za-z0-9]{1,8}){0,6}")
+
+
 def language_name(tag: str) -> str:
     """English name of a language tag for prompts (`fr-CA` -> `French (fr-CA)`); the tag itself
     when the language is not in the small built-in table."""
 
     norm = normalise_tag(tag)
+    if not _TAG.fullmatch(norm):
+        # the tag comes from the file: anything that is not a language tag stays out of the prompt
+        return "an unnamed language"
     name = _NAMES.get(primary(tag))
     if name is None:
-        return norm or "an unnamed language"
+        return norm
     return name if norm == primary(tag) else f"{name} ({norm})"
