@@ -19,7 +19,7 @@ from termqa.judge.llm import JudgeSettings, parse_price, settings_from_env
 KEYS = {
     "glossary": "paths", "src_lang": "str", "tgt_lang": "str", "glossary_lang": "str", "domain": "str",
     "lemmatiser": "str", "judge_model": "str", "judge_base_url": "str", "concurrency": "int",
-    "max_calls": "int", "max_cost": "float", "cache": "path", "offline": "bool", "exhaustive": "bool",
+    "max_calls": "int", "max_cost": "float", "judge_timeout": "float", "cache": "path", "offline": "bool", "exhaustive": "bool",
     "fail_on": "list", "penalties": "table", "annotate_level": "str", "its": "bool", "prices": "table",
 }
 
@@ -171,7 +171,8 @@ def judge_settings(settings: dict, environ: Optional[dict] = None) -> Optional[J
         return None
     kw: dict = {"model": model}
     for k, name in (("judge_base_url", "base_url"), ("concurrency", "concurrency"), ("max_calls", "max_calls"),
-                    ("max_cost", "max_cost"), ("cache", "cache_path"), ("offline", "offline")):
+                    ("max_cost", "max_cost"), ("cache", "cache_path"), ("offline", "offline"),
+                    ("judge_timeout", "timeout")):
         if settings.get(k) is not None:
             kw[name] = settings[k]
     prices = {}

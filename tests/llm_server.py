@@ -8,6 +8,7 @@ accounting are exercised exactly as against a real server. Nothing here is mocke
     server.reject_json_schema = True          # like a server that only knows json_object
     server.reject_params = ("temperature",)   # like a reasoning model
     server.latency = 0.3                      # every answer takes 300 ms
+    server.random_faults(0.3, seed=4)         # 30 % of requests fail, drawn from RANDOM_FAULTS
 
 Faults: "429", "500", "503", "timeout" (hang past the client's timeout), "malformed" (a 200
 whose body is not JSON), "not_json" (valid response, content is prose), "bad_label" (an answer
@@ -18,6 +19,7 @@ Use the `llm_server` fixture (import it into conftest.py, or into the test modul
 from __future__ import annotations
 
 import json
+import random
 import re
 import threading
 import time
@@ -32,6 +34,8 @@ Matcher = Union[str, Callable[[dict], bool]]
 Reply = Union[dict, str, Callable[[dict], Union[dict, str]]]
 
 FAULTS = ("429", "500", "503", "timeout", "malformed", "not_json", "bad_label", "empty", "401", "404")
+# Passing faults a real endpoint produces: rate limits, server errors, hangs and garbage.
+RANDOM_FAULTS = ("429", "500", "503", "timeout", "malformed", "not_json", "empty")
 
 
 _DATA = re.compile(r"^<<<DATA ([0-9a-f]+)>>>\n(.*?)\n<<<END DATA \1>>>$", re.S | re.M)
@@ -98,6 +102,7 @@ class ScriptedLLM:
     # Parameters refused with a 400, like reasoning models do ("temperature", "max_tokens").
     reject_params: tuple[str, ...] = ()
     model_ids: tuple[str, ...] = ("scripted-judge",)
+    retry_after: str = "0"  # the Retry-After header of a 429
 
     def __post_init__(self) -> None:
         self.rules: list[tuple[Matcher, Reply]] = []
@@ -108,6 +113,9 @@ class ScriptedLLM:
         self.max_active = 0
         self._stopping = threading.Event()
         self._httpd: Optional[ThreadingHTTPServer] = None
+        self.fault_rate = 0.0
+        self._fault_rng = random.Random(0)
+        self.fault_kinds: tuple[str, ...] = RANDOM_FAULTS
         self._thread: Optional[threading.Thread] = None
 
     # -- script ---------------------------------------------------------------------------------
@@ -125,6 +133,18 @@ class ScriptedLLM:
         with self._lock:
             self.faults.extend(faults)
         return self
+
+    def random_faults(self, rate: float, seed: int = 0, kinds: tuple[str, ...] = RANDOM_FAULTS) -> "ScriptedLLM":
+        """Make `rate` of the chat requests (after any fail_next ones) fail with a fault drawn from
+        `kinds`, from a generator seeded with `seed`."""
+        with self._lock:
+            self.fault_rate, self._fault_rng, self.fault_kinds = rate, random.Random(seed), tuple(kinds)
+        return self
+
+    @property
+    def answered(self) -> list[LoggedRequest]:
+        """Chat requests that got a usable answer (status 200, no fault): what a real server bills."""
+        return [r for r in self.completions if r.fault is None and r.status == 200]
 
     @property
     def url(self) -> str:
@@ -240,8 +260,10 @@ class _Handler(BaseHTTPRequestHandler):
                    or any(p in body for p in s.reject_params))
         with s._lock:
             s.log.append(entry)
-            fault = (s.faults.popleft() if s.faults and not rejects
-                     and self.path.endswith("/chat/completions") else None)
+            chat = self.path.endswith("/chat/completions")
+            fault = s.faults.popleft() if s.faults and not rejects and chat else None
+            if fault is None and chat and not rejects and s.fault_rate and s._fault_rng.random() < s.fault_rate:
+                fault = s._fault_rng.choice(s.fault_kinds)
         entry.fault = fault
         if not self.path.endswith("/chat/completions"):
             entry.status = 404
@@ -290,7 +312,7 @@ class _Handler(BaseHTTPRequestHandler):
             entry.status = int(fault)
             messages = {"429": "Rate limit reached, slow down", "500": "internal error",
                         "503": "overloaded", "401": "invalid api key", "404": "model not found"}
-            headers = {"Retry-After": "0"} if fault == "429" else None
+            headers = {"Retry-After": s.retry_after} if fault == "429" else None
             code = {"429": "rate_limit_exceeded", "401": "invalid_api_key", "404": "model_not_found"}.get(fault)
             self._send(int(fault), {"error": {"message": messages[fault], "type": "error", "code": code}}, headers)
             return

@@ -324,3 +324,81 @@ def test_forged_sections_in_segments_and_glossary_stay_inside_the_data(server, t
                 data.get("target") == segments["u6"]["target"]:
             saw_target = True
     assert saw_preceding and saw_glossary and saw_target
+
+
+# --- no question lost ------------------------------------------------------------------------------
+
+
+def _verdicts(r):
+    return [(o["unit_id"], o["concept_id"], o["target_text"], o["outcome"], o["label"]) for o in r["occurrences"]]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_faults_change_nothing_and_repeat_no_paid_answer(server, tmp_path, seed):
+    script = Script(align={"coupling guard": "protège-accouplement", "wear ring": "bague d'usure"})
+    (tmp_path / "clean").mkdir()
+    clean = run(server, tmp_path / "clean", script)
+    server.log.clear()
+    server.hang = 1.0
+    server.random_faults(0.3, seed=seed)
+    (tmp_path / "faulty").mkdir()
+    x = write_xliff(tmp_path / "faulty" / "doc.xlf", PAIRS)
+    g = write_csv(tmp_path / "faulty" / "g.csv", ["id", "en", "fr"], GLOSS)
+    settings = settings_from_env(model="scripted-judge", base_url=server.url,
+                                 cache_path=str(tmp_path / "faulty" / "cache.db"), backoff_base=0.01,
+                                 backoff_max=0.05, timeout=0.3, max_retries=12)
+    r = check([x], [g], judge=settings, lemmatiser="lookup").to_dict()
+    assert _verdicts(r) == _verdicts(clean)
+    assert r["accounting"]["failed"] == 0 and r["accounting"]["incomplete"] is False
+    paid = [json.dumps(q.body["messages"], sort_keys=True) for q in server.answered]
+    assert len(paid) == len(set(paid)) == r["accounting"]["calls"]
+
+
+def test_unanswered_alignment_leaves_the_occurrence_unjudged_and_is_not_judged_as_dropped(server, tmp_path):
+    script = Script(align={"coupling guard": "protège-accouplement", "wear ring": "bague d'usure"})
+    server.random_faults(1.0, seed=0, kinds=("500",))
+    server.default = script
+    x = write_xliff(tmp_path / "doc.xlf", PAIRS)
+    g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSS)
+    r = check([x], [g], judge=judge(server, tmp_path, max_retries=1), lemmatiser="lookup").to_dict()
+    o = by_unit(r)
+    assert (o["u6"]["outcome"], o["u6"]["reason"], o["u6"]["target_text"]) == ("unjudged", "judge unavailable", None)
+    assert r["summary"]["unjudged_reasons"]["judge unavailable"] >= 3  # u6 (align), u3 and u4 (Q1)
+    assert r["accounting"]["incomplete"] is True
+    # the alignment failed: no error judge question about a "dropped" coupling guard was asked
+    asked = [q.data for q in server.completions if schema_name(q.body) == "term_error_verdict"]
+    assert not any(d["term"]["source_form"] == "coupling guard" for d in asked)
+
+
+def test_cli_exit_code_3_when_questions_failed_then_a_rerun_finishes(server, tmp_path):
+    from click.testing import CliRunner
+
+    from termqa.cli.main import main
+
+    server.default = Script(align={"coupling guard": "protège-accouplement", "wear ring": "bague d'usure"})
+    x = write_xliff(tmp_path / "doc.xlf", PAIRS)
+    g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSS)
+    args = ["check", x, "-g", g, "--judge-model", "scripted-judge", "--judge-base-url", server.url,
+            "--cache", str(tmp_path / "c.db"), "--json", str(tmp_path / "r.json"), "--lemmatiser", "lookup",
+            "--judge-timeout", "5", "--fail-on", "unjudged"]
+    server.fail_next("401")  # the endpoint refuses: every question fails, none is retried
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 3, first.output
+    assert "incomplete:" in first.stderr and "Re-run to finish" in first.stderr
+    assert "QA failed: unjudged" in first.stderr
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["summary"]["unjudged_reasons"]["judge unavailable"] == data["summary"]["outcomes"]["unjudged"] > 0
+    second = CliRunner().invoke(main, args)
+    assert second.exit_code == 0, second.output
+    third = CliRunner().invoke(main, args)
+    assert third.exit_code == 0 and json.loads((tmp_path / "r.json").read_text())["accounting"]["calls"] == 0
+
+
+def test_judge_timeout_is_an_option_and_a_config_key(tmp_path):
+    from termqa import config
+
+    s = config.judge_settings({"judge_model": "m", "judge_base_url": "http://127.0.0.1:9/v1", "judge_timeout": 7.5})
+    assert s.timeout == 7.5
+    (tmp_path / "termqa.toml").write_text('judge_timeout = 4\n')
+    _, table = config.find(cwd=tmp_path)
+    assert table["judge_timeout"] == 4

@@ -7,7 +7,7 @@ import sys
 import click
 
 from termqa import config
-from termqa.cli.common import EXIT_QA_FAILED, progress_bar
+from termqa.cli.common import EXIT_INCOMPLETE, EXIT_QA_FAILED, incomplete_message, progress_bar
 from termqa.cli.console import summary
 from termqa.cli.options import input_options, judge_options
 from termqa.fileio import atomic_write
@@ -70,10 +70,15 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
     if not quiet:
         click.echo(summary(data, judge_configured=judge is not None))
     fail_on = s.get("fail_on") or []
+    incomplete = incomplete_message(data)
+    if incomplete:
+        click.echo(incomplete, err=True)
     if fail_on:
         failed = failures(data, fail_on)
         if failed:
             click.echo(f"termqa: QA failed: {'; '.join(failed)}", err=True)
-            sys.exit(EXIT_QA_FAILED)
+            sys.exit(EXIT_INCOMPLETE if incomplete else EXIT_QA_FAILED)
+    if incomplete:
+        sys.exit(EXIT_INCOMPLETE)
         if not quiet:
             click.echo("termqa: QA gate passed", err=True)

@@ -8,11 +8,25 @@ import sys
 import click
 
 from termqa.errors import TermqaError
+from termqa.judge.stages import R_UNAVAILABLE
 
 EXIT_OK = 0
 EXIT_QA_FAILED = 1
 EXIT_INPUT = 2
+EXIT_INCOMPLETE = 3  # judge questions still failed after their retries: re-run to finish (cache)
 EXIT_INTERRUPTED = 130
+
+
+def incomplete_message(result: dict) -> str:
+    """One line when judge questions failed after their retries (exit code 3), else ''."""
+    acc = result.get("accounting") or {}
+    if not acc.get("failed"):
+        return ""
+    occ = result["summary"]["unjudged_reasons"].get(R_UNAVAILABLE, 0)
+    why = f" ({acc['fatal_error']})" if acc.get("fatal_error") else ""
+    return (f"termqa: incomplete: {acc['failed']} judge questions failed after retries{why}; "
+            f"{occ} occurrences are unjudged ({R_UNAVAILABLE}). Re-run to finish: answers already "
+            "received come from the cache, only the failed questions are asked again")
 
 
 def fail(message: str) -> None:

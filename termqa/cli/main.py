@@ -1,6 +1,7 @@
 """The `termqa` command: a thin layer over the library. Each flag is a keyword argument of a library call.
 
-Exit codes: 0 done (and the --fail-on gate passed), 1 QA gate failed, 2 usage or input error.
+Exit codes: 0 done (and the --fail-on gate passed), 1 QA gate failed, 2 usage or input error,
+3 incomplete (judge questions failed after their retries: re-run to finish).
 """
 from __future__ import annotations
 

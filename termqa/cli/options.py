@@ -28,6 +28,8 @@ _JUDGE_OPTIONS = (
     click.option("--judge-model", help="LLM model for the judge (or OPENAI_MODEL). Without it: counting mode."),
     click.option("--judge-base-url", help="OpenAI-compatible endpoint (or OPENAI_BASE_URL)."),
     click.option("--concurrency", type=int, help="Judge calls in flight at once (default 8)."),
+    click.option("--judge-timeout", type=float,
+                 help="Seconds to wait for one judge answer before trying again (default 60)."),
     click.option("--max-calls", type=int, help="Stop judging after this many LLM calls (keeps what was judged)."),
     click.option("--max-cost", type=float, help="Stop judging past this estimated cost in USD."),
     click.option("--price", "price", multiple=True,

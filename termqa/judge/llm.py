@@ -18,6 +18,7 @@ import os
 import random
 import re
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -26,6 +27,7 @@ from urllib.parse import urlparse
 
 from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss, UsageError
 from termqa.judge.cache import VerdictCache, cache_key
+from termqa.judge.retry import RetryPolicy, retry_after
 
 OPENAI_URL = "https://api.openai.com/v1"
 # A local server (llama.cpp, vLLM, Ollama) ignores the key, but the client insists on one.
@@ -113,8 +115,9 @@ class JudgeSettings:
     base_url: Optional[str] = None
     api_key: Optional[str] = field(default=None, repr=False)
     concurrency: int = 8
-    timeout: float = 60.0
-    max_retries: int = 5
+    timeout: float = 60.0  # seconds per request (--judge-timeout)
+    max_retries: int = 8
+    retry_budget: float = 120.0  # seconds per question, retries and waits included
     max_calls: Optional[int] = None
     max_cost: Optional[float] = None
     offline: bool = False
@@ -149,7 +152,9 @@ class JudgeSettings:
         if self.max_retries < 0:
             raise UsageError(f"max retries must be 0 or more, not {self.max_retries}")
         if self.timeout <= 0:
-            raise UsageError(f"judge timeout must be positive, not {self.timeout}")
+            raise UsageError(f"--judge-timeout must be positive, not {self.timeout}")
+        if self.retry_budget < 0:
+            raise UsageError(f"the judge retry budget must be 0 seconds or more, not {self.retry_budget}")
         if self.max_calls is not None and self.max_calls < 0:
             raise UsageError(f"--max-calls must be 0 or more, not {self.max_calls}")
         if self.max_cost is not None:
@@ -289,6 +294,8 @@ class Accounting:
             "adapted": list(self.adapted),
             "budget_exhausted": self.budget_exhausted,
             "fatal_error": self.fatal_error,
+            # questions that failed after their retries: re-run to finish (exit code 3)
+            "incomplete": self.failed > 0,
         }
 
 
@@ -563,6 +570,7 @@ class Backend:
 
         client = self._openai()
         attempt = 0
+        started = time.monotonic()
         while True:
             if self._stop.is_set():
                 raise JudgeError("judging interrupted")
@@ -582,13 +590,15 @@ class Backend:
             except openai.OpenAIError as exc:
                 raise JudgeError(f"judge request failed: {exc}") from exc
             attempt += 1
-            if attempt > self.settings.max_retries:
+            delay = self._delay(attempt, retry.wait_hint, time.monotonic() - started)
+            if delay is None:
                 raise JudgeError(
-                    f"no usable judge answer for {request.prompt_id} after {attempt} attempts: {retry.reason}",
-                    fix="check the judge server, or raise the retry limit; re-running asks only what is missing",
+                    f"no usable judge answer for {request.prompt_id} after {attempt} attempts "
+                    f"({time.monotonic() - started:.1f} s): {retry.reason}",
+                    fix="check the judge server; re-running asks only what is missing",
                 )
             self.account.add(retries=1)
-            if self._stop.wait(self._delay(attempt, retry.wait_hint)):
+            if self._stop.wait(delay):
                 raise JudgeError("judging interrupted")
 
     def _attempt(self, client, request: Request, key: str, mode: str) -> Answer:
@@ -651,21 +661,15 @@ class Backend:
                 self.account.fatal_error = str(err)
         raise err
 
-    def _delay(self, attempt: int, hint: Optional[float]) -> float:
+    def _delay(self, attempt: int, hint: Optional[float], elapsed: float = 0.0) -> Optional[float]:
+        """The wait before retry `attempt`, None when the question must give up (termqa.judge.retry)."""
         s = self.settings
-        delay = min(s.backoff_max, s.backoff_base * (2 ** (attempt - 1)))
-        delay *= 0.5 + 0.5 * self._rng.random()  # jitter: workers hit by one 429 spread out
-        if hint is not None:
-            delay = max(delay, min(hint, s.backoff_max))
-        return delay
+        policy = RetryPolicy(max_retries=s.max_retries, budget=s.retry_budget, base=s.backoff_base,
+                             cap=s.backoff_max)
+        with self._lock:  # one generator shared by the workers
+            return policy.delay(attempt, elapsed, hint, self._rng)
 
 
 def _retry_after(exc) -> Optional[float]:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None) or {}
-    value = headers.get("retry-after") if hasattr(headers, "get") else None
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
+    return retry_after(getattr(getattr(exc, "response", None), "headers", None))
 

@@ -40,6 +40,9 @@ from termqa.pipeline.reference import pseudo_reference
 from termqa.pipeline.score import penalty_for
 
 R_BUDGET = "not judged: the judge budget (--max-calls / --max-cost) was reached"
+# A question that still failed after its retries: the run is incomplete (exit code 3) and a re-run
+# asks it again. One fixed reason, so the summary counts these occurrences in one line.
+R_UNAVAILABLE = "judge unavailable"
 R_NO_RENDERING = "the judge found no rendering in the target segment"
 R_NOT_IN_SEGMENT = "the judge's rendering is not in the target segment"
 
@@ -48,11 +51,19 @@ def _failed(exc) -> str:
     """The unjudged reason for a question the judge did not answer."""
     if isinstance(exc, BudgetExceeded):
         return R_BUDGET
-    return f"not judged: the judge failed ({exc})"
+    return R_UNAVAILABLE
 
 
 def _unjudged(v, exc):
-    return replace(v, outcome=UNJUDGED, label=None, penalty=None, judge=None, reason=_failed(exc))
+    return replace(v, outcome=UNJUDGED, label=None, penalty=None, judge=None, reason=_failed(exc),
+                   extra=_failure_extra(v, exc))
+
+
+def _failure_extra(v, exc) -> tuple:
+    """What went wrong, kept with the occurrence (the reason itself stays one fixed line)."""
+    if isinstance(exc, BudgetExceeded):
+        return v.extra
+    return tuple(e for e in v.extra if e[0] != "judge_error") + (("judge_error", str(exc)),)
 
 
 class Stage:
@@ -165,7 +176,9 @@ def align_open(stage, verdicts, progress):
         v = verdicts[i]
         o = v.occurrence
         if isinstance(r, JudgeError):
-            out[i] = replace(v, reason=_failed(r))
+            # no alignment: the occurrence stays unjudged with this reason, and the judges do not
+            # take it for a dropped term (see _needs_q1)
+            out[i] = replace(v, reason=_failed(r), extra=_failure_extra(v, r))
             continue
         if r.text is None:
             out[i] = replace(v, reason=R_NO_RENDERING, prompt_version=r.prompt_version)
@@ -319,6 +332,8 @@ def redecide(stage, verdicts, references, table):
 def _needs_q1(stage, v) -> bool:
     if v.judge == "rule" and v.outcome == ERROR:
         return False
+    if v.outcome == UNJUDGED and v.occurrence.target_span is None and v.reason in (R_UNAVAILABLE, R_BUDGET):
+        return False  # its alignment question went unanswered: nothing to judge yet
     if stage.exhaustive:
         return True
     # what the rules settled stays settled; a hapax without a glossary reference is never settled by
