@@ -402,3 +402,18 @@ def test_judge_timeout_is_an_option_and_a_config_key(tmp_path):
     (tmp_path / "termqa.toml").write_text('judge_timeout = 4\n')
     _, table = config.find(cwd=tmp_path)
     assert table["judge_timeout"] == 4
+
+
+def test_the_judges_see_the_five_preceding_sentences(server, tmp_path):
+    pairs = [(f"u{i}", f"Sentence number {i}.", f"Phrase numéro {i}.") for i in range(1, 8)]
+    pairs += [("u8", "Flush the suction line.", "Rincez la tuyauterie d'aspiration."),
+              ("u9", "Insulate the suction line.", "Isolez la tuyauterie d'aspiration.")]
+    server.default = Script()
+    x = write_xliff(tmp_path / "doc.xlf", pairs)
+    g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [GLOSS[0]])
+    check([x], [g], judge=judge(server, tmp_path), lemmatiser="lookup", exhaustive=True)
+    q1 = {q.data["sentence"]["source"]: q.data for q in server.completions
+          if schema_name(q.body) == "term_error_verdict"}
+    seen = q1["Flush the suction line."]["preceding_sentences"]
+    assert seen == [{"source": f"Sentence number {i}.", "target": f"Phrase numéro {i}."} for i in range(3, 8)]
+    assert q1["Insulate the suction line."]["preceding_sentences"][-1]["source"] == "Flush the suction line."

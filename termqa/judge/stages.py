@@ -27,7 +27,7 @@ from typing import Optional
 from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss
 from termqa.judge.llm import Backend
 from termqa.judge.questions import (
-    AlignQuestion, ConceptInfo, ConsistencyQuestion, ErrorQuestion, FormRenderings, ReferenceCheckQuestion,
+    MAX_PRECEDING, AlignQuestion, ConceptInfo, ConsistencyQuestion, ErrorQuestion, FormRenderings, ReferenceCheckQuestion,
     ReferenceQuestion, RenderingCount, SegmentText, ask_many, language_name, prompt_versions,
 )
 from termqa.lang.langtags import primary
@@ -376,7 +376,8 @@ def _status_of(stage, cid, tgt, text) -> Optional[str]:
     return None
 
 
-def _preceding(stage, o, n=2):
+def _preceding(stage, o, n=MAX_PRECEDING):
+    """The segments before the occurrence's, oldest first: the document context the judges see."""
 
     segs = stage.docs[o.doc_id].segments_by_index
     out = []
