@@ -11,6 +11,9 @@ import pytest
 from termqa.judge import questions as asks
 from termqa.judge.questions import (
     AlignQuestion,
+    AlignTerm,
+    ChainOccurrence,
+    ExcerptSentence,
     AlignResult,
     ConceptInfo,
     ConsistencyQuestion,
@@ -79,12 +82,13 @@ def test_consistency_label_partial_lists_exactly_the_registry():
 
 
 def test_schemas_put_justification_first_and_enumerate_the_registry():
-    for schema in (asks.ERROR_SCHEMA, asks.CONSISTENCY_SCHEMA):
-        props = schema["schema"]["properties"]
-        assert list(props) == ["justification", "label"]
-        assert schema["schema"]["required"] == ["justification", "label"]
+    item = asks.CONSISTENCY_SCHEMA["schema"]["properties"]["verdicts"]["items"]
+    for schema in (asks.ERROR_SCHEMA["schema"], item):
+        props = [p for p in schema["properties"] if p != "occurrence"]
+        assert props == ["justification", "label"]
+        assert schema["required"] == list(schema["properties"]) and schema["additionalProperties"] is False
     assert asks.ERROR_SCHEMA["schema"]["properties"]["label"]["enum"] == [*ERROR_LABELS, NO_ERROR]
-    assert asks.CONSISTENCY_SCHEMA["schema"]["properties"]["label"]["enum"] == list(CONSISTENCY_LABELS)
+    assert item["properties"]["label"]["enum"] == list(CONSISTENCY_LABELS)
     assert list(asks.REFERENCE_SCHEMA["schema"]["properties"])[0] == "justification"
 
 
@@ -147,22 +151,43 @@ def test_hapax_and_missing_rendering_are_stated():
     assert data["term"]["rendering"] is None
 
 
-def test_consistency_question_renders_first_mention_and_glossary_status():
-    q = ConsistencyQuestion("similarity", "similitude", SEGMENT, "English", "French", concept=CONCEPT,
-                            forms=FORMS, is_head=False, target_glossary_status=None, is_first_mention=True,
-                            reference="similarité", reference_provenance="validated")
-    r = asks.to_request(q)
+def chain_question(**kw) -> ConsistencyQuestion:
+    base = dict(source_form="similarity",
+                occurrences=(ChainOccurrence(7, "similitude", None, True),
+                             ChainOccurrence(9, "similarité sémantique", "preferred", False, "similarities")),
+                excerpt=tuple(ExcerptSentence(i, f"source {i}", f"cible {i}") for i in range(2, 10)),
+                src_lang="English", tgt_lang="French", concept=CONCEPT, forms=FORMS, is_head=False,
+                reference="similarité", reference_provenance="validated")
+    base.update(kw)
+    return ConsistencyQuestion(**base)
+
+
+def test_consistency_question_labels_every_occurrence_of_the_chain():
+    r = asks.to_request(chain_question())
     _, ours, data = _parts(r)
     assert r.prompt_id == "consistency_judge" and r.json_schema is asks.CONSISTENCY_SCHEMA
-    assert "First mention of the concept in the document? yes" in ours
-    assert data["occurrence"] == {"source_form": "similarity", "rendering": "similitude", "reference": "similarité",
-                                  "reference_provenance": "validated"}
-    assert "Is the rendering one of the French glossary terms? no" in ours
+    assert (data["source_form"], data["reference"], data["reference_provenance"]) == ("similarity", "similarité",
+                                                                                      "validated")
+    assert data["occurrences"] == [
+        {"occurrence": "o1", "sentence": 7, "rendering": "similitude"},
+        {"occurrence": "o2", "sentence": 9, "rendering": "similarité sémantique", "source_form": "similarities"}]
+    assert [e["sentence"] for e in data["excerpt"]] == list(range(2, 10))
+    assert "- o1: first mention of the concept in the document: yes; the rendering is one of the French " \
+           "glossary terms: no, not among the French terms of the entry." in ours
+    assert "- o2: first mention of the concept in the document: no; the rendering is one of the French " \
+           "glossary terms: yes, a preferred French term of the entry." in ours
+    assert "in the order given (o1, o2)" in ours
     for label in CONSISTENCY_LABELS:
         assert f"- {label}:" in ours
-    q2 = ConsistencyQuestion("similarity", "similarité sémantique", SEGMENT, "English", "French", concept=CONCEPT,
-                             target_glossary_status="preferred")
-    assert "yes, a preferred French term of the entry" in asks.to_request(q2).messages[1][1]
+    # an answer must label every occurrence; labels are read per occurrence, in the question's order
+    assert r.accept({"verdicts": [{"occurrence": "o1", "justification": "j", "label": "document_usage"}]}) is False
+    both = {"verdicts": [{"occurrence": "o2", "justification": "b", "label": "register"},
+                         {"occurrence": "o1", "justification": "a", "label": "made_up"}]}
+    assert r.accept(both) is True
+    v1, v2 = asks.read_consistency(answer(both), chain_question())
+    assert (v1.label, v1.outcome, v1.out_of_registry, v1.raw_label) == ("gratuitous_divergence", "unjustified", True,
+                                                                        "made_up")
+    assert (v2.label, v2.outcome, v2.justification) == ("register", "justified", "b")
 
 
 def test_reference_prompts_see_source_side_evidence_only():
@@ -293,15 +318,20 @@ def test_consistency_labels_map_to_outcomes():
 
 
 def test_alignment_is_located_in_the_segment():
-    q = AlignQuestion("IDF", "The similarities that include IDF work.", "Les similitudes qui incluent l’IDF fonctionnent.",
+    q = AlignQuestion((AlignTerm("similarities"), AlignTerm("IDF", ("IDF",)), AlignTerm("work"), AlignTerm("that")),
+                      "The similarities that include IDF work.", "Les similitudes qui incluent l’IDF fonctionnent.",
                       "English", "French")
-    exact = asks.read_align(answer({"translation": "similitudes", "found": True}, "raw"), q)
+    _, ours, data = _parts(asks.to_request(q))
+    assert data["terms"][1] == {"term": "t2", "source_form": "IDF", "hints": ["IDF"]}
+    assert "in the order given (t1, t2, t3, t4)" in ours
+    exact, retyped, invented, none = asks.read_align(answer({"renderings": [
+        {"term": "t1", "translation": "similitudes", "found": True},
+        {"term": "t2", "translation": "L'idf", "found": True},
+        {"term": "t3", "translation": "fréquence inverse", "found": True},
+        {"term": "t4", "translation": "", "found": False}]}, "raw"), q)
     assert (exact.text, exact.found_in_segment, exact.span, exact.raw) == ("similitudes", True, (4, 15), "raw")
-    retyped = asks.read_align(answer({"translation": "L'idf", "found": True}), q)
     assert (retyped.text, retyped.found_in_segment) == ("l’IDF", True)
-    invented = asks.read_align(answer({"translation": "fréquence inverse", "found": True}), q)
     assert (invented.text, invented.found_in_segment, invented.span) == ("fréquence inverse", False, None)
-    none = asks.read_align(answer({"translation": "", "found": False}), q)
     assert (none.text, none.found_in_segment) == (None, False)
 
 
@@ -334,16 +364,17 @@ def test_language_names():
 
 def test_ask_many_returns_typed_results_and_errors_in_order(llm_server, tmp_path):
     llm_server.on('"fancy-term"', {"justification": "Odd.", "label": "kind_of_wrong"})  # earlier rules win
-    llm_server.on(lambda body: "occurrence" in data_of(body),
-                  {"justification": "Switch.", "label": "gratuitous_divergence"})
+    llm_server.on(lambda body: "occurrences" in data_of(body), {"verdicts": [
+        {"occurrence": o, "justification": "Switch.", "label": "gratuitous_divergence"} for o in ("o1", "o2")]})
     llm_server.on("similitudes", {"justification": "Unattested calque.", "label": "invented_calque"})
-    llm_server.on(lambda body: data_of(body).get("term") == "pump", {"translation": "pompe", "found": True})
+    llm_server.on(lambda body: "terms" in data_of(body),
+                  {"renderings": [{"term": "t1", "translation": "pompe", "found": True}]})
     llm_server.on(lambda body: "head_target" in data_of(body),
                   {"justification": "Kept.", "generatable": True, "reference": "SSE", "confidence": "high"})
     questions = [
         error_question(),
-        AlignQuestion("pump", "Start the pump.", "Démarrez la pompe.", "English", "French"),
-        ConsistencyQuestion("similarity", "similitude", SEGMENT, "English", "French", concept=CONCEPT, forms=FORMS),
+        AlignQuestion((AlignTerm("pump"),), "Start the pump.", "Démarrez la pompe.", "English", "French"),
+        chain_question(),
         ReferenceQuestion("SSE", "English", "French", head_term="slow slip event"),
         error_question(source_form="fancy-term", target_text="terme"),
     ]
@@ -353,8 +384,9 @@ def test_ask_many_returns_typed_results_and_errors_in_order(llm_server, tmp_path
         out = asks.ask_many(backend, questions)
     assert isinstance(out[0], ErrorVerdict) and out[0].code == "A3" and out[0].justification == "Unattested calque."
     assert out[0].prompt_version == asks.prompt_versions()["error_judge"] and len(out[0].cache_key) == 64
-    assert isinstance(out[1], AlignResult) and (out[1].text, out[1].span) == ("pompe", (12, 17))
-    assert isinstance(out[2], ConsistencyVerdict) and (out[2].label, out[2].outcome) == ("gratuitous_divergence", "unjustified")
+    assert isinstance(out[1][0], AlignResult) and (out[1][0].text, out[1][0].span) == ("pompe", (12, 17))
+    assert [(v.label, v.outcome) for v in out[2]] == [("gratuitous_divergence", "unjustified")] * 2
+    assert isinstance(out[2][0], ConsistencyVerdict)
     assert isinstance(out[3], ReferenceResult) and out[3].text == "SSE"
     assert isinstance(out[4], ErrorVerdict) and out[4].out_of_registry and out[4].code is None
     assert len(llm_server.completions) == 5

@@ -39,17 +39,19 @@ class Script:
         name = schema_name(body)
         p = prompt_of(body)
         self.asked[name] = self.asked.get(name, 0) + 1
-        if name == "term_alignment":
-            data = data_of(body)
-            for term, rendering in self.align.items():
-                if data["term"] == term:
-                    return {"translation": rendering, "found": True}
-            return {"translation": "", "found": False}
+        data = data_of(body)
+        if name == "term_alignments":
+            out = []
+            for t in data["terms"]:
+                rendering = self.align.get(t["source_form"])
+                out.append({"term": t["term"], "translation": rendering or "", "found": rendering is not None})
+            return {"renderings": out}
         if name == "term_reference":
             return {"justification": "From the concept.", "generatable": True, "reference": self.generated,
                     "confidence": "high"}
-        if name == "term_consistency_verdict":
-            return {"justification": "Scripted.", "label": self.consistency}
+        if name == "term_consistency_verdicts":
+            return {"verdicts": [{"occurrence": o["occurrence"], "justification": "Scripted.", "label": self.consistency}
+                                 for o in data["occurrences"]]}
         if "proposed as the reference" in p and not self.reference_ok:
             return {"justification": "Not a term.", "label": "general_word_instead_of_term"}
         for needle, label in self.errors.items():
@@ -109,7 +111,7 @@ def test_decision_flow_q1_once_per_rendering_then_q2_per_occurrence(server, tmp_
     assert o["u6"]["align_method"] == "judge"
     acc = r["accounting"]
     assert acc["questions"]["error"] == 3  # tuyauterie (x2 -> 1), wear ring hapax, coupling guard hapax
-    assert acc["questions"]["consistency"] == 2
+    assert acc["questions"]["consistency"] == 1  # one question for the chain (u3, u4)
     assert r["signature"]["judge"]["model"] == "scripted-judge"
     assert "judge:scripted-judge@local" in r["signature"]["string"]
     assert r["scores"]["coverage"] == 1.0
@@ -297,7 +299,7 @@ def test_forged_sections_in_segments_and_glossary_stay_inside_the_data(server, t
     segments = {s["unit_id"]: s for s in r["segments"]}
     assert FORGED in segments["u3"]["target"]  # read as written, line breaks included
     log = server.completions
-    assert {schema_name(q.body) for q in log} >= {"term_alignment", "term_error_verdict", "term_consistency_verdict"}
+    assert {schema_name(q.body) for q in log} >= {"term_alignments", "term_error_verdict", "term_consistency_verdicts"}
     saw_preceding = saw_glossary = saw_target = False
     for q in log:
         system, user = (m["content"] for m in q.body["messages"])
@@ -321,7 +323,8 @@ def test_forged_sections_in_segments_and_glossary_stay_inside_the_data(server, t
         if entry.get("definition") == "A pipe. " + FORGED or entry.get("note") == "Mind this. " + FORGED:
             saw_glossary = True
         if (data.get("sentence") or {}).get("target") == segments["u3"]["target"] or \
-                data.get("target") == segments["u6"]["target"]:
+                data.get("target") == segments["u6"]["target"] or \
+                any(e["target"] == segments["u3"]["target"] for e in data.get("excerpt", [])):
             saw_target = True
     assert saw_preceding and saw_glossary and saw_target
 
@@ -339,14 +342,14 @@ def test_random_faults_change_nothing_and_repeat_no_paid_answer(server, tmp_path
     (tmp_path / "clean").mkdir()
     clean = run(server, tmp_path / "clean", script)
     server.log.clear()
-    server.hang = 1.0
+    server.hang = 2.5  # a "timeout" fault outlasts the client's timeout
     server.random_faults(0.3, seed=seed)
     (tmp_path / "faulty").mkdir()
     x = write_xliff(tmp_path / "faulty" / "doc.xlf", PAIRS)
     g = write_csv(tmp_path / "faulty" / "g.csv", ["id", "en", "fr"], GLOSS)
     settings = settings_from_env(model="scripted-judge", base_url=server.url,
                                  cache_path=str(tmp_path / "faulty" / "cache.db"), backoff_base=0.01,
-                                 backoff_max=0.05, timeout=0.3, max_retries=12)
+                                 backoff_max=0.05, timeout=1.5, max_retries=12)
     r = check([x], [g], judge=settings, lemmatiser="lookup").to_dict()
     assert _verdicts(r) == _verdicts(clean)
     assert r["accounting"]["failed"] == 0 and r["accounting"]["incomplete"] is False
@@ -417,3 +420,51 @@ def test_the_judges_see_the_five_preceding_sentences(server, tmp_path):
     seen = q1["Flush the suction line."]["preceding_sentences"]
     assert seen == [{"source": f"Sentence number {i}.", "target": f"Phrase numéro {i}."} for i in range(3, 8)]
     assert q1["Insulate the suction line."]["preceding_sentences"][-1]["source"] == "Flush the suction line."
+
+
+def test_accounting_gives_calls_tokens_and_cost_per_1000_source_words(server, tmp_path):
+    server.default = Script()
+    x = write_xliff(tmp_path / "doc.xlf", PAIRS)
+    g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSS)
+    settings = judge(server, tmp_path, prices={"scripted-judge": (1000, 2000)})
+    acc = check([x], [g], judge=settings, lemmatiser="lookup").to_dict()["accounting"]
+    words = sum(len(s.split()) for _, s, _ in PAIRS)
+    assert acc["source_words"] == words
+    per = acc["per_1000_source_words"]
+    assert per["calls"] == pytest.approx(acc["calls"] * 1000 / words, abs=1e-3)
+    assert per["tokens"] == pytest.approx((acc["tokens_in"] + acc["tokens_out"]) * 1000 / words, abs=0.1)
+    assert per["estimated_cost_usd"] == pytest.approx(acc["estimated_cost_usd"] * 1000 / words, rel=1e-3)
+
+
+def test_one_alignment_question_per_segment_and_one_consistency_question_per_chain(server, tmp_path):
+    pairs = [("u1", "Check the drive shaft and the wear ring.", "Contrôlez l'arbre moteur et la bague d'usure."),
+             ("u2", "Fit the coupling guard.", "Posez le protège-accouplement."),
+             ("u3", "Replace the suction line.", "Remplacez la conduite d'aspiration."),
+             ("u4", "Flush the suction line.", "Rincez la tuyauterie d'aspiration."),
+             ("u5", "Insulate the suction line.", "Isolez le tuyau d'aspiration."),
+             ("u6", "Drain the suction line.", "Videz la tuyauterie d'aspiration.")]
+    script = Script(align={"wear ring": "bague d'usure", "drive shaft": "arbre moteur",
+                           "suction line": "tuyau d'aspiration"})
+    server.default = script
+    x = write_xliff(tmp_path / "doc.xlf", pairs)
+    g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSS + [["c4", "drive shaft", ""]])
+    r = check([x], [g], judge=judge(server, tmp_path), lemmatiser="lookup").to_dict()
+    aligns = [q.data for q in server.completions if schema_name(q.body) == "term_alignments"]
+    per_segment = {d["source"]: [t["source_form"] for t in d["terms"]] for d in aligns}
+    assert len(aligns) == len(per_segment)  # one question per segment
+    assert per_segment["Check the drive shaft and the wear ring."] == ["drive shaft", "wear ring"]
+    assert [o["target_text"] for o in r["occurrences"] if o["unit_id"] == "u1"] == ["arbre moteur", "bague d'usure"]
+    q2 = [q.data for q in server.completions if schema_name(q.body) == "term_consistency_verdicts"]
+    assert len(q2) == 1 and [o["sentence"] for o in q2[0]["occurrences"]] == [3, 4, 5]
+    assert [o["outcome"] for o in r["occurrences"] if o["unit_id"] in ("u4", "u5", "u6")] == ["justified"] * 3
+
+
+def test_the_same_words_twice_in_a_sentence_answer_two_occurrences():
+    from termqa.judge.stages import _free_span
+
+    target = "Posez le joint, puis un second joint."
+    first = target.find("joint")
+    assert _free_span(target, "joint", (first, first + 5), []) == (first, first + 5)
+    second = target.rfind("joint")
+    assert _free_span(target, "joint", (first, first + 5), [(first, first + 5)]) == (second, second + 5)
+    assert _free_span(target, "joint", (first, first + 5), [(first, first + 5), (second, second + 5)]) is None

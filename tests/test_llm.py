@@ -451,10 +451,10 @@ def test_retry_policy_backs_off_with_jitter_within_the_budget():
 
 
 def test_random_faults_lose_no_question_and_repeat_no_paid_answer(llm_server, tmp_path):
-    llm_server.hang = 1.0
-    llm_server.random_faults(0.3, seed=11)
+    llm_server.hang = 2.5
+    llm_server.random_faults(0.3, seed=11, kinds=("429", "500", "503", "malformed", "not_json", "empty", "timeout"))
     llm_server.default = lambda body: {"justification": body["messages"][-1]["content"], "label": "no_error"}
-    with make_backend(llm_server, tmp_path, concurrency=4, timeout=0.3, max_retries=12) as b:
+    with make_backend(llm_server, tmp_path, concurrency=4, timeout=1.5, max_retries=12) as b:
         out = b.complete_many([req(f"q{i}") for i in range(30)])
     assert [o.data["justification"] for o in out] == [f"q{i}" for i in range(30)]
     assert sum(r.fault is not None for r in llm_server.completions) >= 5

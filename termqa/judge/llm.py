@@ -22,7 +22,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 from urllib.parse import urlparse
 
 from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss, UsageError
@@ -216,6 +216,9 @@ class Request:
     messages: tuple[tuple[str, str], ...]  # (role, content)
     json_schema: Optional[Mapping[str, Any]] = None
     temperature: Optional[float] = None  # None: the settings' temperature
+    # A check of the parsed answer beyond the schema's top-level keys (e.g. "one item per occurrence
+    # asked about"); an answer it refuses is retried like one that is not JSON. Not part of the key.
+    accept: Optional[Callable[[Any], bool]] = field(default=None, compare=False, repr=False)
 
     def message_dicts(self) -> list[dict[str, str]]:
         return [{"role": r, "content": c} for r, c in self.messages]
@@ -259,6 +262,7 @@ class Accounting:
         self.not_sent = 0
         self.tokens_in = 0
         self.tokens_out = 0
+        self.source_words = 0  # of the documents judged: the base of the per-1,000-words figures
         self.json_mode_fallback = False
         self.adapted: list[str] = []  # request parameters changed because the server refused them
         self.budget_exhausted = False
@@ -276,6 +280,15 @@ class Accounting:
             return None
         return (self.tokens_in * self._price[0] + self.tokens_out * self._price[1]) / 1_000_000
 
+    def per_1000_words(self) -> Optional[dict[str, Any]]:
+        """Calls, tokens and estimated cost per 1,000 source words: what judging a project costs."""
+        if not self.source_words:
+            return None
+        k = 1000.0 / self.source_words
+        cost = self.cost
+        return {"calls": round(self.calls * k, 3), "tokens": round((self.tokens_in + self.tokens_out) * k, 1),
+                "estimated_cost_usd": None if cost is None else round(cost * k, 6)}
+
     def as_dict(self) -> dict[str, Any]:
         cost = self.cost
         return {
@@ -289,6 +302,8 @@ class Accounting:
             "tokens_in": self.tokens_in,
             "tokens_out": self.tokens_out,
             "estimated_cost_usd": None if cost is None else round(cost, 6),
+            "source_words": self.source_words,
+            "per_1000_source_words": self.per_1000_words(),
             "price_per_million": None if self._price is None else list(self._price),
             "json_mode_fallback": self.json_mode_fallback,
             "adapted": list(self.adapted),
@@ -612,6 +627,8 @@ class Backend:
         data = parse_json_answer(text, request.json_schema) if request.json_schema is not None else text
         if data is None or (request.json_schema is None and not text):
             raise _Retry(f"answer is not the JSON object asked for: {text[:120]!r}")
+        if request.accept is not None and not request.accept(data):
+            raise _Retry(f"answer leaves out part of what was asked: {text[:120]!r}")
         return Answer(data=data, raw=text, model=self.settings.model, prompt_id=request.prompt_id,
                       prompt_version=request.prompt_version, key=key, tokens_in=tin,
                       tokens_out=tout, cached=False, json_mode=mode if request.json_schema else None,

@@ -5,11 +5,16 @@ built by any stage, logged, compared and hashed. `to_request()` renders it with 
 template into an `llm.Request`; `read_answer()` turns the `llm.Answer` back into a typed result.
 `ask_many()` does both around `Backend.complete_many()`.
 
+Q2 is asked once per chain (the error-free divergent occurrences of one source form in one
+document, up to MAX_CHAIN_ITEMS per question) and alignment once per segment (every occurrence
+counting could not align there): the answer is an array with one item per occurrence, and an
+answer that misses one is not accepted (the backend asks again).
+
 Questions and results:
 - ErrorQuestion (Q1, error judge)                -> ErrorVerdict
 - ReferenceCheckQuestion (validate R(s))         -> ErrorVerdict (no_error = validated)
-- ConsistencyQuestion (Q2, consistency judge)    -> ConsistencyVerdict
-- AlignQuestion (find the term's rendering)      -> AlignResult
+- ConsistencyQuestion (Q2, consistency judge)    -> a ConsistencyVerdict per occurrence of the chain
+- AlignQuestion (find the terms' renderings)     -> an AlignResult per term of the segment
 - ReferenceQuestion (generate R(s))              -> ReferenceResult
 
 Labels outside the registry never crash a run: they are kept in `raw_label`, flagged
@@ -36,6 +41,8 @@ from termqa.model import JUSTIFIED, UNJUSTIFIED
 MAX_PRECEDING = 5
 # How many source sentences the reference prompts see.
 MAX_CONTEXTS = 5
+# Occurrences labelled by one consistency question (a longer chain is asked in parts).
+MAX_CHAIN_ITEMS = 10
 # Q2 reading of an answer outside the registry (see module docstring).
 Q2_FALLBACK_LABEL = "gratuitous_divergence"
 
@@ -57,19 +64,25 @@ ERROR_SCHEMA = {
     }),
 }
 CONSISTENCY_SCHEMA = {
-    "name": "term_consistency_verdict",
+    "name": "term_consistency_verdicts",
     "strict": True,
     "schema": _object({
-        "justification": {"type": "string"},
-        "label": {"type": "string", "enum": list(CONSISTENCY_LABELS)},
+        "verdicts": {"type": "array", "items": _object({
+            "occurrence": {"type": "string"},
+            "justification": {"type": "string"},
+            "label": {"type": "string", "enum": list(CONSISTENCY_LABELS)},
+        })},
     }),
 }
 ALIGN_SCHEMA = {
-    "name": "term_alignment",
+    "name": "term_alignments",
     "strict": True,
     "schema": _object({
-        "translation": {"type": "string"},
-        "found": {"type": "boolean"},
+        "renderings": {"type": "array", "items": _object({
+            "term": {"type": "string"},
+            "translation": {"type": "string"},
+            "found": {"type": "boolean"},
+        })},
     }),
 }
 REFERENCE_SCHEMA = {
@@ -174,23 +187,45 @@ class ErrorQuestion:
 
 
 @dataclass(frozen=True)
+class ExcerptSentence:
+    """One sentence of the document as the consistency judge sees it; `position` is its place in
+    the document (gaps between positions show where sentences were left out)."""
+
+    position: int
+    source: str
+    target: Optional[str]
+
+
+@dataclass(frozen=True)
+class ChainOccurrence:
+    """One occurrence to label: its rendering, the sentence (a position of the excerpt) it is in."""
+
+    position: int
+    target_text: str
+    target_glossary_status: Optional[str] = None
+    is_first_mention: bool = False
+    source_text: Optional[str] = None  # the source form as written there, when it differs from the chain's
+
+
+@dataclass(frozen=True)
 class ConsistencyQuestion:
-    """Q2: is this (error-free) divergent rendering coherent with the document's usage?"""
+    """Q2 for a chain: is each (error-free) divergent rendering of `source_form` coherent with the
+    document's usage? `excerpt` holds each occurrence's sentence and the sentences before it."""
 
     source_form: str
-    target_text: str
-    segment: SegmentText
+    occurrences: tuple[ChainOccurrence, ...]
+    excerpt: tuple[ExcerptSentence, ...]
     src_lang: str
     tgt_lang: str
     domain: str = ""
     concept: Optional[ConceptInfo] = None
-    preceding: tuple[SegmentText, ...] = ()
     forms: tuple[FormRenderings, ...] = ()
     is_head: bool = True
-    target_glossary_status: Optional[str] = None
-    is_first_mention: bool = False
     reference: Optional[str] = None
     reference_provenance: Optional[str] = None
+
+    def ids(self) -> list[str]:
+        return [f"o{i}" for i in range(1, len(self.occurrences) + 1)]
 
 
 @dataclass(frozen=True)
@@ -230,15 +265,26 @@ class ReferenceQuestion:
 
 
 @dataclass(frozen=True)
-class AlignQuestion:
-    """Which words of `target_segment` translate `source_form` (which occurs in `source_segment`)?"""
+class AlignTerm:
+    """One source term of the segment to find in the translation."""
 
     source_form: str
+    hints: tuple[str, ...] = ()  # glossary target terms, shown as a hint
+    nth: int = 1  # which occurrence of this form in the source sentence (1: the first)
+
+
+@dataclass(frozen=True)
+class AlignQuestion:
+    """Which words of `target_segment` translate each of `terms` (all in `source_segment`)?"""
+
+    terms: tuple[AlignTerm, ...]
     source_segment: str
     target_segment: str
     src_lang: str
     tgt_lang: str
-    hints: tuple[str, ...] = ()  # glossary target terms, shown as a hint
+
+    def ids(self) -> list[str]:
+        return [f"t{i}" for i in range(1, len(self.terms) + 1)]
 
 
 Question = Union[ErrorQuestion, ConsistencyQuestion, ReferenceCheckQuestion, ReferenceQuestion,
@@ -300,7 +346,8 @@ class ReferenceResult:
     prompt_version: Optional[str] = None
 
 
-Result = Union[ErrorVerdict, ConsistencyVerdict, AlignResult, ReferenceResult]
+# Chain and segment questions answer with a tuple: one result per occurrence asked about.
+Result = Union[ErrorVerdict, tuple[ConsistencyVerdict, ...], tuple[AlignResult, ...], ReferenceResult]
 
 # --- questions -> requests ----------------------------------------------------------------------
 
@@ -412,12 +459,16 @@ def _error_ctx(q: ErrorQuestion) -> dict[str, Any]:
 
 
 def _consistency_ctx(q: ConsistencyQuestion) -> dict[str, Any]:
-    data = {"occurrence": {"source_form": q.source_form, "rendering": q.target_text, "reference": q.reference,
-                           "reference_provenance": q.reference_provenance},
-            "sentence": _sentence(q.segment), "preceding_sentences": _segments_data(q.preceding),
+    ids = q.ids()
+    data = {"source_form": q.source_form, "reference": q.reference, "reference_provenance": q.reference_provenance,
+            "occurrences": [{"occurrence": i, "sentence": o.position, "rendering": o.target_text,
+                             **({"source_form": o.source_text} if o.source_text else {})}
+                            for i, o in zip(ids, q.occurrences)],
+            "excerpt": [{"sentence": s.position, "source": s.source, "target": s.target or None} for s in q.excerpt],
             "glossary_entry": _concept_data(q.concept), "document_renderings": _forms_data(q.forms, q.source_form)}
-    return _with_data({**_common(q), "is_head": q.is_head, "target_glossary_status": q.target_glossary_status,
-                       "is_first_mention": q.is_first_mention}, data)
+    facts = [{"id": i, "first_mention": o.is_first_mention, "status": o.target_glossary_status}
+             for i, o in zip(ids, q.occurrences)]
+    return _with_data({**_common(q), "is_head": q.is_head, "facts": facts, "ids": ids}, data)
 
 
 def _check_ctx(q: ReferenceCheckQuestion) -> dict[str, Any]:
@@ -435,8 +486,16 @@ def _reference_ctx(q: ReferenceQuestion) -> dict[str, Any]:
 
 
 def _align_ctx(q: AlignQuestion) -> dict[str, Any]:
-    data = {"source": q.source_segment, "term": q.source_form, "target": q.target_segment, "hints": list(q.hints)}
-    return _with_data({"src_lang": q.src_lang, "tgt_lang": q.tgt_lang}, data)
+    terms = []
+    for i, t in zip(q.ids(), q.terms):
+        item: dict[str, Any] = {"term": i, "source_form": t.source_form}
+        if t.nth > 1:
+            item["occurrence_in_source"] = t.nth
+        if t.hints:
+            item["hints"] = list(t.hints)
+        terms.append(item)
+    data = {"source": q.source_segment, "target": q.target_segment, "terms": terms}
+    return _with_data({"src_lang": q.src_lang, "tgt_lang": q.tgt_lang, "ids": q.ids()}, data)
 
 
 # question type -> (prompt id, context builder, schema)
@@ -447,6 +506,35 @@ _PROMPTS: dict[type, tuple[str, Callable[[Any], dict[str, Any]], dict[str, Any]]
     ReferenceQuestion: ("reference", _reference_ctx, REFERENCE_SCHEMA),
     AlignQuestion: ("align", _align_ctx, ALIGN_SCHEMA),
 }
+
+
+def _items(data: Any, key: str, id_key: str) -> dict[str, dict]:
+    """The answer's array items by id (the first item per id)."""
+    out: dict[str, dict] = {}
+    items = data.get(key) if isinstance(data, dict) else None
+    for item in items if isinstance(items, list) else ():
+        if isinstance(item, dict):
+            out.setdefault(_text(item.get(id_key)), item)
+    return out
+
+
+def _answers_every(ids: Sequence[str], key: str, id_key: str) -> Callable[[Any], bool]:
+    """Accept an array answer only when it has an item for every id asked about."""
+    wanted = list(ids)
+
+    def accept(data: Any) -> bool:
+        got = _items(data, key, id_key)
+        return all(i in got for i in wanted)
+
+    return accept
+
+
+def _acceptor(question: Question) -> Optional[Callable[[Any], bool]]:
+    if isinstance(question, ConsistencyQuestion):
+        return _answers_every(question.ids(), "verdicts", "occurrence")
+    if isinstance(question, AlignQuestion):
+        return _answers_every(question.ids(), "renderings", "term")
+    return None
 
 
 def prompt_id_for(question: Question) -> str:
@@ -462,7 +550,7 @@ def to_request(question: Question, library=None) -> Request:
         raise TypeError(f"not a judge question: {type(question).__name__}") from None
     rendered = (library or default_library()).render(prompt_id, build(question))
     return Request(prompt_id=prompt_id, prompt_version=rendered.prompt_version,
-                   messages=rendered.messages, json_schema=schema)
+                   messages=rendered.messages, json_schema=schema, accept=_acceptor(question))
 
 
 def prompt_versions(library=None) -> dict[str, str]:
@@ -498,8 +586,16 @@ def read_error(answer: Answer) -> ErrorVerdict:
     return ErrorVerdict(code, raw, justification, False, answer.prompt_version, answer.key)
 
 
-def read_consistency(answer: Answer) -> ConsistencyVerdict:
-    data = answer.data if isinstance(answer.data, dict) else {}
+def read_consistency(answer: Answer, question: Optional[ConsistencyQuestion] = None):
+    """One verdict per occurrence of the question, in its order (a tuple); without a question, the
+    single verdict of an object with "label" (how answers were shaped before chain questions)."""
+    if question is None:
+        return _consistency_item(answer, answer.data if isinstance(answer.data, dict) else {})
+    got = _items(answer.data, "verdicts", "occurrence")
+    return tuple(_consistency_item(answer, got.get(i, {})) for i in question.ids())
+
+
+def _consistency_item(answer: Answer, data: dict) -> ConsistencyVerdict:
     raw = _text(data.get("label"))
     label = _norm_label(raw)
     justification = _text(data.get("justification"))
@@ -537,8 +633,13 @@ def locate(text: str, segment: str) -> Optional[tuple[int, int]]:
     return (m.start(), m.end()) if m else None
 
 
-def read_align(answer: Answer, question: AlignQuestion) -> AlignResult:
-    data = answer.data if isinstance(answer.data, dict) else {}
+def read_align(answer: Answer, question: AlignQuestion) -> tuple[AlignResult, ...]:
+    """One result per term of the question, in its order."""
+    got = _items(answer.data, "renderings", "term")
+    return tuple(_align_item(answer, got.get(i, {}), question) for i in question.ids())
+
+
+def _align_item(answer: Answer, data: dict, question: AlignQuestion) -> AlignResult:
     text = _text(data.get("translation")).strip(_QUOTES).strip()
     found = data.get("found")
     if isinstance(found, str):
@@ -568,7 +669,7 @@ def read_answer(question: Question, answer: Answer) -> Result:
     if isinstance(question, (ErrorQuestion, ReferenceCheckQuestion)):
         return read_error(answer)
     if isinstance(question, ConsistencyQuestion):
-        return read_consistency(answer)
+        return read_consistency(answer, question)
     if isinstance(question, AlignQuestion):
         return read_align(answer, question)
     if isinstance(question, ReferenceQuestion):

@@ -27,8 +27,9 @@ from typing import Optional
 from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss
 from termqa.judge.llm import Backend
 from termqa.judge.questions import (
-    MAX_PRECEDING, AlignQuestion, ConceptInfo, ConsistencyQuestion, ErrorQuestion, FormRenderings, ReferenceCheckQuestion,
-    ReferenceQuestion, RenderingCount, SegmentText, ask_many, language_name, prompt_versions,
+    MAX_CHAIN_ITEMS, MAX_PRECEDING, AlignQuestion, AlignTerm, ChainOccurrence, ConceptInfo, ConsistencyQuestion,
+    ErrorQuestion, ExcerptSentence, FormRenderings, ReferenceCheckQuestion, ReferenceQuestion, RenderingCount,
+    SegmentText, ask_many, language_name, prompt_versions,
 )
 from termqa.lang.langtags import primary
 from termqa.lang.normalise import loose, spelling_issue, term_tokens
@@ -98,8 +99,10 @@ class Stage:
         for r in results:
             if isinstance(r, OfflineCacheMiss):
                 raise r
-            if getattr(r, "out_of_registry", False):
-                self.out_of_registry += 1
+            # chain and segment questions answer with one result per occurrence
+            for item in (r if isinstance(r, tuple) else (r,)):
+                if getattr(item, "out_of_registry", False):
+                    self.out_of_registry += 1
         return results
 
     def concept_info(self, cid, doc_id):
@@ -152,51 +155,88 @@ def run_judge(verdicts, references, documents, concepts, settings, *, table, exh
 
 def align_open(stage, verdicts, progress):
 
+    _count_source_words(stage)
     todo = [i for i, v in enumerate(verdicts)
             if v.outcome == UNJUDGED and v.occurrence.target_span is None
             and not stage.concepts[v.occurrence.concept_id].dnt]
     if progress:
         progress("aligning", 0, len(todo))
-    questions = []
+    # one question per segment, about every occurrence counting could not align there
+    by_segment = defaultdict(list)
     for i in todo:
         o = verdicts[i].occurrence
-        seg = stage.segment(o)
-        src, tgt = stage.langs(o.doc_id)
-        hints = tuple(t.text for t in stage.concepts[o.concept_id].terms_in(tgt) if not t.matchable_only)
-        questions.append(AlignQuestion(o.source_text, seg.source, seg.target, stage.lang_name(src),
-                                       stage.lang_name(tgt), hints))
-    results = stage.ask("align", questions)
+        by_segment[(o.doc_id, o.segment_index)].append(i)
+    keys = list(by_segment)
+    questions = []
+    for k in keys:
+        idxs = sorted(by_segment[k], key=lambda i: verdicts[i].occurrence.source_span.start)
+        by_segment[k] = idxs
+        seg = stage.segment(verdicts[idxs[0]].occurrence)
+        src, tgt = stage.langs(k[0])
+        terms = []
+        for i in idxs:
+            o = verdicts[i].occurrence
+            hints = tuple(t.text for t in stage.concepts[o.concept_id].terms_in(tgt) if not t.matchable_only)
+            nth = seg.source[:o.source_span.start].count(o.source_text) + 1
+            terms.append(AlignTerm(o.source_text, hints, nth))
+        questions.append(AlignQuestion(tuple(terms), seg.source, seg.target, stage.lang_name(src),
+                                       stage.lang_name(tgt)))
+    answers = stage.ask("align", questions)
     claimed = defaultdict(list)
     for v in verdicts:
         o = v.occurrence
         if o.target_span is not None:
             claimed[(o.doc_id, o.segment_index)].append((o.target_span.start, o.target_span.end))
     out = list(verdicts)
-    for i, r in zip(todo, results):
-        v = verdicts[i]
-        o = v.occurrence
-        if isinstance(r, JudgeError):
-            # no alignment: the occurrence stays unjudged with this reason, and the judges do not
-            # take it for a dropped term (see _needs_q1)
-            out[i] = replace(v, reason=_failed(r), extra=_failure_extra(v, r))
-            continue
-        if r.text is None:
-            out[i] = replace(v, reason=R_NO_RENDERING, prompt_version=r.prompt_version)
-            continue
-        if not r.found_in_segment:
-            out[i] = replace(v, reason=f"{R_NOT_IN_SEGMENT} ('{r.text}')", prompt_version=r.prompt_version)
-            continue
-        s, e = r.span
-        taken = claimed[(o.doc_id, o.segment_index)]
-        if any(s < b and a < e for a, b in taken):
-            out[i] = replace(v, reason=f"the judge's rendering '{r.text}' already answers another occurrence")
-            continue
-        taken.append((s, e))
-        occ = replace(o, target_text=r.text, target_span=Span(s, e), align_method="judge")
-        out[i] = replace(v, occurrence=occ)
+    for k, answer in zip(keys, answers):
+        seg = stage.segment(verdicts[by_segment[k][0]].occurrence)
+        for n, i in enumerate(by_segment[k]):
+            v = verdicts[i]
+            o = v.occurrence
+            r = answer if isinstance(answer, JudgeError) else answer[n]
+            if isinstance(r, JudgeError):
+                # no alignment: the occurrence stays unjudged with this reason, and the judges do not
+                # take it for a dropped term (see _needs_q1)
+                out[i] = replace(v, reason=_failed(r), extra=_failure_extra(v, r))
+                continue
+            if r.text is None:
+                out[i] = replace(v, reason=R_NO_RENDERING, prompt_version=r.prompt_version)
+                continue
+            if not r.found_in_segment:
+                out[i] = replace(v, reason=f"{R_NOT_IN_SEGMENT} ('{r.text}')", prompt_version=r.prompt_version)
+                continue
+            taken = claimed[k]
+            span = _free_span(seg.target, r.text, r.span, taken)
+            if span is None:
+                out[i] = replace(v, reason=f"the judge's rendering '{r.text}' already answers another occurrence")
+                continue
+            taken.append(span)
+            occ = replace(o, target_text=seg.target[span[0]:span[1]], target_span=Span(*span), align_method="judge")
+            out[i] = replace(v, occurrence=occ)
     if progress:
         progress("aligning", len(todo), len(todo))
     return out
+
+
+def _count_source_words(stage) -> None:
+    """Add the stage's source words to the accounting once (align_open is every run's first phase)."""
+    if stage.backend is None or getattr(stage, "_words_counted", False):
+        return
+    stage._words_counted = True
+    stage.backend.account.add(source_words=sum(len(s.source.split()) for d in stage.docs.values()
+                                               for s in d.segments))
+
+
+def _free_span(segment, text, span, taken):
+    """`span`, or the next place the same words occur in the segment, that no other occurrence has
+    claimed (a term rendered twice in a sentence gets each rendering once); None when all are taken."""
+    start, end = span
+    while any(start < b and a < end for a, b in taken):
+        nxt = segment.find(text, start + 1)
+        if nxt < 0:
+            return None
+        start, end = nxt, nxt + len(text)
+    return (start, end)
 
 
 # --- 2. references --------------------------------------------------------------------------------
@@ -442,29 +482,55 @@ def ask_q1_q2(stage, verdicts, references, table, progress):
     if progress:
         progress("error judge", len(q1), len(q1))
         progress("consistency judge", 0, len(to_q2))
-    q2 = []
+    # one question per chain (a long one in parts): its answer labels each occurrence
+    chains = defaultdict(list)
     for i in to_q2:
         o = out[i].occurrence
-        seg = stage.segment(o)
-        src, tgt = stage.langs(o.doc_id)
-        ref = out[i].reference
-        q2.append(ConsistencyQuestion(
-            o.source_text, o.target_text, SegmentText(seg.source, seg.target), stage.lang_name(src),
-            stage.lang_name(tgt), stage.domain, stage.concept_info(o.concept_id, o.doc_id), _preceding(stage, o),
-            forms(o), o.is_head,
-            _status_of(stage, o.concept_id, tgt, o.target_text), o.is_first_mention,
-            ref.text if ref else None, ref.provenance if ref else None,
-        ))
-    for i, r in zip(to_q2, stage.ask("consistency", q2)):
-        v = out[i]
-        if isinstance(r, JudgeError):
-            out[i] = _unjudged(v, r)
-            continue
-        out[i] = replace(v, outcome=r.outcome, label=r.label, penalty=penalty_for(r.outcome, r.label, table),
-                         reason=r.justification, judge=model, prompt_version=r.prompt_version, extra=_extra(r))
+        chains[(o.doc_id, o.concept_id, o.source_form)].append(i)
+    q2, parts = [], []
+    for idxs in chains.values():
+        idxs.sort(key=lambda i: (out[i].occurrence.segment_index, out[i].occurrence.source_span.start))
+        for start in range(0, len(idxs), MAX_CHAIN_ITEMS):
+            part = idxs[start:start + MAX_CHAIN_ITEMS]
+            parts.append(part)
+            q2.append(_chain_question(stage, [out[i] for i in part], forms(out[part[0]].occurrence)))
+    for part, answer in zip(parts, stage.ask("consistency", q2)):
+        for n, i in enumerate(part):
+            v = out[i]
+            r = answer if isinstance(answer, JudgeError) else answer[n]
+            if isinstance(r, JudgeError):
+                out[i] = _unjudged(v, r)
+                continue
+            out[i] = replace(v, outcome=r.outcome, label=r.label, penalty=penalty_for(r.outcome, r.label, table),
+                             reason=r.justification, judge=model, prompt_version=r.prompt_version, extra=_extra(r))
     if progress:
         progress("consistency judge", len(to_q2), len(to_q2))
     return out
+
+
+def _chain_question(stage, vs, forms):
+    """The consistency question about occurrences `vs` of one chain, in document order."""
+    o0 = vs[0].occurrence
+    src, tgt = stage.langs(o0.doc_id)
+    ref = vs[0].reference
+    occs = tuple(ChainOccurrence(v.occurrence.segment_index, v.occurrence.target_text,
+                                 _status_of(stage, o0.concept_id, tgt, v.occurrence.target_text),
+                                 v.occurrence.is_first_mention,
+                                 v.occurrence.source_text if v.occurrence.source_text != o0.source_text else None)
+                 for v in vs)
+    return ConsistencyQuestion(
+        o0.source_text, occs, _excerpt(stage, o0.doc_id, [v.occurrence.segment_index for v in vs]),
+        stage.lang_name(src), stage.lang_name(tgt), stage.domain, stage.concept_info(o0.concept_id, o0.doc_id),
+        forms,
+        o0.is_head, ref.text if ref else None, ref.provenance if ref else None,
+    )
+
+
+def _excerpt(stage, doc_id, positions, n=MAX_PRECEDING):
+    """Each position's sentence and the `n` before it, once each, in document order."""
+    segs = stage.docs[doc_id].segments_by_index
+    wanted = sorted({k for p in positions for k in range(p - n, p + 1) if k in segs})
+    return tuple(ExcerptSentence(k, segs[k].source, segs[k].target) for k in wanted)
 
 
 def _extra(r) -> tuple:
