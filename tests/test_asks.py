@@ -32,6 +32,7 @@ from termqa.errors import ConfigError, JudgeError
 from termqa.labels import CONSISTENCY_LABELS, ERROR_LABELS, NO_ERROR
 from termqa.judge.llm import Answer, Backend, settings_from_env
 from termqa.model import Concept, Term
+from termqa.judge.answers import answers_every
 from termqa.judge.prompting import PromptLibrary, split_header
 from tests.llm_server import data_blocks, data_of, outside_data
 
@@ -180,10 +181,11 @@ def test_consistency_question_labels_every_occurrence_of_the_chain():
     for label in CONSISTENCY_LABELS:
         assert f"- {label}:" in ours
     # an answer must label every occurrence; labels are read per occurrence, in the question's order
-    assert r.accept({"verdicts": [{"occurrence": "o1", "justification": "j", "label": "document_usage"}]}) is False
+    assert not answers_every({"verdicts": [{"occurrence": "o1", "justification": "j", "label": "document_usage"}]},
+                             r.expect)
     both = {"verdicts": [{"occurrence": "o2", "justification": "b", "label": "register"},
                          {"occurrence": "o1", "justification": "a", "label": "made_up"}]}
-    assert r.accept(both) is True
+    assert answers_every(both, r.expect)
     v1, v2 = asks.read_consistency(answer(both), chain_question())
     assert (v1.label, v1.outcome, v1.out_of_registry, v1.raw_label) == ("gratuitous_divergence", "unjustified", True,
                                                                         "made_up")

@@ -22,10 +22,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 from urllib.parse import urlparse
 
 from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss, UsageError
+from termqa.judge.answers import Expect, answers_every, parse_json_answer
 from termqa.judge.cache import VerdictCache, cache_key
 from termqa.judge.retry import RetryPolicy, retry_after
 
@@ -216,9 +217,10 @@ class Request:
     messages: tuple[tuple[str, str], ...]  # (role, content)
     json_schema: Optional[Mapping[str, Any]] = None
     temperature: Optional[float] = None  # None: the settings' temperature
-    # A check of the parsed answer beyond the schema's top-level keys (e.g. "one item per occurrence
-    # asked about"); an answer it refuses is retried like one that is not JSON. Not part of the key.
-    accept: Optional[Callable[[Any], bool]] = field(default=None, compare=False, repr=False)
+    # What an array answer must cover beyond the schema's top-level keys (one item per occurrence
+    # asked about, see termqa.judge.answers); an answer that misses one is retried like one that is
+    # not JSON. Derived from the messages, so not part of the cache key.
+    expect: Optional[Expect] = None
 
     def message_dicts(self) -> list[dict[str, str]]:
         return [{"role": r, "content": c} for r, c in self.messages]
@@ -312,39 +314,6 @@ class Accounting:
             # questions that failed after their retries: re-run to finish (exit code 3)
             "incomplete": self.failed > 0,
         }
-
-
-# --- answers from text --------------------------------------------------------------------------
-
-_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
-
-
-def parse_json_answer(text: str, schema: Optional[Mapping[str, Any]] = None) -> Optional[dict]:
-    """The JSON object in `text`, or None when there is none or it lacks a required key.
-
-    Servers in json_object mode (and small local models) sometimes wrap the object in a code fence
-    or add a sentence around it; the first balanced-looking object is taken in that case.
-    """
-    text = (text or "").strip()
-    candidates = [text, _FENCE.sub("", text).strip()]
-    start, end = text.find("{"), text.rfind("}")
-    if 0 <= start < end:
-        candidates.append(text[start:end + 1])
-    data = None
-    for c in candidates:
-        try:
-            data = json.loads(c)
-        except ValueError:
-            continue
-        if isinstance(data, dict):
-            break
-        data = None
-    if data is None:
-        return None
-    required = ((schema or {}).get("schema") or {}).get("required") or ()
-    if any(k not in data for k in required):
-        return None
-    return data
 
 
 # --- the backend --------------------------------------------------------------------------------
@@ -627,7 +596,7 @@ class Backend:
         data = parse_json_answer(text, request.json_schema) if request.json_schema is not None else text
         if data is None or (request.json_schema is None and not text):
             raise _Retry(f"answer is not the JSON object asked for: {text[:120]!r}")
-        if request.accept is not None and not request.accept(data):
+        if not answers_every(data, request.expect):
             raise _Retry(f"answer leaves out part of what was asked: {text[:120]!r}")
         return Answer(data=data, raw=text, model=self.settings.model, prompt_id=request.prompt_id,
                       prompt_version=request.prompt_version, key=key, tokens_in=tin,

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 from termqa.errors import JudgeError
+from termqa.judge.answers import Expect, items_by_id
 from termqa.judge.llm import Answer, Backend, Request
 from termqa.judge.prompting import data_block
 from termqa.judge.prompting import library as default_library
@@ -508,32 +509,12 @@ _PROMPTS: dict[type, tuple[str, Callable[[Any], dict[str, Any]], dict[str, Any]]
 }
 
 
-def _items(data: Any, key: str, id_key: str) -> dict[str, dict]:
-    """The answer's array items by id (the first item per id)."""
-    out: dict[str, dict] = {}
-    items = data.get(key) if isinstance(data, dict) else None
-    for item in items if isinstance(items, list) else ():
-        if isinstance(item, dict):
-            out.setdefault(_text(item.get(id_key)), item)
-    return out
-
-
-def _answers_every(ids: Sequence[str], key: str, id_key: str) -> Callable[[Any], bool]:
-    """Accept an array answer only when it has an item for every id asked about."""
-    wanted = list(ids)
-
-    def accept(data: Any) -> bool:
-        got = _items(data, key, id_key)
-        return all(i in got for i in wanted)
-
-    return accept
-
-
-def _acceptor(question: Question) -> Optional[Callable[[Any], bool]]:
+def _expect(question: Question) -> Optional[Expect]:
+    """What an answer must cover: one item per occurrence of a chain or term of a segment."""
     if isinstance(question, ConsistencyQuestion):
-        return _answers_every(question.ids(), "verdicts", "occurrence")
+        return ("verdicts", "occurrence", tuple(question.ids()))
     if isinstance(question, AlignQuestion):
-        return _answers_every(question.ids(), "renderings", "term")
+        return ("renderings", "term", tuple(question.ids()))
     return None
 
 
@@ -550,7 +531,7 @@ def to_request(question: Question, library=None) -> Request:
         raise TypeError(f"not a judge question: {type(question).__name__}") from None
     rendered = (library or default_library()).render(prompt_id, build(question))
     return Request(prompt_id=prompt_id, prompt_version=rendered.prompt_version,
-                   messages=rendered.messages, json_schema=schema, accept=_acceptor(question))
+                   messages=rendered.messages, json_schema=schema, expect=_expect(question))
 
 
 def prompt_versions(library=None) -> dict[str, str]:
@@ -591,7 +572,7 @@ def read_consistency(answer: Answer, question: Optional[ConsistencyQuestion] = N
     single verdict of an object with "label" (how answers were shaped before chain questions)."""
     if question is None:
         return _consistency_item(answer, answer.data if isinstance(answer.data, dict) else {})
-    got = _items(answer.data, "verdicts", "occurrence")
+    got = items_by_id(answer.data, "verdicts", "occurrence")
     return tuple(_consistency_item(answer, got.get(i, {})) for i in question.ids())
 
 
@@ -635,7 +616,7 @@ def locate(text: str, segment: str) -> Optional[tuple[int, int]]:
 
 def read_align(answer: Answer, question: AlignQuestion) -> tuple[AlignResult, ...]:
     """One result per term of the question, in its order."""
-    got = _items(answer.data, "renderings", "term")
+    got = items_by_id(answer.data, "renderings", "term")
     return tuple(_align_item(answer, got.get(i, {}), question) for i in question.ids())
 
 
