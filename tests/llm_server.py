@@ -9,6 +9,12 @@ accounting are exercised exactly as against a real server. Nothing here is mocke
     server.reject_params = ("temperature",)   # like a reasoning model
     server.latency = 0.3                      # every answer takes 300 ms
     server.random_faults(0.3, seed=4)         # 30 % of requests fail, drawn from RANDOM_FAULTS
+    server.batch_polls = 2                    # a batch completes at its second retrieval
+
+It also speaks the Batch API: `POST /v1/files` (multipart upload), `GET /v1/files/{id}/content`,
+`POST /v1/batches`, `GET /v1/batches/{id}`. A batch answers each line as a chat request would be
+answered (the same rules), once it is "completed"; `batch_lines` logs every line it processed and
+`batch_line_error` (a predicate on the line) makes chosen lines come back as errors.
 
 Faults: "429", "500", "503", "timeout" (hang past the client's timeout), "malformed" (a 200
 whose body is not JSON), "not_json" (valid response, content is prose), "bad_label" (an answer
@@ -103,6 +109,7 @@ class ScriptedLLM:
     reject_params: tuple[str, ...] = ()
     model_ids: tuple[str, ...] = ("scripted-judge",)
     retry_after: str = "0"  # the Retry-After header of a 429
+    batch_polls: int = 0  # retrievals before a batch completes (0: completed when created)
 
     def __post_init__(self) -> None:
         self.rules: list[tuple[Matcher, Reply]] = []
@@ -116,6 +123,10 @@ class ScriptedLLM:
         self.fault_rate = 0.0
         self._fault_rng = random.Random(0)
         self.fault_kinds: tuple[str, ...] = RANDOM_FAULTS
+        self.files: dict[str, dict] = {}
+        self.batches: dict[str, dict] = {}
+        self.batch_lines: list[dict] = []
+        self.batch_line_error: Optional[Callable[[dict], bool]] = None
         self._thread: Optional[threading.Thread] = None
 
     # -- script ---------------------------------------------------------------------------------
@@ -195,6 +206,72 @@ class ScriptedLLM:
             reply = reply(body)
         return reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
 
+    # -- the Batch API ----------------------------------------------------------------------------
+
+    def _file(self, data: bytes, filename: str, purpose: str) -> dict:
+        with self._lock:
+            fid = f"file-{len(self.files) + 1}"
+            self.files[fid] = {"id": fid, "object": "file", "bytes": len(data), "created_at": int(time.time()),
+                               "filename": filename, "purpose": purpose, "status": "processed", "data": data}
+        return self.files[fid]
+
+    def _batch_view(self, b: dict) -> dict:
+        return {k: v for k, v in b.items() if not k.startswith("_")}
+
+    def _run_batch(self, b: dict) -> None:
+        """Answer every line of the batch's input file; write the output (and error) files."""
+        out, errors = [], []
+        for n, raw in enumerate(self.files[b["input_file_id"]]["data"].decode("utf-8").splitlines()):
+            if not raw.strip():
+                continue
+            line = json.loads(raw)
+            with self._lock:
+                self.batch_lines.append(line)
+            body = line["body"]
+            if self.batch_line_error and self.batch_line_error(line):
+                errors.append({"id": f"batch_req_{n}", "custom_id": line["custom_id"], "response": {
+                    "status_code": 500, "request_id": f"req_{n}", "body": {"error": {"message": "scripted"}}},
+                    "error": None})
+                continue
+            prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+            tin, tout = self.tokens
+            out.append({"id": f"batch_req_{n}", "custom_id": line["custom_id"], "response": {
+                "status_code": 200, "request_id": f"req_{n}", "body": {
+                    "id": f"chatcmpl-batch-{n}", "object": "chat.completion", "created": int(time.time()),
+                    "model": body.get("model", "unknown") + "-served",
+                    "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+                                 "message": {"role": "assistant", "content": self._content(body, prompt)}}],
+                    "usage": {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout}}},
+                "error": None})
+        b["output_file_id"] = self._file("".join(json.dumps(x) + "\n" for x in out).encode(), "output.jsonl",
+                                         "batch_output")["id"] if out else None
+        b["error_file_id"] = self._file("".join(json.dumps(x) + "\n" for x in errors).encode(), "errors.jsonl",
+                                        "batch_output")["id"] if errors else None
+        b["status"] = "completed"
+        b["completed_at"] = int(time.time())
+        b["request_counts"] = {"total": len(out) + len(errors), "completed": len(out), "failed": len(errors)}
+
+    def _create_batch(self, body: dict) -> dict:
+        with self._lock:
+            bid = f"batch_{len(self.batches) + 1}"
+            b = {"id": bid, "object": "batch", "endpoint": body.get("endpoint"), "errors": None,
+                 "input_file_id": body.get("input_file_id"), "completion_window": body.get("completion_window"),
+                 "status": "in_progress", "output_file_id": None, "error_file_id": None,
+                 "created_at": int(time.time()), "metadata": body.get("metadata"),
+                 "request_counts": {"total": 0, "completed": 0, "failed": 0}, "_polls": self.batch_polls}
+            self.batches[bid] = b
+        if b["_polls"] <= 0:
+            self._run_batch(b)
+        return b
+
+    def _retrieve_batch(self, bid: str) -> Optional[dict]:
+        b = self.batches.get(bid)
+        if b is not None and b["status"] == "in_progress":
+            b["_polls"] -= 1
+            if b["_polls"] <= 0:
+                self._run_batch(b)
+        return b
+
     def _enter(self) -> None:
         with self._lock:
             self._active += 1
@@ -237,9 +314,22 @@ class _Handler(BaseHTTPRequestHandler):
         s = self.server_script
         with s._lock:
             s.log.append(LoggedRequest("GET", self.path, {}, time.monotonic(), time.monotonic()))
+        parts = self.path.split("?")[0].rstrip("/").split("/")
         if self.path.rstrip("/").endswith("/models"):
             self._send(200, {"object": "list", "data": [
                 {"id": m, "object": "model", "created": 0, "owned_by": "termqa-tests"} for m in s.model_ids]})
+        elif len(parts) >= 2 and parts[-2] == "batches" and parts[-1] in s.batches:
+            self._send(200, s._batch_view(s._retrieve_batch(parts[-1])))
+        elif len(parts) >= 3 and parts[-1] == "content" and parts[-3] == "files" and parts[-2] in s.files:
+            data = s.files[parts[-2]]["data"]
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/octet-stream")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
         else:
             self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
@@ -247,6 +337,9 @@ class _Handler(BaseHTTPRequestHandler):
         s = self.server_script
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
+        if self.path.rstrip("/").endswith("/files"):
+            self._upload(s, raw)
+            return
         try:
             body = json.loads(raw or b"{}")
         except ValueError:
@@ -265,6 +358,9 @@ class _Handler(BaseHTTPRequestHandler):
             if fault is None and chat and not rejects and s.fault_rate and s._fault_rng.random() < s.fault_rate:
                 fault = s._fault_rng.choice(s.fault_kinds)
         entry.fault = fault
+        if self.path.rstrip("/").endswith("/batches"):
+            self._send(200, s._batch_view(s._create_batch(body)))
+            return
         if not self.path.endswith("/chat/completions"):
             entry.status = 404
             self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
@@ -275,6 +371,27 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             entry.ended = time.monotonic()
             s._leave()
+
+    def _upload(self, s: ScriptedLLM, raw: bytes) -> None:
+        """A multipart file upload, as the openai client sends it to /v1/files."""
+        from email.parser import BytesParser
+        from email.policy import HTTP
+
+        msg = BytesParser(policy=HTTP).parsebytes(
+            b"Content-Type: " + self.headers.get("Content-Type", "").encode() + b"\r\n\r\n" + raw)
+        fields, data, filename = {}, b"", "upload"
+        for part in msg.iter_parts():
+            name = part.get_param("name", header="content-disposition")
+            if name == "file":
+                data = part.get_payload(decode=True) or b""
+                filename = part.get_filename() or filename
+            elif name:
+                fields[name] = (part.get_payload(decode=True) or b"").decode()
+        with s._lock:
+            s.log.append(LoggedRequest("POST", self.path, {"purpose": fields.get("purpose")}, time.monotonic(),
+                                       time.monotonic()))
+        f = s._file(data, filename, fields.get("purpose", ""))
+        self._send(200, {k: v for k, v in f.items() if k != "data"})
 
     def _complete(self, s: ScriptedLLM, body: dict, entry: LoggedRequest, fault: Optional[str]) -> None:
         if s.latency:

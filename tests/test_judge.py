@@ -468,3 +468,135 @@ def test_the_same_words_twice_in_a_sentence_answer_two_occurrences():
     second = target.rfind("joint")
     assert _free_span(target, "joint", (first, first + 5), [(first, first + 5)]) == (second, second + 5)
     assert _free_span(target, "joint", (first, first + 5), [(first, first + 5), (second, second + 5)]) is None
+
+
+# --- the batch engine ------------------------------------------------------------------------------
+
+
+def _without_accounting(r, folder):
+    """The result without its accounting, the working folder's path replaced (doc ids hold it)."""
+    text = json.dumps({k: v for k, v in r.items() if k != "accounting"}, ensure_ascii=False)
+    return json.loads(text.replace(str(folder), "<folder>"))
+
+
+def _batch_run(server, folder, **kw):
+    x = write_xliff(folder / "doc.xlf", PAIRS)
+    g = write_csv(folder / "g.csv", ["id", "en", "fr"], GLOSS)
+    settings = settings_from_env(model="scripted-judge", base_url=server.url, cache_path=str(folder / "cache.db"),
+                                 backoff_base=0.01, backoff_max=0.05, timeout=2.0, **kw)
+    return check([x], [g], judge=settings, lemmatiser="lookup").to_dict()
+
+
+def _sync_result(server, tmp_path, script):
+    (tmp_path / "sync").mkdir()
+    server.default = script
+    r = _batch_run(server, tmp_path / "sync")
+    server.log.clear()
+    return r
+
+
+def test_the_batch_path_gives_the_same_result_as_asking_now(server, tmp_path):
+    script = Script(align={"coupling guard": "protège-accouplement", "wear ring": "bague d'usure"})
+    sync = _sync_result(server, tmp_path, script)
+    (tmp_path / "batch").mkdir()
+    rounds = []
+    while len(rounds) < 8:
+        r = _batch_run(server, tmp_path / "batch", batch="submit")
+        rounds.append(r["accounting"])
+        if not r["accounting"]["incomplete"]:
+            break
+    assert 2 < len(rounds) < 8  # alignment, then the stages that need its answers
+    assert not server.completions  # nothing was asked synchronously
+    ids = [line["custom_id"] for line in server.batch_lines]
+    assert len(ids) == len(set(ids)) == sum(a["batch"]["queued"] for a in rounds)  # each question once
+    assert _without_accounting(r, tmp_path / "batch") == _without_accounting(sync, tmp_path / "sync")
+    first = rounds[0]["batch"]
+    assert first["submitted"] == ["batch_1"] and first["queued"] > 0
+    assert rounds[1]["batch"]["ingested"] == first["queued"]
+    assert r["summary"]["unjudged_reasons"].get("waiting for the judge batch", 0) == 0
+
+
+def test_a_question_waiting_in_a_batch_is_never_submitted_again(server, tmp_path):
+    from click.testing import CliRunner
+
+    from termqa.cli.main import main
+
+    server.default = Script(align={"coupling guard": "protège-accouplement", "wear ring": "bague d'usure"})
+    server.batch_polls = 3
+    first = _batch_run(server, tmp_path, batch="submit")
+    assert first["accounting"]["batch"]["queued"] > 0 and len(server.batches) == 1
+    assert first["summary"]["unjudged_reasons"]["waiting for the judge batch"] > 0
+    second = _batch_run(server, tmp_path, batch="submit")  # the batch is still running
+    assert second["accounting"]["batch"]["queued"] == 0
+    assert second["accounting"]["batch"]["waiting"] == first["accounting"]["batch"]["queued"]
+    assert len(server.batches) == 1 and second["accounting"]["incomplete"]
+    collect = ["judge", "collect", "--cache", str(tmp_path / "cache.db"), "--judge-base-url", server.url]
+    running = CliRunner().invoke(main, collect)
+    assert running.exit_code == 0 and "batch_1" in running.output and "still running" in running.output
+    res = CliRunner().invoke(main, collect)
+    assert res.exit_code == 0, res.output
+    assert "completed, ingested" in res.output and "answers stored" in res.output
+    again = CliRunner().invoke(main, ["judge", "collect", "--cache", str(tmp_path / "cache.db")])
+    assert "no judge batch is waiting" in again.output
+    third = _batch_run(server, tmp_path, batch="submit")  # goes on: the next stage in a new batch
+    assert third["accounting"]["batch"]["ingested"] == 0 and third["accounting"]["batch"]["submitted"] == ["batch_2"]
+
+
+def test_an_unusable_batch_answer_is_asked_again_in_the_next_round(server, tmp_path):
+    server.default = Script(align={"coupling guard": "protège-accouplement", "wear ring": "bague d'usure"})
+    failing = set()
+
+    def error_once(line):
+        if not failing:
+            failing.add(line["custom_id"])
+            return True
+        return False
+
+    server.batch_line_error = error_once
+    _batch_run(server, tmp_path, batch="submit")
+    r = _batch_run(server, tmp_path, batch="submit")
+    assert r["accounting"]["batch"]["unusable"] == 1
+    assert [line["custom_id"] for line in server.batch_lines].count(next(iter(failing))) == 2
+
+
+def test_batch_file_for_vllm_then_ingest(server, tmp_path):
+    from click.testing import CliRunner
+
+    from termqa.cli.main import main
+    from tests.llm_server import ScriptedLLM
+
+    script = Script(align={"coupling guard": "protège-accouplement", "wear ring": "bague d'usure"})
+    sync = _sync_result(server, tmp_path, script)
+    work = tmp_path / "file"
+    work.mkdir()
+    x = write_xliff(work / "doc.xlf", PAIRS)
+    g = write_csv(work / "g.csv", ["id", "en", "fr"], GLOSS)
+    out = work / "questions.jsonl"
+    args = ["check", x, "-g", g, "--judge-model", "scripted-judge", "--judge-base-url", server.url,
+            "--cache", str(work / "c.db"), "--json", str(work / "r.json"), "--lemmatiser", "lookup",
+            "--judge-batch-file", str(out)]
+    offline = ScriptedLLM(default=script)  # answers the file the way vLLM's run-batch would (not started)
+    for _ in range(8):
+        res = CliRunner().invoke(main, args)
+        if res.exit_code == 0:
+            break
+        assert res.exit_code == 3, res.output
+        assert "termqa judge ingest" in res.stderr
+        lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+        assert all(line["url"] == "/v1/chat/completions" and line["method"] == "POST" for line in lines)
+        assert all(line["body"]["response_format"]["type"] == "json_schema" for line in lines)
+        offline.files["in"] = {"data": out.read_bytes()}
+        batch = {"input_file_id": "in"}
+        offline._run_batch(batch)
+        results = work / "results.jsonl"
+        results.write_bytes(offline.files[batch["output_file_id"]]["data"])
+        ing = CliRunner().invoke(main, ["judge", "ingest", str(results), "--cache", str(work / "c.db")])
+        assert ing.exit_code == 0 and f"{len(lines)} answers stored" in ing.output, ing.output
+        twice = CliRunner().invoke(main, ["judge", "ingest", str(results), "--cache", str(work / "c.db")])
+        assert f"0 answers stored" in twice.output and f"{len(lines)} already in the cache" in twice.output
+    assert res.exit_code == 0, res.output
+    assert not server.completions
+    final = _without_accounting(json.loads((work / "r.json").read_text()), work)
+    expected = _without_accounting(sync, tmp_path / "sync")
+    for part in ("occurrences", "references", "scores", "summary", "concepts"):
+        assert final[part] == expected[part]

@@ -17,6 +17,7 @@ from termqa.cli.common import EXIT_INPUT, Group
 from termqa.cli.compare import compare_command
 from termqa.cli.console import scores_block
 from termqa.cli.evaluate import COMMANDS as evaluate_commands
+from termqa.cli.judge import judge_group
 from termqa.errors import TermqaError
 from termqa.evaluate.rescore import rescore_result
 from termqa.fileio import atomic_write
@@ -79,7 +80,7 @@ def rescore(verdicts, penalties_file, json_out):
     click.echo(scores_block(out))
 
 
-for command in (check_command, compare_command, *evaluate_commands):
+for command in (check_command, compare_command, judge_group, *evaluate_commands):
     main.add_command(command)
 
 if __name__ == "__main__":  # pragma: no cover

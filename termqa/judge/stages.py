@@ -25,6 +25,7 @@ from dataclasses import replace
 from typing import Optional
 
 from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss
+from termqa.judge.batch import R_BATCH, BatchPending
 from termqa.judge.llm import Backend
 from termqa.judge.questions import (
     MAX_CHAIN_ITEMS, MAX_PRECEDING, AlignQuestion, AlignTerm, ChainOccurrence, ConceptInfo, ConsistencyQuestion,
@@ -52,6 +53,8 @@ def _failed(exc) -> str:
     """The unjudged reason for a question the judge did not answer."""
     if isinstance(exc, BudgetExceeded):
         return R_BUDGET
+    if isinstance(exc, BatchPending):
+        return R_BATCH
     return R_UNAVAILABLE
 
 
@@ -62,7 +65,7 @@ def _unjudged(v, exc):
 
 def _failure_extra(v, exc) -> tuple:
     """What went wrong, kept with the occurrence (the reason itself stays one fixed line)."""
-    if isinstance(exc, BudgetExceeded):
+    if isinstance(exc, (BudgetExceeded, BatchPending)):
         return v.extra
     return tuple(e for e in v.extra if e[0] != "judge_error") + (("judge_error", str(exc)),)
 
@@ -372,7 +375,7 @@ def redecide(stage, verdicts, references, table):
 def _needs_q1(stage, v) -> bool:
     if v.judge == "rule" and v.outcome == ERROR:
         return False
-    if v.outcome == UNJUDGED and v.occurrence.target_span is None and v.reason in (R_UNAVAILABLE, R_BUDGET):
+    if v.outcome == UNJUDGED and v.occurrence.target_span is None and v.reason in (R_UNAVAILABLE, R_BUDGET, R_BATCH):
         return False  # its alignment question went unanswered: nothing to judge yet
     if stage.exhaustive:
         return True
