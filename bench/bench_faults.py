@@ -38,12 +38,13 @@ def verdicts(data: dict) -> list:
              o["target_text"], o["outcome"], o["label"]) for o in data["occurrences"]]
 
 
-def run(inputs, glossary, url, cache, timeout, lemmatiser, concurrency):
+def run(inputs, glossary, url, cache, timeout, lemmatiser, concurrency, max_retries=8):
     from termqa.judge.llm import settings_from_env
     from termqa.pipeline.check import check
 
     settings = settings_from_env(environ={}, model=MODEL, base_url=url, cache_path=str(cache),
-                                 concurrency=concurrency, timeout=timeout, backoff_base=0.05, backoff_max=1.0)
+                                 concurrency=concurrency, timeout=timeout, backoff_base=0.05, backoff_max=1.0,
+                                 max_retries=max_retries)
     return check([str(p) for p in inputs], [str(glossary)], judge=settings, lemmatiser=lemmatiser).to_dict()
 
 
@@ -58,6 +59,8 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=0.5, help="--judge-timeout of the runs (a hang lasts 2x)")
     ap.add_argument("--concurrency", type=int, default=8)
     ap.add_argument("--max-rounds", type=int, default=5)
+    ap.add_argument("--max-retries", type=int, default=8,
+                    help="retries per question (lower it to see runs end incomplete and finish in a re-run)")
     ap.add_argument("--lemmatiser", default="lookup")
     ap.add_argument("--out", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "termqa-bench-judge")
     a = ap.parse_args(argv)
@@ -85,7 +88,7 @@ def main(argv=None) -> int:
             rounds, retries, failed, calls = 0, 0, 0, 0
             while True:
                 rounds += 1
-                data = run(inputs, gloss, server.url, cache, a.timeout, a.lemmatiser, a.concurrency)
+                data = run(inputs, gloss, server.url, cache, a.timeout, a.lemmatiser, a.concurrency, a.max_retries)
                 acc = data["accounting"]
                 retries += acc["retries"]
                 failed += acc["failed"]
