@@ -508,16 +508,18 @@ class Backend:
             if hit is not None:
                 results.append(hit)
                 continue
-            waiting = True
             if key in self._batch_queue:
+                waiting = True
                 results.append(BatchPending(f"queued for the judge batch ({req.prompt_id})"))
                 continue
             in_batch = self.cache.pending_batch(key) if s.batch == "submit" else None
             if in_batch is not None:
+                waiting = True
                 acc.add(batch_waiting=1)
                 results.append(BatchPending(f"waiting in judge batch {in_batch}"))
                 continue
             if self._batch_blocked:
+                waiting = True
                 acc.add(batch_deferred=1)
                 results.append(BatchPending("waiting for the answers of an earlier batch"))
                 continue
@@ -527,6 +529,7 @@ class Backend:
                 results.append(exc)
                 continue
             self._batch_queue[key] = req
+            waiting = True
             acc.add(batch_queued=1)
             results.append(BatchPending(f"queued for the judge batch ({req.prompt_id})"))
         if waiting:

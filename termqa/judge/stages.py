@@ -293,7 +293,10 @@ def check_references(stage, verdicts, references, progress):
     regenerate = []
     for ((k, ref), r) in zip(pending, results):
         if isinstance(r, JudgeError):
-            continue  # stays pseudo: divergences from it are still judged
+            # stays pseudo; the judges' evidence about this concept would change once it is answered,
+            # so their questions about it wait for that answer (see _held)
+            _hold(stage, k[0], k[1], _failed(r))
+            continue
         if r.code is None:
             refs[k] = replace(ref, provenance=VALIDATED)
         else:
@@ -311,6 +314,8 @@ def check_references(stage, verdicts, references, progress):
             occs[0].variation, _contexts(stage, occs),
         ))
     for k, r in zip(regenerate, stage.ask("reference", gen_q)):
+        if isinstance(r, JudgeError):
+            _hold(stage, k[0], k[1], _failed(r))
         if isinstance(r, JudgeError) or not r.text:
             refs.pop(k, None)  # rejected and nothing better: judged in absolute terms only
             continue
@@ -435,6 +440,14 @@ def ask_q1_q2(stage, verdicts, references, table, progress):
 
     out = list(verdicts)
     todo = [i for i, v in enumerate(verdicts) if _needs_q1(stage, v)]
+    # questions whose evidence still lacks an unanswered earlier answer are not asked now: their
+    # occurrences stay unjudged, and the re-run asks them once, in their final form
+    held = _held(stage, verdicts)
+    for i in [i for i in todo if (verdicts[i].occurrence.doc_id, verdicts[i].occurrence.concept_id) in held]:
+        o = verdicts[i].occurrence
+        out[i] = replace(out[i], outcome=UNJUDGED, label=None, penalty=None, judge=None,
+                         reason=held[(o.doc_id, o.concept_id)])
+    todo = [i for i in todo if (verdicts[i].occurrence.doc_id, verdicts[i].occurrence.concept_id) not in held]
     groups = defaultdict(list)
     for i in todo:
         o = verdicts[i].occurrence
@@ -466,11 +479,14 @@ def ask_q1_q2(stage, verdicts, references, table, progress):
         progress("error judge", 0, len(q1))
     model = stage.backend.settings.model
     to_q2 = []
+    unanswered = {}  # chain -> reason, when a Q1 question about it went unanswered
     for k, r in zip(keys, stage.ask("error", q1)):
         for i in groups[k]:
             v = out[i]
             if isinstance(r, JudgeError):
                 out[i] = _unjudged(v, r)
+                unanswered.setdefault((v.occurrence.doc_id, v.occurrence.concept_id, v.occurrence.source_form),
+                                      _failed(r))
             elif r.code is not None:
                 out[i] = replace(v, outcome=ERROR, label=r.code, penalty=penalty_for(ERROR, r.code, table),
                                  reason=r.justification, judge=model, prompt_version=r.prompt_version,
@@ -491,7 +507,13 @@ def ask_q1_q2(stage, verdicts, references, table, progress):
         o = out[i].occurrence
         chains[(o.doc_id, o.concept_id, o.source_form)].append(i)
     q2, parts = [], []
-    for idxs in chains.values():
+    for ck, idxs in chains.items():
+        if ck in unanswered:
+            # which occurrences the chain question is about depends on that answer: ask it next run
+            for i in idxs:
+                out[i] = replace(out[i], outcome=UNJUDGED, label=None, penalty=None, judge=None,
+                                 reason=unanswered[ck])
+            continue
         idxs.sort(key=lambda i: (out[i].occurrence.segment_index, out[i].occurrence.source_span.start))
         for start in range(0, len(idxs), MAX_CHAIN_ITEMS):
             part = idxs[start:start + MAX_CHAIN_ITEMS]
@@ -509,6 +531,24 @@ def ask_q1_q2(stage, verdicts, references, table, progress):
     if progress:
         progress("consistency judge", len(to_q2), len(to_q2))
     return out
+
+
+def _hold(stage, doc_id, cid, reason) -> None:
+    """Mark a concept of a document whose evidence waits for an unanswered question."""
+    if not hasattr(stage, "held"):
+        stage.held = {}
+    stage.held.setdefault((doc_id, cid), reason)
+
+
+def _held(stage, verdicts) -> dict:
+    """(document, concept) -> reason, for concepts whose judges' evidence is not final: an alignment
+    or a reference question about them went unanswered (failed, over budget, or in a batch)."""
+    held = dict(getattr(stage, "held", {}))
+    for v in verdicts:
+        o = v.occurrence
+        if v.outcome == UNJUDGED and o.target_span is None and v.reason in (R_UNAVAILABLE, R_BUDGET, R_BATCH):
+            held.setdefault((o.doc_id, o.concept_id), v.reason)
+    return held
 
 
 def _chain_question(stage, vs, forms):
