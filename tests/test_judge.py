@@ -593,7 +593,7 @@ def test_batch_file_for_vllm_then_ingest(server, tmp_path):
         ing = CliRunner().invoke(main, ["judge", "ingest", str(results), "--cache", str(work / "c.db")])
         assert ing.exit_code == 0 and f"{len(lines)} answers stored" in ing.output, ing.output
         twice = CliRunner().invoke(main, ["judge", "ingest", str(results), "--cache", str(work / "c.db")])
-        assert f"0 answers stored" in twice.output and f"{len(lines)} already in the cache" in twice.output
+        assert "0 answers stored" in twice.output and f"{len(lines)} already in the cache" in twice.output
     assert res.exit_code == 0, res.output
     assert not server.completions
     final = _without_accounting(json.loads((work / "r.json").read_text()), work)
