@@ -46,6 +46,8 @@ RERUN_SHARE_GOAL = 0.03
 
 # --- the scripted answers ------------------------------------------------------------------------
 
+from tests.llm_server import data_of  # noqa: E402  (after the sys.path set-up above)
+
 ERROR_LABELS_SAMPLE = ("paraphrase_instead_of_term", "general_word_instead_of_term", "wrong_term")
 CONSISTENCY_OTHER = ("gratuitous_divergence", "stylistic_variation")
 _ARTICLES = {"le", "la", "les", "l", "un", "une", "des", "du", "de", "d", "au", "aux"}
@@ -65,14 +67,9 @@ def _schema(body: dict) -> str:
     return ((rf.get("json_schema") or {}).get("name") or "") if isinstance(rf, dict) else ""
 
 
-def _align_answer(prompt: str) -> dict:
+def _align_one(term: str, target: str) -> dict:
     """Words copied from the target sentence: as many as the term has, after the verb and articles;
     none for about 15 % of the questions (the rendering was dropped)."""
-    pair = prompt.rsplit("Your pair:", 1)[-1]
-    lines = [l for l in pair.splitlines() if l.strip()]
-    term = next((l[len("Term: "):] for l in lines if l.startswith("Term: ")), "")
-    reply_at = next((i for i, l in enumerate(lines) if l.startswith("Reply with")), len(lines))
-    target = lines[reply_at - 1].split(": ", 1)[-1] if reply_at else ""
     if _bucket(term + target) < 15 or not target:
         return {"translation": "", "found": False}
     words = re.findall(r"[\w\-]+", target)
@@ -87,19 +84,37 @@ def _align_answer(prompt: str) -> dict:
     return {"translation": text, "found": True}
 
 
+def _align_answer(data: dict) -> dict:
+    """One rendering per term of the segment question."""
+    target = data.get("target") or ""
+    return {"renderings": [{"term": t.get("term"), **_align_one(t.get("source_form") or "", target)}
+                           for t in data.get("terms", [])]}
+
+
+def _consistency_answer(data: dict) -> dict:
+    """One label per occurrence of the chain question, by the hash of its sentence and rendering."""
+    sentences = {e.get("sentence"): e.get("source") or "" for e in data.get("excerpt", [])}
+    out = []
+    for o in data.get("occurrences", []):
+        b = _bucket(f"{sentences.get(o.get('sentence'), '')}|{o.get('rendering')}")
+        label = "document_usage" if b >= 15 else CONSISTENCY_OTHER[b % len(CONSISTENCY_OTHER)]
+        out.append({"occurrence": o.get("occurrence"), "justification": "Scripted consistency verdict.",
+                    "label": label})
+    return {"verdicts": out}
+
+
 def answer(body: dict) -> dict:
     """The scripted judge: the answer depends only on the question kind and the prompt's hash."""
     name, p = _schema(body), _prompt(body)
     b = _bucket(p)
-    if name == "term_alignment":
-        return _align_answer(p)
+    data = data_of(body) or {}
+    if name == "term_alignments":
+        return _align_answer(data)
     if name == "term_reference":
-        m = re.search(r"Term: (.+)", p)
         return {"justification": "Scripted reference.", "generatable": True,
-                "reference": f"rendu de {m.group(1).strip() if m else 'terme'}", "confidence": "high"}
-    if name == "term_consistency_verdict":
-        label = "document_usage" if b >= 15 else CONSISTENCY_OTHER[b % len(CONSISTENCY_OTHER)]
-        return {"justification": "Scripted consistency verdict.", "label": label}
+                "reference": f"rendu de {data.get('source_form') or 'terme'}", "confidence": "high"}
+    if name == "term_consistency_verdicts":
+        return _consistency_answer(data)
     # error judge and reference check share the schema: mostly no_error, some error labels
     label = "no_error" if b >= 12 else ERROR_LABELS_SAMPLE[b % len(ERROR_LABELS_SAMPLE)]
     return {"justification": "Scripted error verdict.", "label": label}
@@ -200,7 +215,7 @@ class Probe:
                 probe.judge_seconds += time.perf_counter() - t0
 
         for mod, name, new in ((llm.Backend, "complete_many", complete_many), (asks, "ask_many", ask_many),
-                               (judge, "run_judge", run_judge)):
+                               (judge, "ask_many", ask_many), (judge, "run_judge", run_judge)):
             self._patches.append((mod, name, getattr(mod, name)))
             setattr(mod, name, new)
         return self
@@ -237,6 +252,7 @@ def run_check(inputs, glossary, url, cache, concurrency, lemmatiser, profile=Non
         "cached": acc.get("cached", 0),
         "failed": acc.get("failed", 0),
         "questions": acc.get("questions", {}),
+        "per_1000_source_words": acc.get("per_1000_source_words"),
         "wall": wall,
         "judge_seconds": probe.judge_seconds,
         "batches": probe.batches,
@@ -443,6 +459,9 @@ def main(argv=None) -> int:
     http_calls = sum(b[2] for b in cold["batches"])
     http_sec = sum(b[3] for b in cold["batches"])
     sustained = cold["calls"] / cold["judge_seconds"] if cold["judge_seconds"] else 0.0
+    per = cold.get("per_1000_source_words") or {}
+    print(f"cold run, per 1,000 source words: {per.get('calls')} calls, {per.get('tokens')} tokens "
+          f"(the scripted server reports 110 tokens per answer; see README for real prompt sizes)")
     print(f"cold run, phases (lemmatiser {cold['lemmatiser']}):")
     print("\n".join(phase_table(cold["batches"])))
     print()
@@ -493,7 +512,7 @@ def main(argv=None) -> int:
         figures.update({
             "generated": {"words": a.words, "concepts": a.concepts, "term_rate": a.term_rate,
                           **{k: cold[k] for k in ("occurrences", "scored", "calls", "questions", "wall",
-                                                   "judge_seconds")}},
+                                                   "judge_seconds", "per_1000_source_words")}},
             "sustained_calls_per_s": sustained,
             "reruns": {k: {"edited": r["edited"], "swapped": r["swapped"], "calls": r["calls"],
                            "share": r["calls"] / max(1, cold["calls"]),

@@ -19,7 +19,8 @@ from termqa.judge.llm import JudgeSettings, parse_price, settings_from_env
 KEYS = {
     "glossary": "paths", "src_lang": "str", "tgt_lang": "str", "glossary_lang": "str", "domain": "str",
     "lemmatiser": "str", "judge_model": "str", "judge_base_url": "str", "concurrency": "int",
-    "max_calls": "int", "max_cost": "float", "cache": "path", "offline": "bool", "exhaustive": "bool",
+    "max_calls": "int", "max_cost": "float", "judge_timeout": "float", "judge_batch": "bool",
+    "judge_batch_file": "path", "cache": "path", "offline": "bool", "exhaustive": "bool",
     "fail_on": "list", "penalties": "table", "annotate_level": "str", "its": "bool", "prices": "table",
     "source_only_glossary": "bool", "decisions": "path",
 }
@@ -172,9 +173,14 @@ def judge_settings(settings: dict, environ: Optional[dict] = None) -> Optional[J
         return None
     kw: dict = {"model": model}
     for k, name in (("judge_base_url", "base_url"), ("concurrency", "concurrency"), ("max_calls", "max_calls"),
-                    ("max_cost", "max_cost"), ("cache", "cache_path"), ("offline", "offline")):
+                    ("max_cost", "max_cost"), ("cache", "cache_path"), ("offline", "offline"),
+                    ("judge_timeout", "timeout")):
         if settings.get(k) is not None:
             kw[name] = settings[k]
+    if settings.get("judge_batch_file"):
+        kw["batch"], kw["batch_file"] = "file", str(settings["judge_batch_file"])
+    elif settings.get("judge_batch"):
+        kw["batch"] = "submit"
     prices = {}
     for m, pair in (settings.get("prices") or {}).items():  # config: [prices] model = [input, output]
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:

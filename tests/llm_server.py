@@ -8,6 +8,13 @@ accounting are exercised exactly as against a real server. Nothing here is mocke
     server.reject_json_schema = True          # like a server that only knows json_object
     server.reject_params = ("temperature",)   # like a reasoning model
     server.latency = 0.3                      # every answer takes 300 ms
+    server.random_faults(0.3, seed=4)         # 30 % of requests fail, drawn from RANDOM_FAULTS
+    server.batch_polls = 2                    # a batch completes at its second retrieval
+
+It also speaks the Batch API: `POST /v1/files` (multipart upload), `GET /v1/files/{id}/content`,
+`POST /v1/batches`, `GET /v1/batches/{id}`. A batch answers each line as a chat request would be
+answered (the same rules), once it is "completed"; `batch_lines` logs every line it processed and
+`batch_line_error` (a predicate on the line) makes chosen lines come back as errors.
 
 Faults: "429", "500", "503", "timeout" (hang past the client's timeout), "malformed" (a 200
 whose body is not JSON), "not_json" (valid response, content is prose), "bad_label" (an answer
@@ -18,6 +25,8 @@ Use the `llm_server` fixture (import it into conftest.py, or into the test modul
 from __future__ import annotations
 
 import json
+import random
+import re
 import threading
 import time
 from collections import deque
@@ -31,6 +40,28 @@ Matcher = Union[str, Callable[[dict], bool]]
 Reply = Union[dict, str, Callable[[dict], Union[dict, str]]]
 
 FAULTS = ("429", "500", "503", "timeout", "malformed", "not_json", "bad_label", "empty", "401", "404")
+# Passing faults a real endpoint produces: rate limits, server errors, hangs and garbage.
+RANDOM_FAULTS = ("429", "500", "503", "timeout", "malformed", "not_json", "empty")
+
+
+_DATA = re.compile(r"^<<<DATA ([0-9a-f]+)>>>\n(.*?)\n<<<END DATA \1>>>$", re.S | re.M)
+
+
+def data_blocks(text: str) -> list[tuple[str, dict]]:
+    """The fenced data blocks of a prompt text: (fence id, the JSON object), in order."""
+    return [(m.group(1), json.loads(m.group(2))) for m in _DATA.finditer(text)]
+
+
+def data_of(body: dict) -> Optional[dict]:
+    """The data block of a chat request's last user message (None when it has none)."""
+    users = [m for m in body.get("messages", []) if m.get("role") == "user"]
+    found = data_blocks(str(users[-1].get("content", ""))) if users else []
+    return found[0][1] if found else None
+
+
+def outside_data(text: str) -> str:
+    """A prompt text with its data blocks cut out: what the prompt says in its own words."""
+    return _DATA.sub("<data>", text)
 
 
 @dataclass
@@ -48,6 +79,10 @@ class LoggedRequest:
     @property
     def prompt(self) -> str:
         return "\n".join(str(m.get("content", "")) for m in self.body.get("messages", []))
+
+    @property
+    def data(self) -> Optional[dict]:
+        return data_of(self.body)
 
     @property
     def response_format(self) -> Optional[str]:
@@ -73,6 +108,8 @@ class ScriptedLLM:
     # Parameters refused with a 400, like reasoning models do ("temperature", "max_tokens").
     reject_params: tuple[str, ...] = ()
     model_ids: tuple[str, ...] = ("scripted-judge",)
+    retry_after: str = "0"  # the Retry-After header of a 429
+    batch_polls: int = 0  # retrievals before a batch completes (0: completed when created)
 
     def __post_init__(self) -> None:
         self.rules: list[tuple[Matcher, Reply]] = []
@@ -83,6 +120,13 @@ class ScriptedLLM:
         self.max_active = 0
         self._stopping = threading.Event()
         self._httpd: Optional[ThreadingHTTPServer] = None
+        self.fault_rate = 0.0
+        self._fault_rng = random.Random(0)
+        self.fault_kinds: tuple[str, ...] = RANDOM_FAULTS
+        self.files: dict[str, dict] = {}
+        self.batches: dict[str, dict] = {}
+        self.batch_lines: list[dict] = []
+        self.batch_line_error: Optional[Callable[[dict], bool]] = None
         self._thread: Optional[threading.Thread] = None
 
     # -- script ---------------------------------------------------------------------------------
@@ -100,6 +144,18 @@ class ScriptedLLM:
         with self._lock:
             self.faults.extend(faults)
         return self
+
+    def random_faults(self, rate: float, seed: int = 0, kinds: tuple[str, ...] = RANDOM_FAULTS) -> "ScriptedLLM":
+        """Make `rate` of the chat requests (after any fail_next ones) fail with a fault drawn from
+        `kinds`, from a generator seeded with `seed`."""
+        with self._lock:
+            self.fault_rate, self._fault_rng, self.fault_kinds = rate, random.Random(seed), tuple(kinds)
+        return self
+
+    @property
+    def answered(self) -> list[LoggedRequest]:
+        """Chat requests that got a usable answer (status 200, no fault): what a real server bills."""
+        return [r for r in self.completions if r.fault is None and r.status == 200]
 
     @property
     def url(self) -> str:
@@ -150,6 +206,72 @@ class ScriptedLLM:
             reply = reply(body)
         return reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
 
+    # -- the Batch API ----------------------------------------------------------------------------
+
+    def _file(self, data: bytes, filename: str, purpose: str) -> dict:
+        with self._lock:
+            fid = f"file-{len(self.files) + 1}"
+            self.files[fid] = {"id": fid, "object": "file", "bytes": len(data), "created_at": int(time.time()),
+                               "filename": filename, "purpose": purpose, "status": "processed", "data": data}
+        return self.files[fid]
+
+    def _batch_view(self, b: dict) -> dict:
+        return {k: v for k, v in b.items() if not k.startswith("_")}
+
+    def _run_batch(self, b: dict) -> None:
+        """Answer every line of the batch's input file; write the output (and error) files."""
+        out, errors = [], []
+        for n, raw in enumerate(self.files[b["input_file_id"]]["data"].decode("utf-8").splitlines()):
+            if not raw.strip():
+                continue
+            line = json.loads(raw)
+            with self._lock:
+                self.batch_lines.append(line)
+            body = line["body"]
+            if self.batch_line_error and self.batch_line_error(line):
+                errors.append({"id": f"batch_req_{n}", "custom_id": line["custom_id"], "response": {
+                    "status_code": 500, "request_id": f"req_{n}", "body": {"error": {"message": "scripted"}}},
+                    "error": None})
+                continue
+            prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+            tin, tout = self.tokens
+            out.append({"id": f"batch_req_{n}", "custom_id": line["custom_id"], "response": {
+                "status_code": 200, "request_id": f"req_{n}", "body": {
+                    "id": f"chatcmpl-batch-{n}", "object": "chat.completion", "created": int(time.time()),
+                    "model": body.get("model", "unknown") + "-served",
+                    "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+                                 "message": {"role": "assistant", "content": self._content(body, prompt)}}],
+                    "usage": {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout}}},
+                "error": None})
+        b["output_file_id"] = self._file("".join(json.dumps(x) + "\n" for x in out).encode(), "output.jsonl",
+                                         "batch_output")["id"] if out else None
+        b["error_file_id"] = self._file("".join(json.dumps(x) + "\n" for x in errors).encode(), "errors.jsonl",
+                                        "batch_output")["id"] if errors else None
+        b["status"] = "completed"
+        b["completed_at"] = int(time.time())
+        b["request_counts"] = {"total": len(out) + len(errors), "completed": len(out), "failed": len(errors)}
+
+    def _create_batch(self, body: dict) -> dict:
+        with self._lock:
+            bid = f"batch_{len(self.batches) + 1}"
+            b = {"id": bid, "object": "batch", "endpoint": body.get("endpoint"), "errors": None,
+                 "input_file_id": body.get("input_file_id"), "completion_window": body.get("completion_window"),
+                 "status": "in_progress", "output_file_id": None, "error_file_id": None,
+                 "created_at": int(time.time()), "metadata": body.get("metadata"),
+                 "request_counts": {"total": 0, "completed": 0, "failed": 0}, "_polls": self.batch_polls}
+            self.batches[bid] = b
+        if b["_polls"] <= 0:
+            self._run_batch(b)
+        return b
+
+    def _retrieve_batch(self, bid: str) -> Optional[dict]:
+        b = self.batches.get(bid)
+        if b is not None and b["status"] == "in_progress":
+            b["_polls"] -= 1
+            if b["_polls"] <= 0:
+                self._run_batch(b)
+        return b
+
     def _enter(self) -> None:
         with self._lock:
             self._active += 1
@@ -192,9 +314,22 @@ class _Handler(BaseHTTPRequestHandler):
         s = self.server_script
         with s._lock:
             s.log.append(LoggedRequest("GET", self.path, {}, time.monotonic(), time.monotonic()))
+        parts = self.path.split("?")[0].rstrip("/").split("/")
         if self.path.rstrip("/").endswith("/models"):
             self._send(200, {"object": "list", "data": [
                 {"id": m, "object": "model", "created": 0, "owned_by": "termqa-tests"} for m in s.model_ids]})
+        elif len(parts) >= 2 and parts[-2] == "batches" and parts[-1] in s.batches:
+            self._send(200, s._batch_view(s._retrieve_batch(parts[-1])))
+        elif len(parts) >= 3 and parts[-1] == "content" and parts[-3] == "files" and parts[-2] in s.files:
+            data = s.files[parts[-2]]["data"]
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/octet-stream")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
         else:
             self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
@@ -202,6 +337,9 @@ class _Handler(BaseHTTPRequestHandler):
         s = self.server_script
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
+        if self.path.rstrip("/").endswith("/files"):
+            self._upload(s, raw)
+            return
         try:
             body = json.loads(raw or b"{}")
         except ValueError:
@@ -215,9 +353,14 @@ class _Handler(BaseHTTPRequestHandler):
                    or any(p in body for p in s.reject_params))
         with s._lock:
             s.log.append(entry)
-            fault = (s.faults.popleft() if s.faults and not rejects
-                     and self.path.endswith("/chat/completions") else None)
+            chat = self.path.endswith("/chat/completions")
+            fault = s.faults.popleft() if s.faults and not rejects and chat else None
+            if fault is None and chat and not rejects and s.fault_rate and s._fault_rng.random() < s.fault_rate:
+                fault = s._fault_rng.choice(s.fault_kinds)
         entry.fault = fault
+        if self.path.rstrip("/").endswith("/batches"):
+            self._send(200, s._batch_view(s._create_batch(body)))
+            return
         if not self.path.endswith("/chat/completions"):
             entry.status = 404
             self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
@@ -228,6 +371,27 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             entry.ended = time.monotonic()
             s._leave()
+
+    def _upload(self, s: ScriptedLLM, raw: bytes) -> None:
+        """A multipart file upload, as the openai client sends it to /v1/files."""
+        from email.parser import BytesParser
+        from email.policy import HTTP
+
+        msg = BytesParser(policy=HTTP).parsebytes(
+            b"Content-Type: " + self.headers.get("Content-Type", "").encode() + b"\r\n\r\n" + raw)
+        fields, data, filename = {}, b"", "upload"
+        for part in msg.iter_parts():
+            name = part.get_param("name", header="content-disposition")
+            if name == "file":
+                data = part.get_payload(decode=True) or b""
+                filename = part.get_filename() or filename
+            elif name:
+                fields[name] = (part.get_payload(decode=True) or b"").decode()
+        with s._lock:
+            s.log.append(LoggedRequest("POST", self.path, {"purpose": fields.get("purpose")}, time.monotonic(),
+                                       time.monotonic()))
+        f = s._file(data, filename, fields.get("purpose", ""))
+        self._send(200, {k: v for k, v in f.items() if k != "data"})
 
     def _complete(self, s: ScriptedLLM, body: dict, entry: LoggedRequest, fault: Optional[str]) -> None:
         if s.latency:
@@ -265,7 +429,7 @@ class _Handler(BaseHTTPRequestHandler):
             entry.status = int(fault)
             messages = {"429": "Rate limit reached, slow down", "500": "internal error",
                         "503": "overloaded", "401": "invalid api key", "404": "model not found"}
-            headers = {"Retry-After": "0"} if fault == "429" else None
+            headers = {"Retry-After": s.retry_after} if fault == "429" else None
             code = {"429": "rate_limit_exceeded", "401": "invalid_api_key", "404": "model_not_found"}.get(fault)
             self._send(int(fault), {"error": {"message": messages[fault], "type": "error", "code": code}}, headers)
             return

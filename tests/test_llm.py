@@ -404,3 +404,59 @@ def test_parameters_a_reasoning_model_refuses_are_adapted_once(llm_server, tmp_p
     log = llm_server.completions
     assert [r.status for r in log] == [400, 400, 200, 200]
     assert "temperature" not in log[-1].body and log[-1].body["max_completion_tokens"] == 4096
+
+
+# --- the retry policy: backoff, Retry-After, a time budget ------------------------------------------
+
+
+def test_retry_after_is_honoured_even_past_the_backoff_cap(llm_server, tmp_path):
+    import time
+
+    llm_server.retry_after = "0.4"
+    llm_server.fail_next("429")
+    with make_backend(llm_server, tmp_path, backoff_max=0.01) as b:
+        t0 = time.monotonic()
+        a = b.complete(req("slow down"))
+        waited = time.monotonic() - t0
+        assert a.data["label"] == "no_error" and b.account.retries == 1
+    assert waited >= 0.4
+
+
+def test_the_time_budget_ends_retries_and_names_the_fix(llm_server, tmp_path):
+    llm_server.retry_after = "5"  # longer than the budget: give up at once rather than sleep past it
+    llm_server.fail_next("429")
+    with make_backend(llm_server, tmp_path, retry_budget=1.0, max_retries=8) as b:
+        with pytest.raises(JudgeError) as info:
+            b.complete(req("too slow"))
+        acc = b.account.as_dict()
+    assert "after 1 attempts" in str(info.value) and "re-running asks only what is missing" in info.value.fix
+    assert (acc["failed"], acc["incomplete"], len(llm_server.completions)) == (1, True, 1)
+
+
+def test_retry_policy_backs_off_with_jitter_within_the_budget():
+    import random
+
+    from termqa.judge.retry import RetryPolicy, retry_after
+
+    p = RetryPolicy(max_retries=4, budget=10.0, base=1.0, cap=3.0)
+    rng = random.Random(1)
+    waits = [p.delay(n, 0.0, None, rng) for n in (1, 2, 3, 4)]
+    assert 0.5 <= waits[0] <= 1.0 and 1.0 <= waits[1] <= 2.0 and 1.5 <= waits[2] <= 3.0 and waits[3] <= 3.0
+    assert p.delay(5, 0.0, None, rng) is None  # attempts exhausted
+    assert p.delay(1, 9.8, None, rng) is None  # the wait would overrun the budget
+    assert p.delay(1, 0.0, 7.0, rng) == 7.0  # Retry-After is a floor, not capped
+    assert retry_after({"retry-after": "2"}) == 2.0 and retry_after({"retry-after-ms": "250"}) == 0.25
+    assert retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) == 0.0  # a date in the past
+    assert retry_after({"retry-after": "soon"}) is None and retry_after(None) is None
+
+
+def test_random_faults_lose_no_question_and_repeat_no_paid_answer(llm_server, tmp_path):
+    llm_server.hang = 2.5
+    llm_server.random_faults(0.3, seed=11, kinds=("429", "500", "503", "malformed", "not_json", "empty", "timeout"))
+    llm_server.default = lambda body: {"justification": body["messages"][-1]["content"], "label": "no_error"}
+    with make_backend(llm_server, tmp_path, concurrency=4, timeout=1.5, max_retries=12) as b:
+        out = b.complete_many([req(f"q{i}") for i in range(30)])
+    assert [o.data["justification"] for o in out] == [f"q{i}" for i in range(30)]
+    assert sum(r.fault is not None for r in llm_server.completions) >= 5
+    paid = [r.body["messages"][-1]["content"] for r in llm_server.answered]
+    assert sorted(paid) == sorted(f"q{i}" for i in range(30))  # each answer paid for once

@@ -8,7 +8,8 @@ import click
 
 from termqa import config
 from termqa.cli.common import (
-    EXIT_QA_FAILED, check_annotate_target, check_bilingual_inputs, end_progress, epilog, progress_bar, silence_stdout, wrote,
+    EXIT_INCOMPLETE, EXIT_QA_FAILED, check_annotate_target, check_bilingual_inputs, end_progress, epilog,
+    incomplete_message, progress_bar, silence_stdout, wrote,
 )
 from termqa.cli.console import summary
 from termqa.cli.options import input_options, judge_options
@@ -112,10 +113,15 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
                 wrote(rep.out, quiet, f"{rep.written} note{'s' if rep.written != 1 else ''}")
     if not quiet and not stdout_is_json:
         click.echo(summary(data, judge_configured=judge is not None))
+    incomplete = incomplete_message(data)
+    if incomplete:
+        click.echo(incomplete, err=True)
     if fail_on:
         failed = failures(data, fail_on)
         if failed:
             click.echo(f"termqa: QA failed: {'; '.join(failed)}", err=True)
-            sys.exit(EXIT_QA_FAILED)
-        if not quiet:
+            sys.exit(EXIT_INCOMPLETE if incomplete else EXIT_QA_FAILED)
+        if not quiet and not incomplete:
             click.echo("termqa: QA gate passed", err=True)
+    if incomplete:
+        sys.exit(EXIT_INCOMPLETE)

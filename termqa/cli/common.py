@@ -12,11 +12,43 @@ import click
 
 from termqa.errors import InputError, TermqaError, UsageError
 from termqa.formats.sniff import detect_text, looks_binary, text_start
+from termqa.judge.batch import R_BATCH
+from termqa.judge.stages import R_UNAVAILABLE
 
 EXIT_OK = 0
 EXIT_QA_FAILED = 1
 EXIT_INPUT = 2
+EXIT_INCOMPLETE = 3  # judge questions still failed after their retries: re-run to finish (cache)
 EXIT_INTERRUPTED = 130
+
+
+def incomplete_message(result: dict) -> str:
+    """What is left to do when judge questions failed after their retries or wait for a batch (exit
+    code 3), else ''."""
+    acc = result.get("accounting") or {}
+    batch = acc.get("batch") or {}
+    if batch and (batch["queued"] or batch["waiting"] or batch["deferred"]):
+        occ = result["summary"]["unjudged_reasons"].get(R_BATCH, 0)
+        if batch["mode"] == "file" and batch["queued"]:
+            done = (f"wrote {batch['queued']} judge questions to {batch['file']}: run it (e.g. vLLM's "
+                    f"run-batch -i {batch['file']} -o RESULTS.jsonl), then 'termqa judge ingest RESULTS.jsonl' "
+                    "and re-run this command")
+        elif batch["queued"]:
+            done = (f"submitted {batch['queued']} judge questions in batch {', '.join(batch['submitted'])}: "
+                    "re-run this command (or 'termqa judge collect') once it has completed")
+        else:
+            done = (f"{batch['waiting']} judge questions wait in a batch submitted earlier: re-run this command "
+                    "(or 'termqa judge collect') once it has completed")
+        failed = f"; {acc['failed']} questions failed ({acc.get('fatal_error') or 'after retries'})" \
+            if acc.get("failed") else ""
+        return f"termqa: incomplete: {done}; {occ} occurrences are unjudged ({R_BATCH}){failed}"
+    if not acc.get("failed"):
+        return ""
+    occ = result["summary"]["unjudged_reasons"].get(R_UNAVAILABLE, 0)
+    why = f" ({acc['fatal_error']})" if acc.get("fatal_error") else ""
+    return (f"termqa: incomplete: {acc['failed']} judge questions failed after retries{why}; "
+            f"{occ} occurrences are unjudged ({R_UNAVAILABLE}). Re-run to finish: answers already "
+            "received come from the cache, only the failed questions are asked again")
 
 
 def fail(message: str) -> None:

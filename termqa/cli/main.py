@@ -1,6 +1,7 @@
 """The `termqa` command: a thin layer over the library. Each flag is a keyword argument of a library call.
 
-Exit codes: 0 done (and the --fail-on gate passed), 1 QA gate failed, 2 usage or input error.
+Exit codes: 0 done (and the --fail-on gate passed), 1 QA gate failed, 2 usage or input error,
+3 incomplete (judge questions failed after their retries: re-run to finish).
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from termqa.cli.compare import compare_command
 from termqa.cli.console import rescore_table
 from termqa.cli.decide import decide_group
 from termqa.cli.evaluate import COMMANDS as evaluate_commands
+from termqa.cli.judge import judge_group
 from termqa.errors import TermqaError
 from termqa.evaluate.rescore import rescore_result
 from termqa.fileio import atomic_write
@@ -87,7 +89,7 @@ def rescore(verdicts, penalties_file, json_out):
     click.echo(rescore_table(data, out))
 
 
-for command in (check_command, compare_command, decide_group, *evaluate_commands):
+for command in (check_command, compare_command, decide_group, judge_group, *evaluate_commands):
     main.add_command(command)
 
 if __name__ == "__main__":  # pragma: no cover

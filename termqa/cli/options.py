@@ -31,12 +31,20 @@ _JUDGE_OPTIONS = (
     click.option("--judge-model", help="LLM model for the judge (or OPENAI_MODEL). Without it: counting mode."),
     click.option("--judge-base-url", help="OpenAI-compatible endpoint (or OPENAI_BASE_URL)."),
     click.option("--concurrency", type=int, help="Judge calls in flight at once (default 8)."),
+    click.option("--judge-timeout", type=float,
+                 help="Seconds to wait for one judge answer before trying again (default 60)."),
     click.option("--max-calls", type=int, help="Stop judging after this many LLM calls (keeps what was judged)."),
     click.option("--max-cost", type=float, help="Stop judging past this estimated cost in USD."),
     click.option("--price", "price", multiple=True,
                  help="Judge price as MODEL=INPUT,OUTPUT in USD per million tokens (repeatable), "
                       "e.g. my-model=0.4,1.6; used for the cost estimate and --max-cost."),
     click.option("--cache", type=click.Path(dir_okay=False), help="Verdict cache file (SQLite)."),
+    click.option("--judge-batch", is_flag=True, default=None,
+                 help="Send the judge questions as an OpenAI Batch API job instead of asking now; re-run (or "
+                      "'termqa judge collect') to ingest the answers and go on. Exit code 3 until done."),
+    click.option("--judge-batch-file", type=click.Path(dir_okay=False),
+                 help="Only write the judge questions as a Batch API JSONL file (e.g. for vLLM's run-batch); "
+                      "'termqa judge ingest RESULTS.jsonl' stores the answers."),
     click.option("--offline", is_flag=True, default=None, help="Never call the LLM: a cache miss is an error."),
     click.option("--exhaustive", is_flag=True, default=None, help="Send every occurrence through both judges."),
     click.option("--config", "config_path", type=click.Path(dir_okay=False),

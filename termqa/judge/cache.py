@@ -42,6 +42,27 @@ CREATE TABLE IF NOT EXISTS judgements (
 """
 
 
+# The batch engine's tables (termqa.judge.batch), added to any cache file that lacks them: every
+# question written to a batch (to store its answer when the batch output comes back), every question
+# waiting in a submitted batch (never submitted again while it waits), and the batches themselves.
+_BATCH_TABLES = (
+    """CREATE TABLE IF NOT EXISTS batch_requests (
+        key TEXT PRIMARY KEY, model TEXT NOT NULL, prompt_id TEXT NOT NULL, prompt_version TEXT NOT NULL,
+        messages TEXT NOT NULL, schema TEXT, expect TEXT, endpoint TEXT, created TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS batch_pending (
+        key TEXT PRIMARY KEY, batch_id TEXT NOT NULL, created TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS batches (
+        batch_id TEXT PRIMARY KEY, input_file_id TEXT, status TEXT NOT NULL, requests INTEGER NOT NULL,
+        model TEXT, endpoint TEXT, base_url TEXT, created TEXT NOT NULL, updated TEXT NOT NULL)""",
+)
+# Batch states after which nothing more will come.
+BATCH_DONE = ("completed", "failed", "expired", "cancelled")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
 def canonical_json(value: Any) -> str:
     """One spelling per value: sorted keys, no whitespace, non-ASCII kept as is."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -99,6 +120,8 @@ class VerdictCache:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(_TABLE)
             self._db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
+            for sql in _BATCH_TABLES:
+                self._db.execute(sql)
             row = self._db.execute("SELECT value FROM meta WHERE name='schema'").fetchone()
             if row is None:
                 self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
@@ -162,6 +185,72 @@ class VerdictCache:
                 (key, model, prompt_id, prompt_version, msgs, canonical_json(answer), raw,
                  int(tokens_in), int(tokens_out), json_mode, endpoint, served_model, created),
             )
+            self._db.commit()
+
+    # -- batches (termqa.judge.batch) --------------------------------------------------------
+
+    def put_batch_requests(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Remember questions written to a batch: key, model, prompt_id, prompt_version, messages,
+        schema, expect, endpoint."""
+        now = _now()
+        with self._lock:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO batch_requests VALUES (?,?,?,?,?,?,?,?,?)",
+                [(r["key"], r["model"], r["prompt_id"], r["prompt_version"], canonical_json(r["messages"]),
+                  canonical_json(r.get("schema")), canonical_json(r.get("expect")), r.get("endpoint"), now)
+                 for r in rows])
+            self._db.commit()
+
+    def batch_request(self, key: str) -> Optional[dict[str, Any]]:
+        with self._lock:
+            row = self._db.execute("SELECT key, model, prompt_id, prompt_version, messages, schema, expect, endpoint "
+                                   "FROM batch_requests WHERE key=?", (key,)).fetchone()
+        if row is None:
+            return None
+        k, model, pid, pv, messages, schema, expect, endpoint = row
+        return {"key": k, "model": model, "prompt_id": pid, "prompt_version": pv,
+                "messages": json.loads(messages), "schema": json.loads(schema) if schema else None,
+                "expect": json.loads(expect) if expect else None, "endpoint": endpoint}
+
+    def add_batch(self, batch_id: str, keys: Sequence[str], *, input_file_id: Optional[str], status: str,
+                  model: Optional[str], endpoint: Optional[str], base_url: Optional[str]) -> None:
+        """A submitted batch and the questions it holds (pending until its output is ingested)."""
+        now = _now()
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO batches VALUES (?,?,?,?,?,?,?,?,?)",
+                             (batch_id, input_file_id, status, len(keys), model, endpoint, base_url, now, now))
+            self._db.executemany("INSERT OR REPLACE INTO batch_pending VALUES (?,?,?)",
+                                 [(k, batch_id, now) for k in keys])
+            self._db.commit()
+
+    def set_batch_status(self, batch_id: str, status: str) -> None:
+        with self._lock:
+            self._db.execute("UPDATE batches SET status=?, updated=? WHERE batch_id=?", (status, _now(), batch_id))
+            self._db.commit()
+
+    def open_batches(self) -> list[dict[str, Any]]:
+        """Submitted batches whose output has not been ingested yet, oldest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT batch_id, input_file_id, status, requests, model, endpoint, base_url, created FROM batches "
+                "WHERE status NOT IN ('ingested', 'abandoned') ORDER BY created").fetchall()
+        names = ("batch_id", "input_file_id", "status", "requests", "model", "endpoint", "base_url", "created")
+        return [dict(zip(names, r)) for r in rows]
+
+    def pending_batch(self, key: str) -> Optional[str]:
+        """The batch a question waits in, or None."""
+        with self._lock:
+            row = self._db.execute("SELECT batch_id FROM batch_pending WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def pending_keys(self, batch_id: str) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._db.execute("SELECT key FROM batch_pending WHERE batch_id=?", (batch_id,))]
+
+    def drop_pending(self, keys: Sequence[str]) -> None:
+        """Questions no longer waiting (answered, or to be asked again)."""
+        with self._lock:
+            self._db.executemany("DELETE FROM batch_pending WHERE key=?", [(k,) for k in keys])
             self._db.commit()
 
     def close(self) -> None:

@@ -18,6 +18,7 @@ import os
 import random
 import re
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -25,7 +26,10 @@ from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 from urllib.parse import urlparse
 
 from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss, UsageError
+from termqa.judge.answers import Expect, answers_every, parse_json_answer
+from termqa.judge.batch import BATCH_DISCOUNT, BatchPending, collect, request_line, submit, write_file
 from termqa.judge.cache import VerdictCache, cache_key
+from termqa.judge.retry import RetryPolicy, retry_after
 
 OPENAI_URL = "https://api.openai.com/v1"
 # A local server (llama.cpp, vLLM, Ollama) ignores the key, but the client insists on one.
@@ -113,8 +117,9 @@ class JudgeSettings:
     base_url: Optional[str] = None
     api_key: Optional[str] = field(default=None, repr=False)
     concurrency: int = 8
-    timeout: float = 60.0
-    max_retries: int = 5
+    timeout: float = 60.0  # seconds per request (--judge-timeout)
+    max_retries: int = 8
+    retry_budget: float = 120.0  # seconds per question, retries and waits included
     max_calls: Optional[int] = None
     max_cost: Optional[float] = None
     offline: bool = False
@@ -127,6 +132,10 @@ class JudgeSettings:
     # Retry waits: base * 2**(attempt-1), jittered, capped; tests shrink these.
     backoff_base: float = 1.0
     backoff_max: float = 30.0
+    # The batch engine (termqa.judge.batch): None (ask now), "submit" (--judge-batch: a Batch API
+    # job) or "file" (--judge-batch-file: write `batch_file` only).
+    batch: Optional[str] = None
+    batch_file: Optional[str] = None
 
     @property
     def endpoint(self) -> str:
@@ -149,7 +158,13 @@ class JudgeSettings:
         if self.max_retries < 0:
             raise UsageError(f"max retries must be 0 or more, not {self.max_retries}")
         if self.timeout <= 0:
-            raise UsageError(f"judge timeout must be positive, not {self.timeout}")
+            raise UsageError(f"--judge-timeout must be positive, not {self.timeout}")
+        if self.batch not in (None, "submit", "file"):
+            raise UsageError(f"unknown batch mode {self.batch!r}")
+        if self.batch == "file" and not self.batch_file:
+            raise UsageError("--judge-batch-file needs a file name")
+        if self.retry_budget < 0:
+            raise UsageError(f"the judge retry budget must be 0 seconds or more, not {self.retry_budget}")
         if self.max_calls is not None and self.max_calls < 0:
             raise UsageError(f"--max-calls must be 0 or more, not {self.max_calls}")
         if self.max_cost is not None:
@@ -211,6 +226,10 @@ class Request:
     messages: tuple[tuple[str, str], ...]  # (role, content)
     json_schema: Optional[Mapping[str, Any]] = None
     temperature: Optional[float] = None  # None: the settings' temperature
+    # What an array answer must cover beyond the schema's top-level keys (one item per occurrence
+    # asked about, see termqa.judge.answers); an answer that misses one is retried like one that is
+    # not JSON. Derived from the messages, so not part of the cache key.
+    expect: Optional[Expect] = None
 
     def message_dicts(self) -> list[dict[str, str]]:
         return [{"role": r, "content": c} for r, c in self.messages]
@@ -254,6 +273,17 @@ class Accounting:
         self.not_sent = 0
         self.tokens_in = 0
         self.tokens_out = 0
+        self.source_words = 0  # of the documents judged: the base of the per-1,000-words figures
+        self.batch_mode = settings.batch
+        self.batch_queued = 0  # questions written to this run's batch (or file)
+        self.batch_waiting = 0  # questions waiting in a batch submitted by an earlier run
+        self.batch_deferred = 0  # questions of later stages, waiting for the answers of a batch
+        self.batch_ingested = 0  # answers this run took from finished batches
+        self.batch_unusable = 0  # answers of finished batches that will be asked again
+        self.batch_tokens_in = 0  # tokens of those answers (paid at the batch price)
+        self.batch_tokens_out = 0
+        self.batch_ids: list[str] = []  # batches this run submitted
+        self.batch_file: Optional[str] = None  # the file this run wrote
         self.json_mode_fallback = False
         self.adapted: list[str] = []  # request parameters changed because the server refused them
         self.budget_exhausted = False
@@ -269,7 +299,29 @@ class Accounting:
         """Estimated USD spent in this run (cache hits cost nothing); None if the price is unknown."""
         if self._price is None:
             return None
-        return (self.tokens_in * self._price[0] + self.tokens_out * self._price[1]) / 1_000_000
+        now = self.tokens_in * self._price[0] + self.tokens_out * self._price[1]
+        batch = (self.batch_tokens_in * self._price[0] + self.batch_tokens_out * self._price[1]) * BATCH_DISCOUNT
+        return (now + batch) / 1_000_000
+
+    @property
+    def batch_open(self) -> int:
+        """Questions the run could not answer because of batches: it is incomplete until they are."""
+        return self.batch_queued + self.batch_waiting + self.batch_deferred
+
+    def per_1000_words(self) -> Optional[dict[str, Any]]:
+        """Calls, tokens and estimated cost per 1,000 source words: what judging a project costs."""
+        if not self.source_words:
+            return None
+        k = 1000.0 / self.source_words
+        cost = self.cost
+        return {"calls": round(self.calls * k, 3), "tokens": round((self.tokens_in + self.tokens_out) * k, 1),
+                "estimated_cost_usd": None if cost is None else round(cost * k, 6)}
+
+    def batch_dict(self) -> dict[str, Any]:
+        return {"mode": self.batch_mode, "queued": self.batch_queued, "waiting": self.batch_waiting,
+                "deferred": self.batch_deferred, "ingested": self.batch_ingested, "unusable": self.batch_unusable,
+                "tokens_in": self.batch_tokens_in, "tokens_out": self.batch_tokens_out,
+                "submitted": list(self.batch_ids), "file": self.batch_file, "price_share": BATCH_DISCOUNT}
 
     def as_dict(self) -> dict[str, Any]:
         cost = self.cost
@@ -284,45 +336,17 @@ class Accounting:
             "tokens_in": self.tokens_in,
             "tokens_out": self.tokens_out,
             "estimated_cost_usd": None if cost is None else round(cost, 6),
+            "source_words": self.source_words,
+            "per_1000_source_words": self.per_1000_words(),
             "price_per_million": None if self._price is None else list(self._price),
             "json_mode_fallback": self.json_mode_fallback,
             "adapted": list(self.adapted),
             "budget_exhausted": self.budget_exhausted,
             "fatal_error": self.fatal_error,
+            # questions that failed after their retries, or wait for a batch: re-run to finish (exit code 3)
+            "incomplete": self.failed > 0 or self.batch_open > 0,
+            **({"batch": self.batch_dict()} if self.batch_mode else {}),
         }
-
-
-# --- answers from text --------------------------------------------------------------------------
-
-_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
-
-
-def parse_json_answer(text: str, schema: Optional[Mapping[str, Any]] = None) -> Optional[dict]:
-    """The JSON object in `text`, or None when there is none or it lacks a required key.
-
-    Servers in json_object mode (and small local models) sometimes wrap the object in a code fence
-    or add a sentence around it; the first balanced-looking object is taken in that case.
-    """
-    text = (text or "").strip()
-    candidates = [text, _FENCE.sub("", text).strip()]
-    start, end = text.find("{"), text.rfind("}")
-    if 0 <= start < end:
-        candidates.append(text[start:end + 1])
-    data = None
-    for c in candidates:
-        try:
-            data = json.loads(c)
-        except ValueError:
-            continue
-        if isinstance(data, dict):
-            break
-        data = None
-    if data is None:
-        return None
-    required = ((schema or {}).get("schema") or {}).get("required") or ()
-    if any(k not in data for k in required):
-        return None
-    return data
 
 
 # --- the backend --------------------------------------------------------------------------------
@@ -374,6 +398,9 @@ class Backend:
         self._abandoned: list[ThreadPoolExecutor] = []
         self._send_temperature = True
         self._max_tokens_param = "max_tokens"
+        self._batch_queue: dict[str, Request] = {}  # key -> question, in the order queued
+        self._batch_blocked = False  # an earlier stage waits for a batch: later ones wait too
+        self._batch_polled = False
 
     # -- public ---------------------------------------------------------------------------------
 
@@ -390,6 +417,11 @@ class Backend:
         return {"judge_model": self.settings.model, "endpoint": self.settings.endpoint}
 
     def complete(self, request: Request) -> Answer:
+        if self.settings.batch:
+            out = self._batch_many([request])[0]
+            if isinstance(out, JudgeError):
+                raise out
+            return out
         key = self.key_for(request)
         hit = self._from_cache(key, request)
         if hit is not None:
@@ -398,6 +430,8 @@ class Backend:
 
     def complete_many(self, requests: Iterable[Request]) -> list[Union[Answer, JudgeError]]:
         requests = list(requests)
+        if self.settings.batch:
+            return self._batch_many(requests)
         results: list[Union[Answer, JudgeError, None]] = [None] * len(requests)
         todo: dict[str, list[int]] = {}  # key -> positions; identical questions are asked once
         for i, req in enumerate(requests):
@@ -440,11 +474,13 @@ class Backend:
         return results  # type: ignore[return-value]
 
     def close(self) -> None:
-        """Stop, let in-flight answers reach the cache, then release the client and the cache."""
+        """Stop, let in-flight answers reach the cache, send the batch, release the client and the cache."""
         self._stop.set()
         for pool in self._abandoned:
             pool.shutdown(wait=True)
         self._abandoned.clear()
+        if self._batch_queue:
+            self._flush_batch()
         if self._client is not None:
             self._client.close()
         self.cache.close()
@@ -454,6 +490,84 @@ class Backend:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+    # -- the batch engine (termqa.judge.batch) ---------------------------------------------------
+
+    def _batch_many(self, requests: list[Request]) -> list[Union[Answer, JudgeError]]:
+        """Cache hits are answered; every other question is queued for the batch, unless it already
+        waits in one, or an earlier stage of the run waits for one (then its question may change)."""
+        s, acc = self.settings, self.account
+        if s.batch == "submit" and not self._batch_polled:
+            self._batch_polled = True
+            self._collect()
+        results: list[Union[Answer, JudgeError]] = []
+        waiting = False
+        for req in requests:
+            key = self.key_for(req)
+            hit = self._from_cache(key, req)
+            if hit is not None:
+                results.append(hit)
+                continue
+            if key in self._batch_queue:
+                waiting = True
+                results.append(BatchPending(f"queued for the judge batch ({req.prompt_id})"))
+                continue
+            in_batch = self.cache.pending_batch(key) if s.batch == "submit" else None
+            if in_batch is not None:
+                waiting = True
+                acc.add(batch_waiting=1)
+                results.append(BatchPending(f"waiting in judge batch {in_batch}"))
+                continue
+            if self._batch_blocked:
+                waiting = True
+                acc.add(batch_deferred=1)
+                results.append(BatchPending("waiting for the answers of an earlier batch"))
+                continue
+            try:
+                self._reserve()
+            except BudgetExceeded as exc:
+                results.append(exc)
+                continue
+            self._batch_queue[key] = req
+            waiting = True
+            acc.add(batch_queued=1)
+            results.append(BatchPending(f"queued for the judge batch ({req.prompt_id})"))
+        if waiting:
+            self._batch_blocked = True
+        return results
+
+    def _collect(self) -> None:
+        """Ingest the batches earlier runs submitted that have ended."""
+        if not self.cache.open_batches():
+            return
+        for st in collect(self.cache, self._openai()):
+            if st.report is not None:
+                self.account.add(batch_ingested=st.report.answered, batch_unusable=st.report.unusable,
+                                 batch_tokens_in=st.report.tokens_in, batch_tokens_out=st.report.tokens_out)
+
+    def _flush_batch(self) -> None:
+        """Write the queued questions as a Batch API JSONL: submitted, or to --judge-batch-file."""
+        s, acc = self.settings, self.account
+        queue, self._batch_queue = self._batch_queue, {}
+        lines = [request_line(key, self._payload(req, JSON_SCHEMA)) for key, req in queue.items()]
+        rows = [{"key": key, "model": s.model, "prompt_id": req.prompt_id, "prompt_version": req.prompt_version,
+                 "messages": [[r, c] for r, c in req.messages], "schema": req.json_schema,
+                 "expect": list(req.expect) if req.expect else None, "endpoint": s.endpoint}
+                for key, req in queue.items()]
+        try:
+            self.cache.put_batch_requests(rows)
+            if s.batch == "file":
+                write_file(s.batch_file, lines)
+                acc.batch_file = str(s.batch_file)
+                return
+            batch_id, file_id, status = submit(self._openai(), lines)
+        except Exception as exc:  # the questions are not waiting anywhere: the next run asks them again
+            acc.add(failed=len(queue), batch_queued=-len(queue))
+            acc.fatal_error = f"could not {'write' if s.batch == 'file' else 'submit'} the judge batch: {exc}"
+            return
+        self.cache.add_batch(batch_id, list(queue), input_file_id=file_id, status=status, model=s.model,
+                             endpoint=s.endpoint, base_url=s.base_url)
+        acc.batch_ids.append(batch_id)
 
     # -- steps ----------------------------------------------------------------------------------
 
@@ -563,6 +677,7 @@ class Backend:
 
         client = self._openai()
         attempt = 0
+        started = time.monotonic()
         while True:
             if self._stop.is_set():
                 raise JudgeError("judging interrupted")
@@ -582,13 +697,15 @@ class Backend:
             except openai.OpenAIError as exc:
                 raise JudgeError(f"judge request failed: {exc}") from exc
             attempt += 1
-            if attempt > self.settings.max_retries:
+            delay = self._delay(attempt, retry.wait_hint, time.monotonic() - started)
+            if delay is None:
                 raise JudgeError(
-                    f"no usable judge answer for {request.prompt_id} after {attempt} attempts: {retry.reason}",
-                    fix="check the judge server, or raise the retry limit; re-running asks only what is missing",
+                    f"no usable judge answer for {request.prompt_id} after {attempt} attempts "
+                    f"({time.monotonic() - started:.1f} s): {retry.reason}",
+                    fix="check the judge server; re-running asks only what is missing",
                 )
             self.account.add(retries=1)
-            if self._stop.wait(self._delay(attempt, retry.wait_hint)):
+            if self._stop.wait(delay):
                 raise JudgeError("judging interrupted")
 
     def _attempt(self, client, request: Request, key: str, mode: str) -> Answer:
@@ -602,6 +719,8 @@ class Backend:
         data = parse_json_answer(text, request.json_schema) if request.json_schema is not None else text
         if data is None or (request.json_schema is None and not text):
             raise _Retry(f"answer is not the JSON object asked for: {text[:120]!r}")
+        if not answers_every(data, request.expect):
+            raise _Retry(f"answer leaves out part of what was asked: {text[:120]!r}")
         return Answer(data=data, raw=text, model=self.settings.model, prompt_id=request.prompt_id,
                       prompt_version=request.prompt_version, key=key, tokens_in=tin,
                       tokens_out=tout, cached=False, json_mode=mode if request.json_schema else None,
@@ -651,21 +770,15 @@ class Backend:
                 self.account.fatal_error = str(err)
         raise err
 
-    def _delay(self, attempt: int, hint: Optional[float]) -> float:
+    def _delay(self, attempt: int, hint: Optional[float], elapsed: float = 0.0) -> Optional[float]:
+        """The wait before retry `attempt`, None when the question must give up (termqa.judge.retry)."""
         s = self.settings
-        delay = min(s.backoff_max, s.backoff_base * (2 ** (attempt - 1)))
-        delay *= 0.5 + 0.5 * self._rng.random()  # jitter: workers hit by one 429 spread out
-        if hint is not None:
-            delay = max(delay, min(hint, s.backoff_max))
-        return delay
+        policy = RetryPolicy(max_retries=s.max_retries, budget=s.retry_budget, base=s.backoff_base,
+                             cap=s.backoff_max)
+        with self._lock:  # one generator shared by the workers
+            return policy.delay(attempt, elapsed, hint, self._rng)
 
 
 def _retry_after(exc) -> Optional[float]:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None) or {}
-    value = headers.get("retry-after") if hasattr(headers, "get") else None
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
+    return retry_after(getattr(getattr(exc, "response", None), "headers", None))
 

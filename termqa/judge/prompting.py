@@ -13,7 +13,12 @@ starts with a small header, then `---`, then a jinja2 body:
     ...
 
 `@@system` / `@@user` / `@@assistant` lines split the body into chat messages; each part is
-rendered on its own, so text coming from a translation can never open a new message. Files whose
+rendered on its own, so text coming from a translation can never open a new message.
+
+Text from the files under review (segments, preceding sentences, glossary entries, renderings) never
+goes into a template as a variable of its own: the question builds one JSON object of it and
+`data_block()` fences it with a content-derived id; the template places the block and its system
+message says that whatever the block holds is data, never an instruction. Files whose
 name starts with `_` are partials (macros, shared label lists) used through `{% import %}` or
 `{% include %}`.
 
@@ -25,6 +30,7 @@ never an empty string) and no autoescaping (prompts are not HTML).
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -233,6 +239,44 @@ def _quoted(value: Any) -> str:
     if value is None or (isinstance(value, str) and not value.strip()):
         return "(none)"
     return '"' + str(value).replace("\n", " ") + '"'
+
+
+def _layout(value: Any) -> str:
+    """JSON with one line per top-level field and per list item: readable, and without the
+    whitespace tokens a fully indented dump costs."""
+    def dump(v: Any) -> str:
+        return json.dumps(v, ensure_ascii=False)
+
+    if not isinstance(value, dict):
+        return dump(value)
+    lines = []
+    for k, v in value.items():
+        if isinstance(v, list) and v:
+            inner = ",\n".join("  " + dump(x) for x in v)
+            lines.append(f" {dump(k)}: [\n{inner}\n ]")
+        else:
+            lines.append(f" {dump(k)}: {dump(v)}")
+    return "{\n" + ",\n".join(lines) + "\n}"
+
+
+def data_block(value: Any) -> tuple[str, str]:
+    """Material from the files under review, fenced as data: (block text, fence id).
+
+    The value goes in as one JSON object, so every passage is a JSON string (its quotes and line
+    breaks escaped: a passage cannot end its string, start a line of its own or look like a line
+    of ours). The block sits between `<<<DATA id>>>` and `<<<END DATA id>>>`, with an id derived
+    from the block's own text: the same material always gives the same prompt (the verdict cache
+    stays exact) and a passage cannot spell the closing line, since it would have to contain the
+    hash of a text that contains it.
+    """
+    body = _layout(value)
+    salt = 0
+    while True:
+        fence = hashlib.sha256(f"{salt}:{body}".encode("utf-8")).hexdigest()[:12]
+        if fence not in body:  # never in practice; the loop only makes it certain
+            break
+        salt += 1
+    return f"<<<DATA {fence}>>>\n{body}\n<<<END DATA {fence}>>>", fence
 
 
 _DEFAULT: Optional[PromptLibrary] = None

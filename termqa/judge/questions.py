@@ -5,11 +5,16 @@ built by any stage, logged, compared and hashed. `to_request()` renders it with 
 template into an `llm.Request`; `read_answer()` turns the `llm.Answer` back into a typed result.
 `ask_many()` does both around `Backend.complete_many()`.
 
+Q2 is asked once per chain (the error-free divergent occurrences of one source form in one
+document, up to MAX_CHAIN_ITEMS per question) and alignment once per segment (every occurrence
+counting could not align there): the answer is an array with one item per occurrence, and an
+answer that misses one is not accepted (the backend asks again).
+
 Questions and results:
 - ErrorQuestion (Q1, error judge)                -> ErrorVerdict
 - ReferenceCheckQuestion (validate R(s))         -> ErrorVerdict (no_error = validated)
-- ConsistencyQuestion (Q2, consistency judge)    -> ConsistencyVerdict
-- AlignQuestion (find the term's rendering)      -> AlignResult
+- ConsistencyQuestion (Q2, consistency judge)    -> a ConsistencyVerdict per occurrence of the chain
+- AlignQuestion (find the terms' renderings)     -> an AlignResult per term of the segment
 - ReferenceQuestion (generate R(s))              -> ReferenceResult
 
 Labels outside the registry never crash a run: they are kept in `raw_label`, flagged
@@ -25,8 +30,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 from termqa.errors import JudgeError
+from termqa.judge.answers import Expect, items_by_id
 from termqa.judge.llm import Answer, Backend, Request
-from termqa.judge.prompting import library as default_library
+from termqa.judge.prompting import data_block, library as default_library
 from termqa.labels import COHERENT_LABELS, CONSISTENCY_LABELS, ERROR_LABELS, INCONSISTENT_LABELS, NO_ERROR, code_for
 from termqa.lang.langtags import normalise_tag, primary
 from termqa.model import JUSTIFIED, UNJUSTIFIED
@@ -35,6 +41,8 @@ from termqa.model import JUSTIFIED, UNJUSTIFIED
 MAX_PRECEDING = 5
 # How many source sentences the reference prompts see.
 MAX_CONTEXTS = 5
+# Occurrences labelled by one consistency question (a longer chain is asked in parts).
+MAX_CHAIN_ITEMS = 10
 # Q2 reading of an answer outside the registry (see module docstring).
 Q2_FALLBACK_LABEL = "gratuitous_divergence"
 
@@ -56,19 +64,25 @@ ERROR_SCHEMA = {
     }),
 }
 CONSISTENCY_SCHEMA = {
-    "name": "term_consistency_verdict",
+    "name": "term_consistency_verdicts",
     "strict": True,
     "schema": _object({
-        "justification": {"type": "string"},
-        "label": {"type": "string", "enum": list(CONSISTENCY_LABELS)},
+        "verdicts": {"type": "array", "items": _object({
+            "occurrence": {"type": "string"},
+            "justification": {"type": "string"},
+            "label": {"type": "string", "enum": list(CONSISTENCY_LABELS)},
+        })},
     }),
 }
 ALIGN_SCHEMA = {
-    "name": "term_alignment",
+    "name": "term_alignments",
     "strict": True,
     "schema": _object({
-        "translation": {"type": "string"},
-        "found": {"type": "boolean"},
+        "renderings": {"type": "array", "items": _object({
+            "term": {"type": "string"},
+            "translation": {"type": "string"},
+            "found": {"type": "boolean"},
+        })},
     }),
 }
 REFERENCE_SCHEMA = {
@@ -173,23 +187,45 @@ class ErrorQuestion:
 
 
 @dataclass(frozen=True)
+class ExcerptSentence:
+    """One sentence of the document as the consistency judge sees it; `position` is its place in
+    the document (gaps between positions show where sentences were left out)."""
+
+    position: int
+    source: str
+    target: Optional[str]
+
+
+@dataclass(frozen=True)
+class ChainOccurrence:
+    """One occurrence to label: its rendering, the sentence (a position of the excerpt) it is in."""
+
+    position: int
+    target_text: str
+    target_glossary_status: Optional[str] = None
+    is_first_mention: bool = False
+    source_text: Optional[str] = None  # the source form as written there, when it differs from the chain's
+
+
+@dataclass(frozen=True)
 class ConsistencyQuestion:
-    """Q2: is this (error-free) divergent rendering coherent with the document's usage?"""
+    """Q2 for a chain: is each (error-free) divergent rendering of `source_form` coherent with the
+    document's usage? `excerpt` holds each occurrence's sentence and the sentences before it."""
 
     source_form: str
-    target_text: str
-    segment: SegmentText
+    occurrences: tuple[ChainOccurrence, ...]
+    excerpt: tuple[ExcerptSentence, ...]
     src_lang: str
     tgt_lang: str
     domain: str = ""
     concept: Optional[ConceptInfo] = None
-    preceding: tuple[SegmentText, ...] = ()
     forms: tuple[FormRenderings, ...] = ()
     is_head: bool = True
-    target_glossary_status: Optional[str] = None
-    is_first_mention: bool = False
     reference: Optional[str] = None
     reference_provenance: Optional[str] = None
+
+    def ids(self) -> list[str]:
+        return [f"o{i}" for i in range(1, len(self.occurrences) + 1)]
 
 
 @dataclass(frozen=True)
@@ -229,15 +265,26 @@ class ReferenceQuestion:
 
 
 @dataclass(frozen=True)
-class AlignQuestion:
-    """Which words of `target_segment` translate `source_form` (which occurs in `source_segment`)?"""
+class AlignTerm:
+    """One source term of the segment to find in the translation."""
 
     source_form: str
+    hints: tuple[str, ...] = ()  # glossary target terms, shown as a hint
+    nth: int = 1  # which occurrence of this form in the source sentence (1: the first)
+
+
+@dataclass(frozen=True)
+class AlignQuestion:
+    """Which words of `target_segment` translate each of `terms` (all in `source_segment`)?"""
+
+    terms: tuple[AlignTerm, ...]
     source_segment: str
     target_segment: str
     src_lang: str
     tgt_lang: str
-    hints: tuple[str, ...] = ()  # glossary target terms, shown as a hint
+
+    def ids(self) -> list[str]:
+        return [f"t{i}" for i in range(1, len(self.terms) + 1)]
 
 
 Question = Union[ErrorQuestion, ConsistencyQuestion, ReferenceCheckQuestion, ReferenceQuestion,
@@ -299,20 +346,42 @@ class ReferenceResult:
     prompt_version: Optional[str] = None
 
 
-Result = Union[ErrorVerdict, ConsistencyVerdict, AlignResult, ReferenceResult]
+# Chain and segment questions answer with a tuple: one result per occurrence asked about.
+Result = Union[ErrorVerdict, tuple[ConsistencyVerdict, ...], tuple[AlignResult, ...], ReferenceResult]
 
 # --- questions -> requests ----------------------------------------------------------------------
 
 
-def _concept_ctx(c: Optional[ConceptInfo]) -> Optional[dict[str, Any]]:
+_STATUS_WORDS = {"preferred": "preferred", "admitted": "admitted", "deprecated": "deprecated, not to be used",
+                 "superseded": "superseded, not to be used"}
+
+
+def _concept_data(c: Optional[ConceptInfo]) -> Optional[dict[str, Any]]:
+    """The glossary entry as data (every string in it comes from the glossary file)."""
     if c is None:
         return None
 
     def terms(ts):
-        return [{"text": t.text, "status": t.status, "type": t.term_type} for t in ts]
+        out = []
+        for t in ts:
+            item: dict[str, Any] = {"text": t.text, "status": _STATUS_WORDS.get(t.status, "status not given")}
+            if t.term_type:
+                item["type"] = t.term_type
+            out.append(item)
+        return out
 
-    return {"id": c.concept_id, "definition": c.definition, "subject": c.subject, "dnt": c.dnt,
-            "note": c.note, "source_terms": terms(c.source_terms), "target_terms": terms(c.target_terms)}
+    d: dict[str, Any] = {}
+    if c.definition:
+        d["definition"] = c.definition
+    if c.subject:
+        d["subject"] = c.subject
+    d["source_terms"] = terms(c.source_terms)
+    d["target_terms"] = terms(c.target_terms)
+    if c.dnt:
+        d["do_not_translate"] = True
+    if c.note:
+        d["note"] = c.note
+    return d
 
 
 def count_band(n: int) -> str:
@@ -340,58 +409,93 @@ def share_word(count: int, total: int) -> str:
     return "some"
 
 
-def _forms_ctx(forms: Sequence[FormRenderings]) -> list[dict[str, Any]]:
-    return [{
-        "source_form": f.source_form, "is_head": f.is_head, "in_glossary": f.in_glossary,
-        "reference": f.reference, "provenance": f.provenance,
-        "renderings": [{"text": r.text, "count": count_band(r.count), "dominant": r.dominant, "first": r.first}
-                       for r in f.renderings],
-    } for f in forms]
+def _forms_data(forms: Sequence[FormRenderings], current_form: Optional[str]) -> list[dict[str, Any]]:
+    out = []
+    for f in forms:
+        item: dict[str, Any] = {"source_form": f.source_form, "head_term": f.is_head, "in_glossary": f.in_glossary}
+        if f.source_form == current_form:
+            item["under_evaluation"] = True
+        if f.reference:
+            item["reference"] = f.reference
+            item["reference_provenance"] = f.provenance
+        rends = []
+        for r in f.renderings:
+            rd: dict[str, Any] = {"text": r.text, "occurrences": count_band(r.count)}
+            if r.dominant:
+                rd["most_frequent"] = True
+            if r.first:
+                rd["first"] = True
+            rends.append(rd)
+        item["renderings"] = rends
+        out.append(item)
+    return out
 
 
-def _segments_ctx(segments: Sequence[SegmentText]) -> list[dict[str, Any]]:
-    return [{"source": s.source, "target": s.target} for s in segments[-MAX_PRECEDING:]] if segments else []
+def _sentence(s: SegmentText) -> dict[str, Any]:
+    return {"source": s.source, "target": s.target or None}
+
+
+def _segments_data(segments: Sequence[SegmentText]) -> list[dict[str, Any]]:
+    return [_sentence(s) for s in segments[-MAX_PRECEDING:]] if segments else []
+
+
+def _with_data(ctx: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+    """Our facts (`ctx`) plus the fenced data block that carries every passage from the files."""
+    block, fence = data_block(data)
+    return {**ctx, "data_block": block, "data_id": fence}
 
 
 def _common(q) -> dict[str, Any]:
     return {"src_lang": q.src_lang, "tgt_lang": q.tgt_lang, "domain": q.domain or "",
-            "concept": _concept_ctx(q.concept)}
+            "has_concept": q.concept is not None}
 
 
 def _error_ctx(q: ErrorQuestion) -> dict[str, Any]:
-    return {**_common(q), "source_form": q.source_form, "target_text": q.target_text,
-            "segment": {"source": q.segment.source, "target": q.segment.target},
-            "preceding": _segments_ctx(q.preceding), "forms": _forms_ctx(q.forms),
-            "is_head": q.is_head, "target_glossary_status": q.target_glossary_status,
-            "is_hapax": q.is_hapax}
+    data = {"term": {"source_form": q.source_form, "rendering": q.target_text},
+            "sentence": _sentence(q.segment), "preceding_sentences": _segments_data(q.preceding),
+            "glossary_entry": _concept_data(q.concept), "document_renderings": _forms_data(q.forms, q.source_form)}
+    return _with_data({**_common(q), "is_head": q.is_head, "target_glossary_status": q.target_glossary_status,
+                       "is_hapax": q.is_hapax}, data)
 
 
 def _consistency_ctx(q: ConsistencyQuestion) -> dict[str, Any]:
-    return {**_common(q), "source_form": q.source_form, "target_text": q.target_text,
-            "segment": {"source": q.segment.source, "target": q.segment.target},
-            "preceding": _segments_ctx(q.preceding), "forms": _forms_ctx(q.forms),
-            "is_head": q.is_head, "target_glossary_status": q.target_glossary_status,
-            "is_first_mention": q.is_first_mention, "reference": q.reference,
-            "reference_provenance": q.reference_provenance}
+    ids = q.ids()
+    data = {"source_form": q.source_form, "reference": q.reference, "reference_provenance": q.reference_provenance,
+            "occurrences": [{"occurrence": i, "sentence": o.position, "rendering": o.target_text,
+                             **({"source_form": o.source_text} if o.source_text else {})}
+                            for i, o in zip(ids, q.occurrences)],
+            "excerpt": [{"sentence": s.position, "source": s.source, "target": s.target or None} for s in q.excerpt],
+            "glossary_entry": _concept_data(q.concept), "document_renderings": _forms_data(q.forms, q.source_form)}
+    facts = [{"id": i, "first_mention": o.is_first_mention, "status": o.target_glossary_status}
+             for i, o in zip(ids, q.occurrences)]
+    return _with_data({**_common(q), "is_head": q.is_head, "facts": facts, "ids": ids}, data)
 
 
 def _check_ctx(q: ReferenceCheckQuestion) -> dict[str, Any]:
-    return {**_common(q), "source_form": q.source_form, "candidate": q.candidate,
-            "share": share_word(q.count, max(q.total, q.count)), "total": count_band(max(q.total, q.count)),
-            "contexts": list(q.contexts[:MAX_CONTEXTS]),
-            "is_head": q.is_head, "variation": q.variation}
+    data = {"source_form": q.source_form, "candidate": q.candidate, "glossary_entry": _concept_data(q.concept),
+            "contexts": list(q.contexts[:MAX_CONTEXTS])}
+    return _with_data({**_common(q), "share": share_word(q.count, max(q.total, q.count)),
+                       "total": count_band(max(q.total, q.count)), "is_head": q.is_head,
+                       "variation": q.variation}, data)
 
 
 def _reference_ctx(q: ReferenceQuestion) -> dict[str, Any]:
-    return {**_common(q), "source_form": q.source_form, "head_term": q.head_term,
-            "head_target": q.head_target, "variation": q.variation,
-            "contexts": list(q.contexts[:MAX_CONTEXTS])}
+    data = {"source_form": q.source_form, "head_term": q.head_term, "head_target": q.head_target,
+            "glossary_entry": _concept_data(q.concept), "contexts": list(q.contexts[:MAX_CONTEXTS])}
+    return _with_data({**_common(q), "variation": q.variation}, data)
 
 
 def _align_ctx(q: AlignQuestion) -> dict[str, Any]:
-    return {"src_lang": q.src_lang, "tgt_lang": q.tgt_lang, "source_form": q.source_form,
-            "source_segment": q.source_segment, "target_segment": q.target_segment,
-            "hints": list(q.hints)}
+    terms = []
+    for i, t in zip(q.ids(), q.terms):
+        item: dict[str, Any] = {"term": i, "source_form": t.source_form}
+        if t.nth > 1:
+            item["occurrence_in_source"] = t.nth
+        if t.hints:
+            item["hints"] = list(t.hints)
+        terms.append(item)
+    data = {"source": q.source_segment, "target": q.target_segment, "terms": terms}
+    return _with_data({"src_lang": q.src_lang, "tgt_lang": q.tgt_lang, "ids": q.ids()}, data)
 
 
 # question type -> (prompt id, context builder, schema)
@@ -402,6 +506,15 @@ _PROMPTS: dict[type, tuple[str, Callable[[Any], dict[str, Any]], dict[str, Any]]
     ReferenceQuestion: ("reference", _reference_ctx, REFERENCE_SCHEMA),
     AlignQuestion: ("align", _align_ctx, ALIGN_SCHEMA),
 }
+
+
+def _expect(question: Question) -> Optional[Expect]:
+    """What an answer must cover: one item per occurrence of a chain or term of a segment."""
+    if isinstance(question, ConsistencyQuestion):
+        return ("verdicts", "occurrence", tuple(question.ids()))
+    if isinstance(question, AlignQuestion):
+        return ("renderings", "term", tuple(question.ids()))
+    return None
 
 
 def prompt_id_for(question: Question) -> str:
@@ -417,7 +530,7 @@ def to_request(question: Question, library=None) -> Request:
         raise TypeError(f"not a judge question: {type(question).__name__}") from None
     rendered = (library or default_library()).render(prompt_id, build(question))
     return Request(prompt_id=prompt_id, prompt_version=rendered.prompt_version,
-                   messages=rendered.messages, json_schema=schema)
+                   messages=rendered.messages, json_schema=schema, expect=_expect(question))
 
 
 def prompt_versions(library=None) -> dict[str, str]:
@@ -453,8 +566,16 @@ def read_error(answer: Answer) -> ErrorVerdict:
     return ErrorVerdict(code, raw, justification, False, answer.prompt_version, answer.key)
 
 
-def read_consistency(answer: Answer) -> ConsistencyVerdict:
-    data = answer.data if isinstance(answer.data, dict) else {}
+def read_consistency(answer: Answer, question: Optional[ConsistencyQuestion] = None):
+    """One verdict per occurrence of the question, in its order (a tuple); without a question, the
+    single verdict of an object with "label" (how answers were shaped before chain questions)."""
+    if question is None:
+        return _consistency_item(answer, answer.data if isinstance(answer.data, dict) else {})
+    got = items_by_id(answer.data, "verdicts", "occurrence")
+    return tuple(_consistency_item(answer, got.get(i, {})) for i in question.ids())
+
+
+def _consistency_item(answer: Answer, data: dict) -> ConsistencyVerdict:
     raw = _text(data.get("label"))
     label = _norm_label(raw)
     justification = _text(data.get("justification"))
@@ -492,8 +613,13 @@ def locate(text: str, segment: str) -> Optional[tuple[int, int]]:
     return (m.start(), m.end()) if m else None
 
 
-def read_align(answer: Answer, question: AlignQuestion) -> AlignResult:
-    data = answer.data if isinstance(answer.data, dict) else {}
+def read_align(answer: Answer, question: AlignQuestion) -> tuple[AlignResult, ...]:
+    """One result per term of the question, in its order."""
+    got = items_by_id(answer.data, "renderings", "term")
+    return tuple(_align_item(answer, got.get(i, {}), question) for i in question.ids())
+
+
+def _align_item(answer: Answer, data: dict, question: AlignQuestion) -> AlignResult:
     text = _text(data.get("translation")).strip(_QUOTES).strip()
     found = data.get("found")
     if isinstance(found, str):
@@ -523,7 +649,7 @@ def read_answer(question: Question, answer: Answer) -> Result:
     if isinstance(question, (ErrorQuestion, ReferenceCheckQuestion)):
         return read_error(answer)
     if isinstance(question, ConsistencyQuestion):
-        return read_consistency(answer)
+        return read_consistency(answer, question)
     if isinstance(question, AlignQuestion):
         return read_align(answer, question)
     if isinstance(question, ReferenceQuestion):
@@ -561,12 +687,18 @@ _NAMES = {
 }
 
 
+_TAG = re.compile(r"[a-z]{1,8}(?:-[A-Za-z0-9]{1,8}){0,6}")
+
+
 def language_name(tag: str) -> str:
     """English name of a language tag for prompts (`fr-CA` -> `French (fr-CA)`); the tag itself
     when the language is not in the small built-in table."""
 
     norm = normalise_tag(tag)
+    if not _TAG.fullmatch(norm):
+        # the tag comes from the file: anything that is not a language tag stays out of the prompt
+        return "an unnamed language"
     name = _NAMES.get(primary(tag))
     if name is None:
-        return norm or "an unnamed language"
+        return norm
     return name if norm == primary(tag) else f"{name} ({norm})"

@@ -25,10 +25,12 @@ from dataclasses import dataclass, replace
 from typing import Callable, Collection, Mapping, Optional, Sequence
 
 from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss
+from termqa.judge.batch import R_BATCH, BatchPending
 from termqa.judge.llm import Backend, JudgeSettings
 from termqa.judge.questions import (
-    AlignQuestion, ConceptInfo, ConsistencyQuestion, ErrorQuestion, FormRenderings, ReferenceCheckQuestion,
-    ReferenceQuestion, RenderingCount, SegmentText, ask_many, language_name, prompt_versions,
+    MAX_CHAIN_ITEMS, MAX_PRECEDING, AlignQuestion, AlignTerm, ChainOccurrence, ConceptInfo, ConsistencyQuestion,
+    ErrorQuestion, ExcerptSentence, FormRenderings, ReferenceCheckQuestion, ReferenceQuestion, RenderingCount,
+    SegmentText, ask_many, language_name, prompt_versions,
 )
 from termqa.lang.langtags import primary
 from termqa.lang.normalise import loose, term_tokens
@@ -44,6 +46,9 @@ from termqa.signature import JudgePart
 Progress = Callable[[str, int, int], None]
 
 R_BUDGET = "not judged: the judge budget (--max-calls / --max-cost) was reached"
+# A question that still failed after its retries: the run is incomplete (exit code 3) and a re-run
+# asks it again. One fixed reason, so the summary counts these occurrences in one line.
+R_UNAVAILABLE = "judge unavailable"
 R_NO_RENDERING = "the judge found no rendering in the target segment"
 R_NOT_IN_SEGMENT = "the judge's rendering is not in the target segment"
 
@@ -52,11 +57,21 @@ def _failed(exc) -> str:
     """The unjudged reason for a question the judge did not answer."""
     if isinstance(exc, BudgetExceeded):
         return R_BUDGET
-    return f"not judged: the judge failed ({exc})"
+    if isinstance(exc, BatchPending):
+        return R_BATCH
+    return R_UNAVAILABLE
 
 
 def _unjudged(v, exc):
-    return replace(v, outcome=UNJUDGED, label=None, penalty=None, judge=None, reason=_failed(exc))
+    return replace(v, outcome=UNJUDGED, label=None, penalty=None, judge=None, reason=_failed(exc),
+                   extra=_failure_extra(v, exc))
+
+
+def _failure_extra(v, exc) -> tuple:
+    """What went wrong, kept with the occurrence (the reason itself stays one fixed line)."""
+    if isinstance(exc, (BudgetExceeded, BatchPending)):
+        return v.extra
+    return tuple(e for e in v.extra if e[0] != "judge_error") + (("judge_error", str(exc)),)
 
 
 class Stage:
@@ -91,8 +106,10 @@ class Stage:
         for r in results:
             if isinstance(r, OfflineCacheMiss):
                 raise r
-            if getattr(r, "out_of_registry", False):
-                self.out_of_registry += 1
+            # chain and segment questions answer with one result per occurrence
+            for item in (r if isinstance(r, tuple) else (r,)):
+                if getattr(item, "out_of_registry", False):
+                    self.out_of_registry += 1
         return results
 
     def concept_info(self, cid, doc_id):
@@ -193,49 +210,88 @@ def run_judge(verdicts: list, references: dict, documents: Sequence, concepts: M
 
 def align_open(stage, verdicts, progress):
 
+    _count_source_words(stage)
     todo = [i for i, v in enumerate(verdicts)
             if v.outcome == UNJUDGED and v.occurrence.target_span is None
             and not stage.concepts[v.occurrence.concept_id].dnt]
     if progress:
         progress("aligning", 0, len(todo))
-    questions = []
+    # one question per segment, about every occurrence counting could not align there
+    by_segment = defaultdict(list)
     for i in todo:
         o = verdicts[i].occurrence
-        seg = stage.segment(o)
-        src, tgt = stage.langs(o.doc_id)
-        hints = tuple(t.text for t in stage.concepts[o.concept_id].terms_in(tgt) if not t.matchable_only)
-        questions.append(AlignQuestion(o.source_text, seg.source, seg.target, stage.lang_name(src),
-                                       stage.lang_name(tgt), hints))
-    results = stage.ask("align", questions)
+        by_segment[(o.doc_id, o.segment_index)].append(i)
+    keys = list(by_segment)
+    questions = []
+    for k in keys:
+        idxs = sorted(by_segment[k], key=lambda i: verdicts[i].occurrence.source_span.start)
+        by_segment[k] = idxs
+        seg = stage.segment(verdicts[idxs[0]].occurrence)
+        src, tgt = stage.langs(k[0])
+        terms = []
+        for i in idxs:
+            o = verdicts[i].occurrence
+            hints = tuple(t.text for t in stage.concepts[o.concept_id].terms_in(tgt) if not t.matchable_only)
+            nth = seg.source[:o.source_span.start].count(o.source_text) + 1
+            terms.append(AlignTerm(o.source_text, hints, nth))
+        questions.append(AlignQuestion(tuple(terms), seg.source, seg.target, stage.lang_name(src),
+                                       stage.lang_name(tgt)))
+    answers = stage.ask("align", questions)
     claimed = defaultdict(list)
     for v in verdicts:
         o = v.occurrence
         if o.target_span is not None:
             claimed[(o.doc_id, o.segment_index)].append((o.target_span.start, o.target_span.end))
     out = list(verdicts)
-    for i, r in zip(todo, results):
-        v = verdicts[i]
-        o = v.occurrence
-        if isinstance(r, JudgeError):
-            out[i] = replace(v, reason=_failed(r))
-            continue
-        if r.text is None:
-            out[i] = replace(v, reason=R_NO_RENDERING, prompt_version=r.prompt_version)
-            continue
-        if not r.found_in_segment:
-            out[i] = replace(v, reason=f"{R_NOT_IN_SEGMENT} ('{r.text}')", prompt_version=r.prompt_version)
-            continue
-        s, e = r.span
-        taken = claimed[(o.doc_id, o.segment_index)]
-        if any(s < b and a < e for a, b in taken):
-            out[i] = replace(v, reason=f"the judge's rendering '{r.text}' already answers another occurrence")
-            continue
-        taken.append((s, e))
-        occ = replace(o, target_text=r.text, target_span=Span(s, e), align_method="judge")
-        out[i] = replace(v, occurrence=occ)
+    for k, answer in zip(keys, answers):
+        seg = stage.segment(verdicts[by_segment[k][0]].occurrence)
+        for n, i in enumerate(by_segment[k]):
+            v = verdicts[i]
+            o = v.occurrence
+            r = answer if isinstance(answer, JudgeError) else answer[n]
+            if isinstance(r, JudgeError):
+                # no alignment: the occurrence stays unjudged with this reason, and the judges do not
+                # take it for a dropped term (see _needs_q1)
+                out[i] = replace(v, reason=_failed(r), extra=_failure_extra(v, r))
+                continue
+            if r.text is None:
+                out[i] = replace(v, reason=R_NO_RENDERING, prompt_version=r.prompt_version)
+                continue
+            if not r.found_in_segment:
+                out[i] = replace(v, reason=f"{R_NOT_IN_SEGMENT} ('{r.text}')", prompt_version=r.prompt_version)
+                continue
+            taken = claimed[k]
+            span = _free_span(seg.target, r.text, r.span, taken)
+            if span is None:
+                out[i] = replace(v, reason=f"the judge's rendering '{r.text}' already answers another occurrence")
+                continue
+            taken.append(span)
+            occ = replace(o, target_text=seg.target[span[0]:span[1]], target_span=Span(*span), align_method="judge")
+            out[i] = replace(v, occurrence=occ)
     if progress:
         progress("aligning", len(todo), len(todo))
     return out
+
+
+def _count_source_words(stage) -> None:
+    """Add the stage's source words to the accounting once (align_open is every run's first phase)."""
+    if stage.backend is None or getattr(stage, "_words_counted", False):
+        return
+    stage._words_counted = True
+    stage.backend.account.add(source_words=sum(len(s.source.split()) for d in stage.docs.values()
+                                               for s in d.segments))
+
+
+def _free_span(segment, text, span, taken):
+    """`span`, or the next place the same words occur in the segment, that no other occurrence has
+    claimed (a term rendered twice in a sentence gets each rendering once); None when all are taken."""
+    start, end = span
+    while any(start < b and a < end for a, b in taken):
+        nxt = segment.find(text, start + 1)
+        if nxt < 0:
+            return None
+        start, end = nxt, nxt + len(text)
+    return (start, end)
 
 
 # --- 2. references --------------------------------------------------------------------------------
@@ -289,7 +345,10 @@ def check_references(stage, verdicts, references, progress):
     regenerate = []
     for ((k, ref), r) in zip(pending, results):
         if isinstance(r, JudgeError):
-            continue  # stays pseudo: divergences from it are still judged
+            # stays pseudo; the judges' evidence about this concept would change once it is answered,
+            # so their questions about it wait for that answer (see _held)
+            _hold(stage, k[0], k[1], _failed(r))
+            continue
         if r.code is None:
             refs[k] = replace(ref, provenance=VALIDATED)
         else:
@@ -307,6 +366,8 @@ def check_references(stage, verdicts, references, progress):
             occs[0].variation, _contexts(stage, occs),
         ))
     for k, r in zip(regenerate, stage.ask("reference", gen_q)):
+        if isinstance(r, JudgeError):
+            _hold(stage, k[0], k[1], _failed(r))
         if isinstance(r, JudgeError) or not r.text:
             refs.pop(k, None)  # rejected and nothing better: judged in absolute terms only
             continue
@@ -375,6 +436,8 @@ def redecide(stage: Stage, verdicts: Sequence, references: Mapping, table: Mappi
 def _needs_q1(stage, v) -> bool:
     if v.judge == "rule" and v.outcome == ERROR or v.judge == REVIEWER:
         return False  # a reviewer's decision is never asked again, not even in exhaustive mode
+    if v.outcome == UNJUDGED and v.occurrence.target_span is None and v.reason in (R_UNAVAILABLE, R_BUDGET, R_BATCH):
+        return False  # its alignment question went unanswered: nothing to judge yet
     if stage.exhaustive:
         return True
     # what the rules settled stays settled; a hapax without a glossary reference is never settled by
@@ -417,7 +480,8 @@ def _status_of(stage, cid, tgt, text) -> Optional[str]:
     return None
 
 
-def _preceding(stage, o, n=2):
+def _preceding(stage, o, n=MAX_PRECEDING):
+    """The segments before the occurrence's, oldest first: the document context the judges see."""
 
     segs = stage.docs[o.doc_id].segments_by_index
     out = []
@@ -432,6 +496,14 @@ def ask_q1_q2(stage, verdicts, references, table, progress):
 
     out = list(verdicts)
     todo = [i for i, v in enumerate(verdicts) if _needs_q1(stage, v)]
+    # questions whose evidence still lacks an unanswered earlier answer are not asked now: their
+    # occurrences stay unjudged, and the re-run asks them once, in their final form
+    held = _held(stage, verdicts)
+    for i in [i for i in todo if (verdicts[i].occurrence.doc_id, verdicts[i].occurrence.concept_id) in held]:
+        o = verdicts[i].occurrence
+        out[i] = replace(out[i], outcome=UNJUDGED, label=None, penalty=None, judge=None,
+                         reason=held[(o.doc_id, o.concept_id)])
+    todo = [i for i in todo if (verdicts[i].occurrence.doc_id, verdicts[i].occurrence.concept_id) not in held]
     groups = defaultdict(list)
     for i in todo:
         o = verdicts[i].occurrence
@@ -463,11 +535,14 @@ def ask_q1_q2(stage, verdicts, references, table, progress):
         progress("error judge", 0, len(q1))
     model = stage.backend.settings.model
     to_q2 = []
+    unanswered = {}  # chain -> reason, when a Q1 question about it went unanswered
     for k, r in zip(keys, stage.ask("error", q1)):
         for i in groups[k]:
             v = out[i]
             if isinstance(r, JudgeError):
                 out[i] = _unjudged(v, r)
+                unanswered.setdefault((v.occurrence.doc_id, v.occurrence.concept_id, v.occurrence.source_form),
+                                      _failed(r))
             elif r.code is not None:
                 out[i] = replace(v, outcome=ERROR, label=r.code, penalty=penalty_for(ERROR, r.code, table),
                                  reason=r.justification, judge=model, prompt_version=r.prompt_version,
@@ -482,29 +557,79 @@ def ask_q1_q2(stage, verdicts, references, table, progress):
     if progress:
         progress("error judge", len(q1), len(q1))
         progress("consistency judge", 0, len(to_q2))
-    q2 = []
+    # one question per chain (a long one in parts): its answer labels each occurrence
+    chains = defaultdict(list)
     for i in to_q2:
         o = out[i].occurrence
-        seg = stage.segment(o)
-        src, tgt = stage.langs(o.doc_id)
-        ref = out[i].reference
-        q2.append(ConsistencyQuestion(
-            o.source_text, o.target_text, SegmentText(seg.source, seg.target), stage.lang_name(src),
-            stage.lang_name(tgt), stage.domain, stage.concept_info(o.concept_id, o.doc_id), _preceding(stage, o),
-            forms(o), o.is_head,
-            _status_of(stage, o.concept_id, tgt, o.target_text), o.is_first_mention,
-            ref.text if ref else None, ref.provenance if ref else None,
-        ))
-    for i, r in zip(to_q2, stage.ask("consistency", q2)):
-        v = out[i]
-        if isinstance(r, JudgeError):
-            out[i] = _unjudged(v, r)
+        chains[(o.doc_id, o.concept_id, o.source_form)].append(i)
+    q2, parts = [], []
+    for ck, idxs in chains.items():
+        if ck in unanswered:
+            # which occurrences the chain question is about depends on that answer: ask it next run
+            for i in idxs:
+                out[i] = replace(out[i], outcome=UNJUDGED, label=None, penalty=None, judge=None,
+                                 reason=unanswered[ck])
             continue
-        out[i] = replace(v, outcome=r.outcome, label=r.label, penalty=penalty_for(r.outcome, r.label, table),
-                         reason=r.justification, judge=model, prompt_version=r.prompt_version, extra=_extra(r))
+        idxs.sort(key=lambda i: (out[i].occurrence.segment_index, out[i].occurrence.source_span.start))
+        for start in range(0, len(idxs), MAX_CHAIN_ITEMS):
+            part = idxs[start:start + MAX_CHAIN_ITEMS]
+            parts.append(part)
+            q2.append(_chain_question(stage, [out[i] for i in part], forms(out[part[0]].occurrence)))
+    for part, answer in zip(parts, stage.ask("consistency", q2)):
+        for n, i in enumerate(part):
+            v = out[i]
+            r = answer if isinstance(answer, JudgeError) else answer[n]
+            if isinstance(r, JudgeError):
+                out[i] = _unjudged(v, r)
+                continue
+            out[i] = replace(v, outcome=r.outcome, label=r.label, penalty=penalty_for(r.outcome, r.label, table),
+                             reason=r.justification, judge=model, prompt_version=r.prompt_version, extra=_extra(r))
     if progress:
         progress("consistency judge", len(to_q2), len(to_q2))
     return out
+
+
+def _hold(stage, doc_id, cid, reason) -> None:
+    """Mark a concept of a document whose evidence waits for an unanswered question."""
+    if not hasattr(stage, "held"):
+        stage.held = {}
+    stage.held.setdefault((doc_id, cid), reason)
+
+
+def _held(stage, verdicts) -> dict:
+    """(document, concept) -> reason, for concepts whose judges' evidence is not final: an alignment
+    or a reference question about them went unanswered (failed, over budget, or in a batch)."""
+    held = dict(getattr(stage, "held", {}))
+    for v in verdicts:
+        o = v.occurrence
+        if v.outcome == UNJUDGED and o.target_span is None and v.reason in (R_UNAVAILABLE, R_BUDGET, R_BATCH):
+            held.setdefault((o.doc_id, o.concept_id), v.reason)
+    return held
+
+
+def _chain_question(stage, vs, forms):
+    """The consistency question about occurrences `vs` of one chain, in document order."""
+    o0 = vs[0].occurrence
+    src, tgt = stage.langs(o0.doc_id)
+    ref = vs[0].reference
+    occs = tuple(ChainOccurrence(v.occurrence.segment_index, v.occurrence.target_text,
+                                 _status_of(stage, o0.concept_id, tgt, v.occurrence.target_text),
+                                 v.occurrence.is_first_mention,
+                                 v.occurrence.source_text if v.occurrence.source_text != o0.source_text else None)
+                 for v in vs)
+    return ConsistencyQuestion(
+        o0.source_text, occs, _excerpt(stage, o0.doc_id, [v.occurrence.segment_index for v in vs]),
+        stage.lang_name(src), stage.lang_name(tgt), stage.domain, stage.concept_info(o0.concept_id, o0.doc_id),
+        forms,
+        o0.is_head, ref.text if ref else None, ref.provenance if ref else None,
+    )
+
+
+def _excerpt(stage, doc_id, positions, n=MAX_PRECEDING):
+    """Each position's sentence and the `n` before it, once each, in document order."""
+    segs = stage.docs[doc_id].segments_by_index
+    wanted = sorted({k for p in positions for k in range(p - n, p + 1) if k in segs})
+    return tuple(ExcerptSentence(k, segs[k].source, segs[k].target) for k in wanted)
 
 
 def _extra(r) -> tuple:

@@ -1,0 +1,80 @@
+"""`termqa judge collect` / `termqa judge ingest`: the answers of judge batches into the cache."""
+from __future__ import annotations
+
+import os
+
+import click
+
+from termqa import config
+from termqa.errors import UsageError
+from termqa.judge.batch import BATCH_DISCOUNT, collect, ingest_file
+from termqa.judge.cache import VerdictCache
+from termqa.judge.llm import DEFAULT_PRICES, OPENAI_URL, PLACEHOLDER_KEY, endpoint_kind, price_for
+
+
+@click.group("judge")
+def judge_group():
+    """Judge batches: collect the answers of submitted batches, or ingest a batch output file."""
+
+
+def _cost(report, prices) -> str:
+    total, known = 0.0, True
+    for model, (tin, tout) in report.models.items():
+        price = price_for(model, prices)
+        if price is None:
+            known = False
+            continue
+        total += (tin * price[0] + tout * price[1]) / 1_000_000 * BATCH_DISCOUNT
+    return f"${total:.4f}" + ("" if known else " (some models have no known price)")
+
+
+def _report_line(rep, prices) -> str:
+    return (f"{rep.answered} answers stored, {rep.unusable} unusable (asked again next round), {rep.already} already "
+            f"in the cache; {rep.tokens_in} tokens in, {rep.tokens_out} out, estimated {_cost(rep, prices)} "
+            f"at the batch price")
+
+
+@judge_group.command("collect")
+@click.option("--cache", type=click.Path(dir_okay=False), help="Verdict cache file (SQLite).")
+@click.option("--judge-base-url", help="The endpoint the batches were submitted to (or OPENAI_BASE_URL).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Config file.")
+def collect_command(cache, judge_base_url, config_path):
+    """Poll the batches submitted with --judge-batch and store the answers of those that ended."""
+
+    _, s = config.resolve(config_path, cache=cache, judge_base_url=judge_base_url)
+    with VerdictCache(s.get("cache")) as vc:
+        open_batches = vc.open_batches()
+        if not open_batches:
+            click.echo("no judge batch is waiting")
+            return
+        base_url = s.get("judge_base_url") or os.environ.get("OPENAI_BASE_URL") or open_batches[0]["base_url"]
+        key = os.environ.get("OPENAI_API_KEY") or (PLACEHOLDER_KEY if endpoint_kind(base_url) == "local" else None)
+        if not key:
+            raise UsageError(f"no API key for the batches at {base_url or OPENAI_URL}", fix="set OPENAI_API_KEY")
+        import openai  # lazy, like the backend
+
+        with openai.OpenAI(api_key=key, base_url=base_url or OPENAI_URL, max_retries=3) as client:
+            statuses = collect(vc, client)
+    for st in statuses:
+        line = f"batch {st.batch_id} ({st.requests} questions, {st.model}): {st.status}"
+        if st.report is not None:
+            line += "; " + _report_line(st.report, DEFAULT_PRICES)
+        click.echo(line)
+    if any(st.report is None for st in statuses):
+        click.echo("some batches are still running: collect again later")
+    else:
+        click.echo("re-run the same 'termqa check' to go on (it may submit the next stage as a new batch)")
+
+
+@judge_group.command("ingest")
+@click.argument("results", type=click.Path(dir_okay=False, exists=True))
+@click.option("--cache", type=click.Path(dir_okay=False), help="Verdict cache file (SQLite).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Config file.")
+def ingest_command(results, cache, config_path):
+    """Store the answers of a Batch API output file (e.g. vLLM run-batch's) written for --judge-batch-file."""
+
+    _, s = config.resolve(config_path, cache=cache)
+    with VerdictCache(s.get("cache")) as vc:
+        rep = ingest_file(vc, results)
+    click.echo(f"{results}: " + _report_line(rep, DEFAULT_PRICES)
+               + (f"; {rep.unknown} lines this cache never wrote to a batch" if rep.unknown else ""))
