@@ -6,13 +6,19 @@ import os
 import click
 
 from termqa import config
+from termqa.cli.common import epilog
 from termqa.errors import UsageError
 from termqa.judge.batch import BATCH_DISCOUNT, collect, ingest_file
 from termqa.judge.cache import VerdictCache
 from termqa.judge.llm import DEFAULT_PRICES, OPENAI_URL, PLACEHOLDER_KEY, endpoint_kind, price_for
 
 
-@click.group("judge")
+@click.group("judge", epilog=epilog(
+    "termqa check project/ -g terms.tbx --judge-model gpt-4.1-mini --judge-batch   # submits round 1",
+    "termqa judge collect                                                        # later: stores the answers",
+    "termqa check project/ -g terms.tbx --judge-model gpt-4.1-mini --judge-batch   # next round, or the result",
+    "termqa judge ingest vllm-output.jsonl --cache cache.db",
+))
 def judge_group():
     """Judge batches: collect the answers of submitted batches, or ingest a batch output file."""
 
