@@ -516,16 +516,20 @@ class Lemmatiser:
     def _chunk_pieces(self, chunk: str) -> tuple[_Piece, ...]:
         words = self._words
         out: list[_Piece] = []
-        for t in self._nlp.tokenizer(chunk):
-            s = t.text
-            pieces = words.get(s)
-            if pieces is None:
-                pieces = self._analyse(s)
-                if len(words) > self._WORD_CACHE_MAX:
-                    words.clear()
-                words[s] = pieces
-            i = t.idx
-            out.extend((p[0], p[1] + i, p[2] + i) + p[3:] for p in pieces)
+        for part, base, sep in _markup_parts(chunk):
+            if sep:
+                out.append(_sep_piece(part, base))
+                continue
+            for t in self._nlp.tokenizer(part):
+                s = t.text
+                pieces = words.get(s)
+                if pieces is None:
+                    pieces = self._analyse(s)
+                    if len(words) > self._WORD_CACHE_MAX:
+                        words.clear()
+                    words[s] = pieces
+                i = t.idx + base
+                out.extend((p[0], p[1] + i, p[2] + i) + p[3:] for p in pieces)
         res = tuple(out)
         if len(self._chunks) > self._WORD_CACHE_MAX:
             self._chunks.clear()
@@ -534,10 +538,17 @@ class Lemmatiser:
 
     def _run_trained(self, texts: list[str]) -> list[tuple[Token, ...]]:
         results = []
-        for doc in self._nlp.pipe(texts, batch_size=64):
+        for text, doc in zip(texts, self._nlp.pipe(texts, batch_size=64)):
             toks: list[Token] = []
+            seps = [(m.start(), m.end()) for m in _MARKUP.finditer(text)]
             for t in doc:
                 s = t.text
+                if seps and _touches(seps, t.idx, t.idx + len(s)):
+                    # markup glued to a word ("Change</Affiliation"): cut at the markup, lemmas from
+                    # the table for the words (the pipeline saw the glued token)
+                    for text_, a, b, l, key, art, pun in self._cut(s, t.idx, seps):
+                        toks.append(Token(text_, a, b, l, key, art, pun))
+                    continue
                 lem = self._overrides.get(loose(s)) or t.lemma_ or s
                 # a trained lemma that is only the lowercase surface often means "unknown word":
                 # the table (with its loose index for ETATS/Etats) does better there.
@@ -548,6 +559,50 @@ class Lemmatiser:
                     toks.append(Token(text, idx + a, idx + b, l, key, art, pun))
             results.append(tuple(toks))
         return results
+
+
+    def _cut(self, word: str, start: int, seps) -> list[_Piece]:
+        """Pieces of a token that touches markup, with absolute offsets: markup pieces are punctuation."""
+        end = start + len(word)
+        cuts = sorted({start, end} | {x for a, b in seps for x in (a, b) if start < x < end})
+        out = []
+        for a, b in zip(cuts, cuts[1:]):
+            piece = word[a - start:b - start]
+            if any(x <= a and b <= y for x, y in seps):
+                out.append(_sep_piece(piece, a))
+            else:
+                out.extend((p[0], p[1] + a, p[2] + a) + p[3:] for p in self._analyse(piece))
+        return out
+
+
+# Markup that real segment text carries glued to words: tags written out or escaped
+# ("&lt;Affiliation&gt;Minister of Climate Change&lt;/Affiliation&gt;"), slashes, brackets. spaCy
+# keeps "Change</Affiliation" as one token; these always stand apart as punctuation tokens.
+_MARKUP = re.compile(r"&(?:lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);|[<>/\\\[\]{}()]")
+
+
+def _markup_parts(chunk: str):
+    """(text, offset, is_markup) parts of a whitespace-free chunk, in order."""
+    if _MARKUP.search(chunk) is None:
+        yield chunk, 0, False
+        return
+    pos = 0
+    for m in _MARKUP.finditer(chunk):
+        if m.start() > pos:
+            yield chunk[pos:m.start()], pos, False
+        yield m.group(), m.start(), True
+        pos = m.end()
+    if pos < len(chunk):
+        yield chunk[pos:], pos, False
+
+
+def _sep_piece(text: str, start: int) -> _Piece:
+    return (text, start, start + len(text), text, loose(text), False, True)
+
+
+def _touches(seps, a: int, b: int) -> bool:
+    """Does markup stand inside or across the token [a, b) (not the token being exactly one mark)?"""
+    return any(x < b and a < y and not (x == a and y == b) for x, y in seps)
 
 
 # --- construction -----------------------------------------------------------------------------
