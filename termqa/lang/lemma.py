@@ -516,20 +516,20 @@ class Lemmatiser:
     def _chunk_pieces(self, chunk: str) -> tuple[_Piece, ...]:
         words = self._words
         out: list[_Piece] = []
-        for part, base, sep in _markup_parts(chunk):
-            if sep:
-                out.append(_sep_piece(part, base))
+        seps = [(m.start(), m.end()) for m in MARKUP.finditer(chunk)]
+        for t in self._nlp.tokenizer(chunk):
+            s = t.text
+            if seps and _touches(seps, t.idx, t.idx + len(s)):
+                out.extend(self._cut(s, t.idx, seps))  # markup glued to a word: cut it apart
                 continue
-            for t in self._nlp.tokenizer(part):
-                s = t.text
-                pieces = words.get(s)
-                if pieces is None:
-                    pieces = self._analyse(s)
-                    if len(words) > self._WORD_CACHE_MAX:
-                        words.clear()
-                    words[s] = pieces
-                i = t.idx + base
-                out.extend((p[0], p[1] + i, p[2] + i) + p[3:] for p in pieces)
+            pieces = words.get(s)
+            if pieces is None:
+                pieces = self._analyse(s)
+                if len(words) > self._WORD_CACHE_MAX:
+                    words.clear()
+                words[s] = pieces
+            i = t.idx
+            out.extend((p[0], p[1] + i, p[2] + i) + p[3:] for p in pieces)
         res = tuple(out)
         if len(self._chunks) > self._WORD_CACHE_MAX:
             self._chunks.clear()
@@ -540,7 +540,7 @@ class Lemmatiser:
         results = []
         for text, doc in zip(texts, self._nlp.pipe(texts, batch_size=64)):
             toks: list[Token] = []
-            seps = [(m.start(), m.end()) for m in _MARKUP.finditer(text)]
+            seps = [(m.start(), m.end()) for m in MARKUP.finditer(text)]
             for t in doc:
                 s = t.text
                 if seps and _touches(seps, t.idx, t.idx + len(s)):
@@ -577,23 +577,9 @@ class Lemmatiser:
 
 # Markup that real segment text carries glued to words: tags written out or escaped
 # ("&lt;Affiliation&gt;Minister of Climate Change&lt;/Affiliation&gt;"), slashes, brackets. spaCy
-# keeps "Change</Affiliation" as one token; these always stand apart as punctuation tokens.
-_MARKUP = re.compile(r"&(?:lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);|[<>/\\\[\]{}()]")
-
-
-def _markup_parts(chunk: str):
-    """(text, offset, is_markup) parts of a whitespace-free chunk, in order."""
-    if _MARKUP.search(chunk) is None:
-        yield chunk, 0, False
-        return
-    pos = 0
-    for m in _MARKUP.finditer(chunk):
-        if m.start() > pos:
-            yield chunk[pos:m.start()], pos, False
-        yield m.group(), m.start(), True
-        pos = m.end()
-    if pos < len(chunk):
-        yield chunk[pos:], pos, False
+# keeps "Change</Affiliation" as one token: a token that holds any of these is cut at them, and the
+# marks become punctuation tokens (offsets stay exact; tokens without markup are spaCy's).
+MARKUP = re.compile(r"&(?:lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);|[<>/\\\[\]{}()]")
 
 
 def _sep_piece(text: str, start: int) -> _Piece:

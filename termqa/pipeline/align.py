@@ -489,6 +489,7 @@ def align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lemma
         if not extra:
             continue
         rank = {f.key: n for n, f in enumerate(extra)}
+        open_in_seg = Counter(work[i].seg.index for i in members if work[i].alignment is None)
         for i in members:
             w = work[i]
             if w.alignment is not None:
@@ -498,9 +499,16 @@ def align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lemma
                      if work[j].alignment is not None]
             cands = candidates(replace(pendings[i], forms=(), dnt=False, has_target_terms=False), idx,
                                w.seg.target, extra)
-            # the best-established rendering first; equally long spans in target order, so that
+            # the best-established rendering first; among its spans, for the chain's only open
+            # occurrence in the segment the one standing where the term stands ("hospitalisation"
+            # twice, the second renders it), for several the spans in target order, so that
             # occurrences (visited in source order) pair with renderings in source order
-            cands.sort(key=lambda c: (rank[c[3].form.key], c[1], c[2]))
+            if open_in_seg[w.seg.index] == 1:
+                here = w.start / max(1, len(w.seg.source))
+                tl = max(1, len(w.seg.target))
+                cands.sort(key=lambda c: (rank[c[3].form.key], c[1], abs(c[2] / tl - here), c[2]))
+            else:
+                cands.sort(key=lambda c: (rank[c[3].form.key], c[1], c[2]))
             w.alignment = next((a for _p, _l, _s, a in cands
                                 if not any(a.start < e and s < a.end for s, e in taken)), None)
 
