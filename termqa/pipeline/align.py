@@ -10,12 +10,12 @@ Without an LLM, a rendering is found as one of:
 - `copied_word`: the source form copied into the target where every word of it is also a word of the
   target language (French "influenza", Spanish "radio", German "Computer", as the language's
   lookup tables say): maybe left untranslated, maybe the target word, so never a certain error;
-- `established`: a rendering already used for this source form elsewhere in the document (from the
-  glossary passes, or a recurring target n-gram mined from the chain's segments).
+- `established`: a rendering the document itself establishes for the source form: a target phrase
+  mined from the chain's segments only on evidence (`mine_renderings`, pass 2 `align_established`).
 
 Alignment is one-to-one within a segment: each target span answers at most one source occurrence,
-longer renderings claim first (so "corps de pompe" is not also read as "pompe"), then source order.
-Occurrences left without a span are `unaligned`: kept, never dropped.
+renderings with more words claim first (so "corps de pompe" is not also read as "pompe"), then source
+order. Occurrences left without a span are `unaligned`: kept, never dropped, and never given a guess.
 """
 from __future__ import annotations
 
@@ -457,7 +457,7 @@ def align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lemma
         return
     stop = stop_words(primary(tgt_l))
     doc_counts, pair_of = _document_counts(work, indexes, stop, lemmatiser)
-    all_forms = [f for forms in forms_cache.values() for f in forms]
+    all_forms = [f for (_cid, lang), forms in forms_cache.items() if lang == tgt_l for f in forms]
     glossary_keys = frozenset(f.key for f in all_forms)  # never mined as another concept's rendering
     gspans = _GlossarySpans(all_forms)
     protected: dict = {}

@@ -58,21 +58,27 @@ def source_displays(rows) -> dict:
     """(doc_id, concept_id, source_form) -> the source form as people read it.
 
     `source_form` is a key (lemmas: "1 nation" for "First Nations"); what is shown is the surface
-    text the document uses most often for it, the first one seen on a tie.
+    text the document uses most often for it, the first one seen on a tie. Occurrences opening their
+    segment count only when there are no others: "Slings" in a heading is not how the term is written.
     """
-    seen: dict = defaultdict(Counter)
+    seen: dict = defaultdict(list)
     for r in rows:
-        seen[(r["doc_id"], r["concept_id"], r["source_form"])][r["source_text"]] += 1
-    return {k: c.most_common(1)[0][0] for k, c in seen.items()}  # most_common keeps first-seen order on ties
+        seen[(r["doc_id"], r["concept_id"], r["source_form"])].append(r)
+    return {k: _display(v) for k, v in seen.items()}
+
+
+def _display(rows) -> str:
+    inner = [r["source_text"] for r in rows if r["source_span"][0] > 0]
+    c = Counter(inner or [r["source_text"] for r in rows])
+    return c.most_common(1)[0][0]  # most_common keeps first-seen order on ties
 
 
 def _forms(rows) -> list:
-    """A concept's source forms across documents: key, display text (most frequent surface), count."""
-    by_form: dict = defaultdict(Counter)
+    """A concept's source forms across documents: key, display text (as `source_displays`), count."""
+    by_form: dict = defaultdict(list)
     for r in rows:
-        by_form[r["source_form"]][r["source_text"]] += 1
-    return [{"source_form": f, "source_display": c.most_common(1)[0][0], "occurrences": sum(c.values())}
-            for f, c in by_form.items()]
+        by_form[r["source_form"]].append(r)
+    return [{"source_form": f, "source_display": _display(v), "occurrences": len(v)} for f, v in by_form.items()]
 
 
 def _outcome_counts(rows) -> dict:
