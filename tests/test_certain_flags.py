@@ -183,3 +183,16 @@ def test_source_forms_are_shown_as_written(tmp_path):
     assert {o["source_display"] for o in r["occurrences"]} == {"First Nations"}
     (form,) = r["concepts"][0]["forms"]
     assert form == {"source_form": ref["source_form"], "source_display": "First Nations", "occurrences": 3}
+
+
+def test_renderings_of_one_chain_follow_source_order(tmp_path):
+    # pass 1 gives the first "lung" the glossary's "poumons" (the only glossary span); pass 2 then
+    # finds the document's "pulmonaires" for the second: the pair is put back in source order
+    pairs = [("Chronic lung disease is common.", "La maladie pulmonaire chronique est fréquente."),
+             ("Lung disease kills.", "La maladie pulmonaire tue."),
+             ("They study lung disease.", "Ils étudient la maladie pulmonaire."),
+             ("Post-mortem lung samples show damage in both lungs.",
+              "Les échantillons pulmonaires post-mortem montrent des lésions dans les deux poumons.")]
+    r = run(tmp_path, pairs, H, [["c1", "lung", "poumon", "preferred"], ["c2", "disease", "maladie", "preferred"]])
+    last = [(o["source_text"], o["target_text"], o["align_method"]) for o in r["occurrences"] if o["unit_id"] == "u4"]
+    assert last == [("lung", "pulmonaires", "established"), ("lungs", "poumons", "glossary")]

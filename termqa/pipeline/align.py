@@ -444,8 +444,8 @@ def align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lemma
     `lemmatiser`: the target lemmatiser, to count n-grams over the document's other segments too.
     For each chain with gaps, `mine_renderings` proposes renderings with evidence; each open
     occurrence then takes the best one that does not overlap a span already claimed in its segment,
-    equally long spans pairing with occurrences in source order. Occurrences without a rendering
-    that has evidence stay open ("no rendering found").
+    and the occurrences of one chain in one segment end up with their renderings in source order.
+    Occurrences without a rendering that has evidence stay open ("no rendering found").
     """
     chain_members: dict = defaultdict(list)
     for i, w in enumerate(work):
@@ -454,6 +454,7 @@ def align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lemma
             if len(m) >= MIN_SUPPORT and any(work[i].alignment is None for i in m)
             and not work[m[0]].concept.dnt]  # a do-not-translate item has one rendering: itself
     if not todo:
+        _uncross(work, by_seg)
         return
     stop = stop_words(primary(tgt_l))
     doc_counts, pair_of = _document_counts(work, indexes, stop, lemmatiser)
@@ -511,6 +512,27 @@ def align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lemma
                 cands.sort(key=lambda c: (rank[c[3].form.key], c[1], c[2]))
             w.alignment = next((a for _p, _l, _s, a in cands
                                 if not any(a.start < e and s < a.end for s, e in taken)), None)
+    _uncross(work, by_seg)
+
+
+def _uncross(work, by_seg) -> None:
+    """Occurrences of one chain in one segment take their renderings in source order.
+
+    Pass 1 gives "lung" (first) the glossary's "poumons" (last) before pass 2 finds "pulmonaires"
+    for the second "lungs": the two renderings are swapped back into the order of the source.
+    """
+    for idxs in by_seg.values():
+        chains: dict = defaultdict(list)
+        for i in idxs:
+            if work[i].alignment is not None:
+                chains[(work[i].concept.id, work[i].source_form)].append(i)
+        for members in chains.values():
+            if len(members) < 2:
+                continue
+            members.sort(key=lambda i: work[i].start)
+            spans = sorted((work[i].alignment for i in members), key=lambda a: a.start)
+            for i, a in zip(members, spans):
+                work[i].alignment = a
 
 
 def _document_counts(work, indexes, stop, lemmatiser) -> tuple[Counter, dict]:
