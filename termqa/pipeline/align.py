@@ -388,18 +388,19 @@ def ngrams(idx: TargetIndex, stop: frozenset, max_n: int = MAX_N, spans: bool = 
     Yields keys, or (start, end, key) in content positions with `spans=True`.
     """
     toks = [idx.tokens[i] for i in idx.pos]
+    keys = idx.keys
     n = len(toks)
+    # per position: may it open/close an n-gram (edge), does it break one (punctuation)
+    edge = [not (t.punct or t.article or _stop(t, stop)) for t in toks]
     for a in range(n):
-        ta = toks[a]
-        if ta.punct or ta.article or ta.key.isdigit() or _stop(ta, stop):
+        if not edge[a] or toks[a].key.isdigit():
             continue
         for b in range(a + 1, min(n, a + max_n) + 1):
-            tb = toks[b - 1]
-            if tb.punct:
+            if toks[b - 1].punct:
                 break
-            if tb.article or _stop(tb, stop):
+            if not edge[b - 1]:
                 continue
-            g = tuple(idx.keys[a:b])
+            g = tuple(keys[a:b])
             yield (a, b, g) if spans else g
 
 
@@ -428,10 +429,12 @@ class _GlossarySpans:
 
     def spans(self, idx: TargetIndex) -> tuple:
         out = set()
-        firsts = set(idx.keys) | set(idx.surf) | set(idx.exact)
-        for k in firsts & self.by_first.keys():
+        present = set(idx.keys) | set(idx.surf) | set(idx.exact)
+        for k in present & self.by_first.keys():
             for f in self.by_first[k]:
-                out.update(idx.find(f.key, f.skey))
+                sk = f.skey if len(f.skey) == len(f.key) else f.key
+                if all(a in present or b in present for a, b in zip(f.key, sk)):  # cheap test first
+                    out.update(idx.find(f.key, f.skey))
         return tuple(sorted(out))
 
 
@@ -457,7 +460,10 @@ def align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lemma
         _uncross(work, by_seg)
         return
     stop = stop_words(primary(tgt_l))
-    doc_counts, pair_of = _document_counts(work, indexes, stop, lemmatiser)
+    # only n-grams of the segments where a chain is open can become renderings: count just those
+    needed = {g for seg in {work[i].seg.index for _k, m in todo for i in m if work[i].alignment is None}
+              for g in ngrams(indexes[seg], stop)}
+    doc_counts, pair_of = _document_counts(work, indexes, stop, lemmatiser, needed)
     all_forms = [f for (_cid, lang), forms in forms_cache.items() if lang == tgt_l for f in forms]
     glossary_keys = frozenset(f.key for f in all_forms)  # never mined as another concept's rendering
     gspans = _GlossarySpans(all_forms)
@@ -535,10 +541,9 @@ def _uncross(work, by_seg) -> None:
                 work[i].alignment = a
 
 
-def _document_counts(work, indexes, stop, lemmatiser) -> tuple[Counter, dict]:
-    """N-gram counts over the document's distinct segment pairs, and each segment's pair key.
-
-    Every translated segment counts (not only those holding terms), each distinct pair once.
+def _document_counts(work, indexes, stop, lemmatiser, needed) -> tuple[Counter, dict]:
+    """Counts of the `needed` n-grams over the document's distinct segment pairs, and each segment's
+    pair key. Every translated segment counts (not only those holding terms), each distinct pair once.
     """
     doc = work[0].doc
     pair_of: dict = {}
@@ -555,7 +560,7 @@ def _document_counts(work, indexes, stop, lemmatiser) -> tuple[Counter, dict]:
     for s in first.values():
         idx = indexes.get(s.index) or extra.get(s.index)
         if idx is not None:
-            counts.update(set(ngrams(idx, stop)))
+            counts.update({g for g in ngrams(idx, stop) if g in needed})
     return counts, pair_of
 
 
