@@ -119,7 +119,7 @@ def test_pseudo_reference_from_the_documents_own_majority(tmp_path):
     r = run(tmp_path, pairs, ["id", "en", "fr"], [["c1", "wear ring", ""]], source_only_glossary=True)
     refs = r["references"]
     assert refs == [{"doc_id": refs[0]["doc_id"], "concept_id": "c1", "source_form": "wear ring",
-                     "text": "bague d'usure", "provenance": "pseudo"}]
+                     "source_display": "wear ring", "text": "bague d'usure", "provenance": "pseudo"}]
     assert [o["outcome"] for o in r["occurrences"]] == ["conforming", "conforming", "unjudged", "conforming"]
 
 
@@ -154,6 +154,10 @@ def test_a_rendering_found_elsewhere_is_classified_by_the_same_rules():
     assert kind("crépines") == ("glossary", "crépine")
     assert kind("filtres à tamis") == ("forbidden", "filtre à tamis")
     assert kind("strainer") == ("untranslated", None)
+    # a copy that is also a French word is not a certain A4 (the lexicon knows "influenza")
+    flu = Concept("c2", (Term("influenza", "en", "preferred"), Term("grippe", "fr", "preferred")))
+    assert classify_rendering(term_tokens(fr.tokenize("influenza")), target_forms(flu, "fr", fr),
+                              keys_of(en.tokenize("influenza"))[1], True) == ("copied_word", None)
     assert kind("filtre") == ("established", None)
 
 

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from termqa.errors import UsageError
-from termqa.lang.lemma import Token, get_lemmatiser
+from termqa.lang.lemma import MARKUP, Token, get_lemmatiser
 from termqa.lang.normalise import term_key
 
 
@@ -225,7 +225,7 @@ def test_tico19_glossary_terms_found_inflected(corpus, fr, en):
 
 @pytest.mark.corpus
 def test_offsets_and_spacy_boundaries_on_real_text(corpus, fr, en):
-    """Our per-chunk cache must give exactly spaCy's tokens (plus hyphen splits) on real text."""
+    """Our per-chunk cache must give exactly spaCy's tokens (plus hyphen and markup splits) on real text."""
     import spacy
 
     src = corpus / "eval/bio-mqm/data/v2/target/main_phase/round_two/en2fr/reference.json"
@@ -237,13 +237,21 @@ def test_offsets_and_spacy_boundaries_on_real_text(corpus, fr, en):
             assert all(text[t.start:t.end] == t.text for t in toks)
             assert all(a.end <= b.start for a, b in zip(toks, toks[1:]))
             expected = []
+            marks = [(m.start(), m.end()) for m in MARKUP.finditer(text)]
             for st in nlp.tokenizer(text):
                 if st.text.isspace():
                     continue
-                pos = st.idx
-                for part in hyphen.split(st.text):
-                    expected.append((pos, part))
-                    pos += len(part)
+                # markup (tags, escaped tags, slashes, brackets) glued to a word is cut apart
+                a, b = st.idx, st.idx + len(st.text)
+                url = re.match(r"(?:[a-z][a-z0-9+.-]*://|www\.)\S", st.text, re.IGNORECASE)  # kept whole
+                cuts = sorted({a, b} | ({x for m in marks for x in m if a < x < b} if not url else set()))
+                for x, y in zip(cuts, cuts[1:]):
+                    pos = x
+                    piece = text[x:y]
+                    mark = not url and any(u <= x and y <= v for u, v in marks)
+                    for part in ([piece] if mark else hyphen.split(piece)):
+                        expected.append((pos, part))
+                        pos += len(part)
             assert [(t.start, t.text) for t in toks] == expected
 
 

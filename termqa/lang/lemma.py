@@ -132,11 +132,15 @@ def _first(value) -> Optional[str]:
 class _Table:
     """A language's word -> lemma table plus a loose index for unaccented/capitalised variants."""
 
-    def __init__(self, lang: str, data: dict[str, str], source: str):
+    def __init__(self, lang: str, data: dict[str, str], source: str, files: Optional[dict] = None,
+                 alternatives: Optional[dict[str, tuple[str, ...]]] = None):
         self.lang = lang
         self.data = data
         self.source = source
+        self._files = files or {}  # spacy-lookups-data entry points, for the lexicon (loaded on need)
+        self._alternatives = alternatives or {}  # forms the table gives several lemmas
         self._loose: Optional[dict[str, Optional[tuple[str, str]]]] = None
+        self._lexicon: Optional[_Lexicon] = None
         self._lock = threading.Lock()
 
     def get(self, word: str) -> Optional[str]:
@@ -176,12 +180,116 @@ class _Table:
                     self._loose = idx
         return self._loose
 
+    def lexicon(self) -> "_Lexicon":
+        """Every word the language's tables know, and what a word's lemmas can be (built on first need)."""
+        if self._lexicon is None:
+            with self._lock:
+                if self._lexicon is None:
+                    self._lexicon = _Lexicon(self)
+        return self._lexicon
+
     def known_form(self, word: str) -> Optional[str]:
         """The table's spelling of `word` (lowercase) when it knows the word up to accents/case."""
         if word.lower() in self.data or word in self.data:
             return word.lower()
         hit = self.loose_index().get(loose(word))
         return hit[0] if hit else None
+
+
+class _Lexicon:
+    """The words of a language as spacy-lookups-data knows them, and each word's possible lemmas.
+
+    A form can belong to several lemmas (French "infecte": adjective "infect" and verb "infecter";
+    "côte" is listed under "coté"), while the lookup table keeps one. The candidates are: the lookup
+    table's lemma(s), the word itself when it is a lemma (a value of the table or a word of the
+    per-part-of-speech index), the listed exceptions, and the results of the rule lemmatiser's suffix
+    rules that land on an indexed lemma of the same part of speech (where the language has them).
+    """
+
+    def __init__(self, table: "_Table"):
+        from spacy.util import load_language_data
+
+        files = table._files
+        self.words: set[str] = set()
+        self.lemmas: set[str] = set()
+        # lemmas keep the table's case: German "Gut" (goods) is not "gut" (good)
+        for k, v in table.data.items():
+            self.words.add(k.lower())
+            self.lemmas.add(v)
+        for vs in table._alternatives.values():
+            self.lemmas.update(vs)
+        self.index: dict[str, frozenset[str]] = {}
+        self.exc: dict[str, dict[str, tuple[str, ...]]] = {}
+        self.rules: list[tuple[str, str, str]] = []  # (part of speech, old suffix, new suffix)
+        try:
+            if "lemma_index" in files:
+                self.index = {pos: frozenset(w.lower() for w in ws)
+                              for pos, ws in load_language_data(files["lemma_index"]).items()}
+            if "lemma_exc" in files:
+                self.exc = {pos: {k.lower(): tuple(x.lower() for x in (v if isinstance(v, list) else [v]))
+                                  for k, v in d.items()}
+                            for pos, d in load_language_data(files["lemma_exc"]).items()}
+            if "lemma_rules" in files and self.index:
+                for group, rules in load_language_data(files["lemma_rules"]).items():
+                    pos = group.split("_")[0]  # Spanish groups rules by inflection: verb_fin_ind_...
+                    if pos in self.index and isinstance(rules, list):
+                        self.rules.extend((pos, old, new) for old, new in rules if old)
+        except Exception:  # an unexpected table layout: the lookup table alone still answers
+            self.index, self.exc, self.rules = {}, {}, []
+        for ws in self.index.values():
+            self.lemmas.update(ws)
+        for d in self.exc.values():
+            self.words.update(d)
+            for vs in d.values():
+                self.lemmas.update(vs)
+        self.words |= {w.lower() for w in self.lemmas}
+        self._table = table
+        self._cache: dict[str, frozenset[str]] = {}
+
+    def is_word(self, word: str) -> bool:
+        """Is `word` (any case, accents exact) a form the language's tables know?"""
+        return _apostrophe(word).lower() in self.words
+
+    def lemmas_of(self, word: str) -> frozenset[str]:
+        """Every lemma `word` (accents exact) can be a form of, in the table's case; empty when unknown.
+
+        The word as written is looked up first; its lowercase (a capital opening a sentence) or
+        capitalised form (a German noun written in capitals) only when the table lacks it, so that
+        German "Waren" (goods) does not also read as "waren" (were).
+        """
+        hit = self._cache.get(word)
+        if hit is not None:
+            return hit
+        w = _apostrophe(word)
+        low = w.lower()
+        out: set[str] = set()
+        data, alts = self._table.data, self._table._alternatives
+        for form in dict.fromkeys((w, low, w[:1] + w[1:].lower())):
+            v = data.get(form)
+            if v is not None:
+                out.add(v)
+                out.update(alts.get(form, ()))
+                break
+        for form in dict.fromkeys((w, low, w[:1] + w[1:].lower())):
+            if form in self.lemmas:
+                out.add(form)
+                break
+        for d in self.exc.values():
+            out.update(d.get(low, ()))
+        for pos, old, new in self.rules:
+            if low.endswith(old):
+                cand = low[: len(low) - len(old)] + new
+                if cand in self.index[pos]:
+                    out.add(cand)
+        res = frozenset(out)
+        if len(self._cache) > 200_000:
+            self._cache.clear()
+        self._cache[word] = res
+        return res
+
+
+def _apostrophe(word: str) -> str:
+    return word.replace("\u2019", "'").replace("\u02bc", "'") if ("\u2019" in word or "\u02bc" in word) else word
 
 
 _TABLES: dict[str, Optional[_Table]] = {}
@@ -207,7 +315,8 @@ def _load_table(lang: str) -> Optional[_Table]:
         if "lemma_lookup" in files:
             raw = load_language_data(files["lemma_lookup"])
             data = {k: (v if v.__class__ is str else v[0]) for k, v in raw.items() if v}
-            table = _Table(lang, data, "lemma_lookup")
+            alts = {k: tuple(v) for k, v in raw.items() if v.__class__ is not str and len(v) > 1}
+            table = _Table(lang, data, "lemma_lookup", files, alts)
         else:
             parts = sorted(k for k in files if k.startswith("lemma_lookup_"))
             parts.sort(key=lambda k: (k != "lemma_lookup_noun", k != "lemma_lookup_adj", k))
@@ -218,7 +327,7 @@ def _load_table(lang: str) -> Optional[_Table]:
                         v = _first(v)
                         if v and k not in merged:
                             merged[k] = v
-                table = _Table(lang, merged, "+".join(parts))
+                table = _Table(lang, merged, "+".join(parts), files)
         _TABLES[lang] = table
         return table
 
@@ -227,6 +336,21 @@ def known_form(word: str, lang: str) -> Optional[str]:
     """The correctly accented form of `word` in `lang`'s lookup table (lowercase), or None."""
     table = _load_table(primary(lang))
     return table.known_form(word) if table else None
+
+
+def is_target_word(word: str, lang: str) -> bool:
+    """Is `word` a word of `lang` as its lookup tables know it (case-insensitive, accents exact)?
+
+    False when the language has no tables: nothing is known, so nothing is claimed.
+    """
+    table = _load_table(primary(lang))
+    return bool(table) and table.lexicon().is_word(word)
+
+
+def lemmas_of(word: str, lang: str) -> frozenset[str]:
+    """Every lemma `word` can be a form of in `lang` (homographs included); empty when unknown."""
+    table = _load_table(primary(lang))
+    return table.lexicon().lemmas_of(word) if table else frozenset()
 
 
 # --- the lemmatiser ---------------------------------------------------------------------------
@@ -392,8 +516,12 @@ class Lemmatiser:
     def _chunk_pieces(self, chunk: str) -> tuple[_Piece, ...]:
         words = self._words
         out: list[_Piece] = []
+        seps = [(m.start(), m.end()) for m in MARKUP.finditer(chunk)]
         for t in self._nlp.tokenizer(chunk):
             s = t.text
+            if seps and _touches(seps, t.idx, t.idx + len(s), s):
+                out.extend(self._cut(s, t.idx, seps))  # markup glued to a word: cut it apart
+                continue
             pieces = words.get(s)
             if pieces is None:
                 pieces = self._analyse(s)
@@ -410,10 +538,17 @@ class Lemmatiser:
 
     def _run_trained(self, texts: list[str]) -> list[tuple[Token, ...]]:
         results = []
-        for doc in self._nlp.pipe(texts, batch_size=64):
+        for text, doc in zip(texts, self._nlp.pipe(texts, batch_size=64)):
             toks: list[Token] = []
+            seps = [(m.start(), m.end()) for m in MARKUP.finditer(text)]
             for t in doc:
                 s = t.text
+                if seps and _touches(seps, t.idx, t.idx + len(s), s):
+                    # markup glued to a word ("Change</Affiliation"): cut at the markup, lemmas from
+                    # the table for the words (the pipeline saw the glued token)
+                    for text_, a, b, l, key, art, pun in self._cut(s, t.idx, seps):
+                        toks.append(Token(text_, a, b, l, key, art, pun))
+                    continue
                 lem = self._overrides.get(loose(s)) or t.lemma_ or s
                 # a trained lemma that is only the lowercase surface often means "unknown word":
                 # the table (with its loose index for ETATS/Etats) does better there.
@@ -424,6 +559,44 @@ class Lemmatiser:
                     toks.append(Token(text, idx + a, idx + b, l, key, art, pun))
             results.append(tuple(toks))
         return results
+
+
+    def _cut(self, word: str, start: int, seps) -> list[_Piece]:
+        """Pieces of a token that touches markup, with absolute offsets: markup pieces are punctuation."""
+        end = start + len(word)
+        cuts = sorted({start, end} | {x for a, b in seps for x in (a, b) if start < x < end})
+        out = []
+        for a, b in zip(cuts, cuts[1:]):
+            piece = word[a - start:b - start]
+            if any(x <= a and b <= y for x, y in seps):
+                out.append(_sep_piece(piece, a))
+            else:
+                out.extend((p[0], p[1] + a, p[2] + a) + p[3:] for p in self._analyse(piece))
+        return out
+
+
+# Markup that real segment text carries glued to words: tags written out or escaped
+# ("&lt;Affiliation&gt;Minister of Climate Change&lt;/Affiliation&gt;"), slashes, brackets. spaCy
+# keeps "Change</Affiliation" as one token: a token that holds any of these is cut at them, and the
+# marks become punctuation tokens (offsets stay exact; tokens without markup are spaCy's).
+MARKUP = re.compile(r"&(?:lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);|[<>/\\\[\]{}()]")
+
+
+def _sep_piece(text: str, start: int) -> _Piece:
+    return (text, start, start + len(text), text, loose(text), False, True)
+
+
+def _touches(seps, a: int, b: int, text: str = "") -> bool:
+    """Does markup stand inside or across the token [a, b) (not the token being exactly one mark)?
+
+    A web address stays whole: the words between its slashes are not terms of the text.
+    """
+    if text and _URL.match(text):
+        return False
+    return any(x < b and a < y and not (x == a and y == b) for x, y in seps)
+
+
+_URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|www\.)\S", re.IGNORECASE)
 
 
 # --- construction -----------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from termqa.lang.fold import (  # noqa: F401 (loose, strip_marks: part of this f
     _APOSTROPHES, _DASHES, loose, strip_marks,
 )
 from termqa.lang.langtags import primary
-from termqa.lang.lemma import Token, known_form
+from termqa.lang.lemma import Token, is_target_word, known_form, lemmas_of
 
 # --- term_tokens / term_key ------------------------------------------------------------------
 
@@ -227,6 +227,10 @@ def spelling_issue(found: Sequence[Token], expected: Sequence[Token], lang: str)
        lookup table (so "CAMIONES" is checked against "camiones", not against "camión");
     2. the found lemma against the expected lemma, so that an inflected form of a different
        spelling (cotes for côte) is caught; capitals are mapped from the surface.
+    A word that fails either check is still accepted when it is itself a word of the language that
+    can be a form of one of the expected word's lemmas (homographs: "infecte", present tense of
+    "infecter", for the participle "infecté"; German "Mütter" for "Mutter"): an inflection is not a
+    misspelling. Unknown words ("debit" for "débit") and other words ("cote" for "côte") stay issues.
     """
 
     lg = primary(lang)
@@ -253,14 +257,32 @@ def _word_ok(f: Token, e: Token, lang: str, rule: SpellingRule) -> bool:
     else:
         ref = _known_form(f.text, lang)
     if ref is not None and not _accents_ok(f.text, ref, rule):
-        return False
+        # "infecte" is not "infecté" misspelt but another form of the same verb: a word the language
+        # knows that can be a form of the expected word's lemma is an inflection, not a misspelling
+        return _same_lemma(f, e, lang)
     if f.lemma == e.lemma:
         return True
     if loose(f.lemma) != loose(e.lemma):
         # lemmas differ in letters, not accents: one of them was lemmatised out of context
         # ("pompe" -> "pomper"); the surface check above has already settled the spelling
         return True
-    return _accents_ok(f.lemma, e.lemma, rule, caps=_lemma_caps(f.text, f.lemma))
+    if _accents_ok(f.lemma, e.lemma, rule, caps=_lemma_caps(f.text, f.lemma)):
+        return True
+    # one lemma per form hides homographs ("côte" is listed under "coté"): any shared lemma will do
+    return _same_lemma(f, e, lang)
+
+
+def _same_lemma(f: Token, e: Token, lang: str) -> bool:
+    """Is `f` a correctly spelled word of the language that can be a form of one of `e`'s lemmas?
+
+    Both sides get every lemma the language's tables allow (lookup table, rule lemmatiser,
+    homographs). The tokens' own lemmas are not used: the lemmatiser finds an unaccented word's lemma
+    through its accented neighbour ("público" -> "publico" -> "publicar"), which would make any
+    accent error pass. An unknown word (debit for débit) never qualifies.
+    """
+    if not is_target_word(f.text, lang):
+        return False
+    return bool(lemmas_of(f.text, lang) & lemmas_of(e.text, lang))
 
 
 def _known_form(word: str, lang: str) -> Optional[str]:

@@ -6,26 +6,33 @@ Without an LLM, a rendering is found as one of:
 - `forbidden`: a deprecated/superseded target term of the concept;
 - `dnt`: the do-not-translate source item kept as it is (`dnt_altered` when only case, spacing or
   accents changed);
-- `untranslated`: the source form copied into the target;
-- `established`: a rendering already used for this source form elsewhere in the document (from the
-  glossary passes, or a recurring target n-gram mined from the chain's segments).
+- `untranslated`: the source form copied into the target, and not a word of the target language;
+- `copied_word`: the source form copied into the target where every word of it is also a word of the
+  target language (French "influenza", Spanish "radio", German "Computer", as the language's
+  lookup tables say): maybe left untranslated, maybe the target word, so never a certain error;
+- `established`: a rendering the document itself establishes for the source form: a target phrase
+  mined from the chain's segments only on evidence (`mine_renderings`, pass 2 `align_established`).
 
 Alignment is one-to-one within a segment: each target span answers at most one source occurrence,
-longer renderings claim first (so "corps de pompe" is not also read as "pompe"), then source order.
-Occurrences left without a span are `unaligned`: kept, never dropped.
+renderings with more words claim first (so "corps de pompe" is not also read as "pompe"), then source
+order. Occurrences left without a span are `unaligned`: kept, never dropped, and never given a guess.
 """
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
+from termqa.lang.langtags import primary
+from termqa.lang.lemma import is_target_word
 from termqa.lang.normalise import loose
 from termqa.model import FORBIDDEN_STATUSES
 from termqa.pipeline.detect import content_positions, keys_of, surface_keys
 
 # Lower wins when two kinds propose the same span.
-_PRIORITY = {"glossary": 0, "dnt": 0, "forbidden": 1, "dnt_altered": 2, "established": 3, "untranslated": 4}
+_PRIORITY = {"glossary": 0, "dnt": 0, "forbidden": 1, "dnt_altered": 2, "established": 3, "untranslated": 4,
+             "copied_word": 4}
 
 
 @dataclass(frozen=True)
@@ -37,6 +44,7 @@ class TargetForm:
     kind: str  # glossary | forbidden | established
     status: Optional[str] = None
     skey: tuple[str, ...] = ()  # surface keys; a token matches on its lemma or surface, see detect.py
+    lang: str = ""  # primary language subtag of the target designation
 
 
 @dataclass(frozen=True)
@@ -103,8 +111,18 @@ def target_forms(concept, tgt_lang, lemmatiser) -> list[TargetForm]:
         key, skey = keys_of(tk)
         if key:
             kind = "forbidden" if t.status in FORBIDDEN_STATUSES else "glossary"
-            out.append(TargetForm(key, t.text, kind, t.status, skey))
+            out.append(TargetForm(key, t.text, kind, t.status, skey, primary(tgt_lang)))
     return out
+
+
+def copy_kind(tokens, forms: Sequence[TargetForm]) -> str:
+    """`untranslated`, or `copied_word` when every word of the copied span is also a word of the
+    target language (the language of the concept's target forms) as its lexicon knows it."""
+    lang = next((f.lang for f in forms if f.lang), "")
+    words = [t.text for t in tokens if not t.punct]
+    if lang and words and all(is_target_word(w, lang) for w in words):
+        return "copied_word"
+    return "untranslated"
 
 
 def classify_rendering(tokens, forms: Sequence[TargetForm], source_skey: Sequence[str],
@@ -117,7 +135,7 @@ def classify_rendering(tokens, forms: Sequence[TargetForm], source_skey: Sequenc
         if whole in idx.find(f.key, f.skey):
             return f.kind, f
     if has_target_terms and whole in idx.find(tuple(source_skey), surface=True):
-        return "untranslated", None
+        return copy_kind(tokens, forms), None
     return "established", None
 
 
@@ -136,12 +154,16 @@ class Pending:
 
 
 def candidates(p: Pending, idx: TargetIndex, target: str, extra: Sequence[TargetForm] = ()) -> list[tuple]:
-    """(priority, -length, start, Alignment) for every span that could render `p`."""
+    """(priority, -length in words, start, Alignment) for every span that could render `p`.
+
+    Length counts words, not characters: "infections" is no longer a rendering than "infection", so
+    two occurrences of one term pair with its renderings in source order.
+    """
     out = []
 
     def add(a, b, kind, form=None):
         ta, tb, s, e, txt = idx.span(a, b, target)
-        out.append((_PRIORITY[kind], -(e - s), s, Alignment(ta, tb, s, e, txt, kind, form)))
+        out.append((_PRIORITY[kind], -(b - a), s, Alignment(ta, tb, s, e, txt, kind, form)))
 
     if p.dnt:
         for a, b in idx.find(p.source_surface_key, surface=True):
@@ -149,14 +171,35 @@ def candidates(p: Pending, idx: TargetIndex, target: str, extra: Sequence[Target
             add(a, b, "dnt" if txt == p.source_text else "dnt_altered")
     for f in p.forms:
         for a, b in idx.find(f.key, f.skey):
+            if f.kind == "glossary" and not p.dnt and _copy_of_source(idx.span(a, b, target)[4], p, f):
+                continue  # the source word copied, not the glossary term misspelt: see below
             add(a, b, f.kind, f)
     for f in extra:
         for a, b in idx.find(f.key, f.skey):
             add(a, b, "established", f)
     if not p.dnt and p.has_target_terms:
         for a, b in idx.find(p.source_surface_key, surface=True):
-            add(a, b, "untranslated")
+            ta, tb = idx.pos[a], idx.pos[b - 1] + 1
+            add(a, b, copy_kind(idx.tokens[ta:tb], p.forms))
     return out
+
+
+def _copy_of_source(text: str, p: Pending, form: TargetForm) -> bool:
+    """A span written exactly as the source, which matches the glossary term only loosely.
+
+    "Hygiene" kept in "London School of Hygiene" matches "hygiène" without its accent: it is the
+    English word copied (left untranslated, or part of a kept name), not a misspelt French one. Only
+    a word that differs from the term's in its accents makes the difference: "COVID-19" copied where
+    the glossary writes "la COVID-19" is the glossary term.
+    """
+    if text != p.source_text:
+        return False
+    theirs = {w.lower() for w in _WORDS.findall(form.text)}
+    looses = {loose(w) for w in theirs}
+    return any(w.lower() not in theirs and loose(w) in looses for w in _WORDS.findall(text))
+
+
+_WORDS = re.compile(r"\w+")
 
 
 def assign(pendings: Sequence[Pending], cands: dict[int, list[tuple]]) -> dict[int, Alignment]:
@@ -182,55 +225,343 @@ def assign(pendings: Sequence[Pending], cands: dict[int, list[tuple]]) -> dict[i
     return done
 
 
-def mine_renderings(chain_targets: Sequence[TargetIndex], doc_counts: Counter, stop: frozenset,
-                    max_n: int = 4, claimed: Optional[dict] = None, exclude=frozenset(),
-                    allow=frozenset()) -> list[tuple[tuple[str, ...], int]]:
-    """Recurring target n-grams among a chain's segments, most chain-specific first.
+# --- renderings the document establishes (pass 2) ---------------------------------------------------
+#
+# A rendering is mined for a chain (one source form in one document) only on evidence, never as a
+# guess: without it the occurrence stays "no rendering found" and the judge aligns it.
 
-    For a source form with no glossary rendering in a segment, the n-gram that recurs in most of the
-    chain's target segments (and is rare elsewhere in the document) is its established rendering.
-    Words already aligned to other occurrences (`claimed`: id(index) -> content positions) and other
-    concepts' glossary renderings (`exclude`, less the chain's own `allow`) are never candidates.
-    Returns (key, chain count) with
-    chain count >= 2.
+MAX_N = 10  # longest n-gram mined, in tokens (stop words inside included)
+MIN_SUPPORT = 2  # distinct segment pairs of the chain that must hold a rendering with other evidence
+MIN_SUPPORT_ASSOCIATION = 3  # ... and one that only co-occurs with the term (or all, when fewer)
+MIN_DICE = 0.5  # association with the chain when nothing else speaks for a rendering ...
+MIN_DICE_SUPPORTED = 0.3  # ... and when it shares a word with the glossary term or is a cognate
+MAX_SHIFT = 0.45  # mean gap between the relative positions of the term and the rendering (0..1)
+MAX_EXTRA = 3  # renderings kept per chain
+_COGNATE_PREFIX = 5  # letters a rendering word must share with a source word to count as a cognate
+
+
+@dataclass(frozen=True)
+class MinedRendering:
+    """A rendering the document establishes for a chain, with the evidence for it."""
+
+    key: tuple[str, ...]
+    support: int  # distinct open segment pairs of the chain holding it
+    dice: float  # 2 * support / (open pairs + the document's distinct pairs holding it)
+    evidence: str  # glossary_word | cognate | core_word | association
+
+
+@dataclass(frozen=True)
+class OpenSegment:
+    """One distinct (source, target) pair in which a chain has an occurrence without a rendering."""
+
+    idx: TargetIndex
+    target: str
+    claimed: frozenset  # content positions already aligned to other occurrences
+    protected: tuple  # content spans of glossary target terms: held whole or not at all
+    src_pos: float  # relative position (0..1) of the occurrence in its source segment
+
+
+def mine_renderings(segments: Sequence[OpenSegment], doc_counts: Counter, stop: frozenset, *,
+                    source_words: Sequence[str], glossary_words=frozenset(), exclude=frozenset(),
+                    allow=frozenset(), max_n: int = MAX_N) -> list[MinedRendering]:
+    """Target n-grams that render a chain, best first; empty when nothing has enough evidence.
+
+    A candidate must (1) recur in at least `MIN_SUPPORT` distinct segment pairs and in half of the
+    chain's open ones; (2) be associated with the chain: Dice of its segments and the chain's
+    (counted on the document's distinct pairs, so a repeated sentence counts once) at least
+    `MIN_DICE`, or `MIN_DICE_SUPPORTED` when it shares a word with the concept's glossary terms, is
+    a cognate of the source form, or holds a word that stands in every open segment of the chain and
+    hardly anywhere else (a co-occurring phrase alone needs `MIN_SUPPORT_ASSOCIATION` pairs, or every
+    open pair when there are fewer, and must be the only phrase standing in exactly those segments); (3) stand where the term stands (mean shift of relative positions
+    at most `MAX_SHIFT`); (4) be a whole phrase: as many content words as the source has (up to two)
+    and at most one more, never cutting a glossary term of any concept or a span aligned to another
+    occurrence, and extended to the longest phrase that holds it in the same segments.
+    Other concepts' glossary renderings (`exclude`, less the chain's own `allow`) are never mined.
     """
-    claimed = claimed or {}
-    chain_counts: Counter = Counter()
-    distinct = list({id(idx): idx for idx in chain_targets}.values())  # a segment counts once
-    for idx in distinct:
-        taken = claimed.get(id(idx), ())
-        chain_counts.update({g for a, b, g in ngrams(idx, stop, max_n, spans=True)
-                             if (g not in exclude or g in allow) and not any(a <= p < b for p in taken)})
-    scored = []
-    k = len(distinct)
-    for g, c in chain_counts.items():
-        if c < 2 or c * 2 < k:
+    b = len(segments)
+    if b < MIN_SUPPORT:
+        return []
+    where: dict = defaultdict(set)  # n-gram -> the open segments (ordinals) holding it
+    shift: dict = defaultdict(float)
+    for n, seg in enumerate(segments):
+        first: dict = {}
+        for x, y, g in ngrams(seg.idx, stop, max_n, spans=True):
+            if g in first or (g in exclude and g not in allow):
+                continue
+            if any(p in seg.claimed for p in range(x, y)):
+                continue
+            if any(u < y and x < v and not (x <= u and v <= y) for u, v in seg.protected):
+                continue  # would cut a glossary term in two
+            first[g] = x
+        for g, x in first.items():
+            where[g].add(n)
+            start = seg.idx.tokens[seg.idx.pos[x]].start
+            shift[g] += abs(start / max(1, len(seg.target)) - seg.src_pos)
+    n_src = max(1, len(source_words))
+    acronym = n_src == 1 and source_words[0].isupper()
+    need, most = min(2, n_src), (6 if acronym else n_src + 1)  # an acronym is often spelt out
+    cands: dict = {}
+    for g, segs in where.items():
+        a = len(segs)
+        if a < MIN_SUPPORT or 2 * a < b:
             continue
-        d = max(doc_counts.get(g, c), c)
-        scored.append((c * c / d, len(g), c, g))
-    scored.sort(key=lambda x: (-x[0], -x[1], x[3]))  # the n-gram itself breaks ties: deterministic
-    return [(g, c) for _s, _l, c, g in scored]
+        k = sum(1 for x in g if x not in stop)
+        if need <= k <= most:
+            cands[g] = frozenset(segs)
+    src = [w.lstrip("=").lower() for w in source_words]
+    scored = []
+    for g in _phrases(cands):
+        segs = cands[g]
+        a = len(segs)
+        if shift[g] / a > MAX_SHIFT:
+            continue
+        content = [x for x in g if x not in stop]
+        if glossary_words and any(x in glossary_words for x in content):
+            evidence = "glossary_word"
+        elif any(_cognate(x.lstrip("=").lower(), w) for x in content for w in src):
+            evidence = "cognate"
+        elif b >= 3 and any(_core_word(x, where, doc_counts, b) for x in content):
+            evidence = "core_word"  # "bague d'usure" x2 and "anneau d'usure": "usure" renders it throughout
+        else:
+            evidence = "association"
+        dice = 2 * a / (b + max(doc_counts.get(g, a), a))
+        if evidence == "association" and (dice < MIN_DICE or a < min(MIN_SUPPORT_ASSOCIATION, b)):
+            continue
+        if dice < MIN_DICE_SUPPORTED:
+            continue
+        scored.append(MinedRendering(g, a, round(dice, 4), evidence))
+    # co-occurrence alone cannot choose between phrases that stand in exactly the same segments
+    # (near-identical sentences share all their words): none of them is evidence
+    tied = Counter(cands[m.key] for m in scored if m.evidence == "association")
+    scored = [m for m in scored if m.evidence != "association" or tied[cands[m.key]] == 1]
+    # supported evidence first, then association strength; the n-gram itself breaks ties
+    scored.sort(key=lambda m: (m.evidence == "association", -m.dice, -m.support, -len(m.key), m.key))
+    out: list[MinedRendering] = []
+    for m in scored:
+        words = {x for x in m.key if x not in stop}
+        if any(words & {x for x in o.key if x not in stop} for o in out):
+            continue  # a variant of a better rendering ("assistance" after "assistance ventilatoire")
+        out.append(m)
+    return out
 
 
-def ngrams(idx: TargetIndex, stop: frozenset, max_n: int = 4, spans: bool = False):
+def _phrases(cands: dict) -> list:
+    """The candidates as whole phrases: each shortest n-gram extended to the longest phrase that holds
+    it in exactly the same segments, when those extensions nest ("fondée sur le sexe" -> "violence
+    fondée sur le sexe"); kept as it is when they branch (no single phrase is evidenced)."""
+    out: dict = {}
+    for g, segs in cands.items():
+        if any(len(h) < len(g) and cands[h] == segs and _inside(h, g) for h in cands):
+            continue  # not minimal: reached from its shortest core below
+        ext = sorted((h for h in cands if len(h) > len(g) and cands[h] == segs and _inside(g, h)), key=len)
+        if ext and all(_inside(h, ext[-1]) for h in ext):
+            out[ext[-1]] = None
+        else:
+            out[g] = None
+    return list(out)
+
+
+def _core_word(x: str, where: dict, doc_counts: Counter, b: int) -> bool:
+    """A word that stands in every open segment of the chain and hardly anywhere else."""
+    segs = where.get((x,), ())
+    return len(segs) == b and 2 * b / (b + max(doc_counts.get((x,), b), b)) >= MIN_DICE
+
+
+def _inside(g: tuple, h: tuple) -> bool:
+    n = len(g)
+    return any(h[i:i + n] == g for i in range(len(h) - n + 1))
+
+
+def _cognate(a: str, b: str) -> bool:
+    """Two words sharing their first letters: gastroentérite / gastroenteritis."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n >= _COGNATE_PREFIX or (n >= 4 and n == min(len(a), len(b)))
+
+
+def ngrams(idx: TargetIndex, stop: frozenset, max_n: int = MAX_N, spans: bool = False):
     """Content n-grams of a target segment that could be a term: no edge stop word or punctuation.
 
     Yields keys, or (start, end, key) in content positions with `spans=True`.
     """
     toks = [idx.tokens[i] for i in idx.pos]
+    keys = idx.keys
     n = len(toks)
+    # per position: may it open/close an n-gram (edge), does it break one (punctuation)
+    edge = [not (t.punct or t.article or _stop(t, stop)) for t in toks]
     for a in range(n):
-        ta = toks[a]
-        if ta.punct or ta.article or ta.key in stop or ta.key.isdigit():
+        if not edge[a] or toks[a].key.isdigit():
             continue
         for b in range(a + 1, min(n, a + max_n) + 1):
-            tb = toks[b - 1]
-            if tb.punct:
+            if toks[b - 1].punct:
                 break
-            if tb.article or tb.key in stop:
+            if not edge[b - 1]:
                 continue
-            g = tuple(idx.keys[a:b])
+            g = tuple(keys[a:b])
             yield (a, b, g) if spans else g
+
+
+def _stop(tok, stop: frozenset) -> bool:
+    """A word that cannot open or close a term: a stop word by lemma or surface ("peuvent"), or a
+    one-letter word (an elided article the tokenizer left unsplit)."""
+    return tok.key in stop or len(tok.key) < 2 or loose(tok.text) in stop
+
+
+def _pair_key(source: str, target: str) -> tuple[str, str]:
+    """What makes two segment pairs "the same sentence": case, spacing and numbers aside."""
+    return (_DIGITS.sub("0", " ".join(source.split()).lower()), _DIGITS.sub("0", " ".join(target.split()).lower()))
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+class _GlossarySpans:
+    """Where any concept's glossary target terms stand in a target segment (looked up by first key)."""
+
+    def __init__(self, forms: Sequence[TargetForm]):
+        self.by_first: dict = defaultdict(list)
+        for f in forms:
+            for k in {f.key[0], (f.skey or f.key)[0]}:
+                self.by_first[k].append(f)
+
+    def spans(self, idx: TargetIndex) -> tuple:
+        out = set()
+        present = set(idx.keys) | set(idx.surf) | set(idx.exact)
+        for k in present & self.by_first.keys():
+            for f in self.by_first[k]:
+                sk = f.skey if len(f.skey) == len(f.key) else f.key
+                if all(a in present or b in present for a, b in zip(f.key, sk)):  # cheap test first
+                    out.update(idx.find(f.key, f.skey))
+        return tuple(sorted(out))
+
+
+def align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lemmatiser=None) -> None:
+    """Pass 2: align what pass 1 left open to renderings the document itself establishes.
+
+    `work`: one document's occurrences (with `.alignment` set by pass 1, None where open); `by_seg`:
+    segment index -> positions in `work`; `indexes`: segment index -> TargetIndex; `pendings`: the
+    pass-1 Pending of each occurrence; `forms_cache`: (concept id, language) -> its TargetForms;
+    `lemmatiser`: the target lemmatiser, to count n-grams over the document's other segments too.
+    For each chain with gaps, `mine_renderings` proposes renderings with evidence; each open
+    occurrence then takes the best one that does not overlap a span already claimed in its segment,
+    and the occurrences of one chain in one segment end up with their renderings in source order.
+    Occurrences without a rendering that has evidence stay open ("no rendering found").
+    """
+    chain_members: dict = defaultdict(list)
+    for i, w in enumerate(work):
+        chain_members[(w.concept.id, w.source_form)].append(i)
+    todo = [(k, m) for k, m in chain_members.items()
+            if len(m) >= MIN_SUPPORT and any(work[i].alignment is None for i in m)
+            and not work[m[0]].concept.dnt]  # a do-not-translate item has one rendering: itself
+    if not todo:
+        _uncross(work, by_seg)
+        return
+    stop = stop_words(primary(tgt_l))
+    # only n-grams of the segments where a chain is open can become renderings: count just those
+    needed = {g for seg in {work[i].seg.index for _k, m in todo for i in m if work[i].alignment is None}
+              for g in ngrams(indexes[seg], stop)}
+    doc_counts, pair_of = _document_counts(work, indexes, stop, lemmatiser, needed)
+    all_forms = [f for (_cid, lang), forms in forms_cache.items() if lang == tgt_l for f in forms]
+    glossary_keys = frozenset(f.key for f in all_forms)  # never mined as another concept's rendering
+    gspans = _GlossarySpans(all_forms)
+    protected: dict = {}
+    for chain_key, members in todo:
+        forms = pendings[members[0]].forms
+        known = {f.key for f in forms}
+        open_segs: dict = {}
+        for i in members:
+            w = work[i]
+            if w.alignment is not None:
+                continue
+            pk = pair_of.get(w.seg.index, ("", str(w.seg.index)))
+            if pk in open_segs:
+                continue  # the same sentence again: no new evidence
+            idx = indexes[w.seg.index]
+            if w.seg.index not in protected:
+                protected[w.seg.index] = gspans.spans(idx)
+            spans = [(work[j].alignment.tok_start, work[j].alignment.tok_end) for j in by_seg[w.seg.index]
+                     if work[j].alignment is not None]
+            claimed = frozenset(c for c, p in enumerate(idx.pos) if any(a <= p < b for a, b in spans))
+            open_segs[pk] = OpenSegment(idx, w.seg.target, claimed, protected[w.seg.index],
+                                        w.start / max(1, len(w.seg.source)))
+        mined = mine_renderings(
+            list(open_segs.values()), doc_counts, stop, source_words=chain_key[1].split(),
+            glossary_words=frozenset(x for f in forms for x in f.key if x not in stop),
+            exclude=glossary_keys, allow=known)
+        extra = [TargetForm(m.key, " ".join(m.key), "established") for m in mined if m.key not in known]
+        extra = extra[:MAX_EXTRA]
+        if not extra:
+            continue
+        rank = {f.key: n for n, f in enumerate(extra)}
+        open_in_seg = Counter(work[i].seg.index for i in members if work[i].alignment is None)
+        for i in members:
+            w = work[i]
+            if w.alignment is not None:
+                continue
+            idx = indexes[w.seg.index]
+            taken = [(work[j].alignment.start, work[j].alignment.end) for j in by_seg[w.seg.index]
+                     if work[j].alignment is not None]
+            cands = candidates(replace(pendings[i], forms=(), dnt=False, has_target_terms=False), idx,
+                               w.seg.target, extra)
+            # the best-established rendering first; among its spans, for the chain's only open
+            # occurrence in the segment the one standing where the term stands ("hospitalisation"
+            # twice, the second renders it), for several the spans in target order, so that
+            # occurrences (visited in source order) pair with renderings in source order
+            if open_in_seg[w.seg.index] == 1:
+                here = w.start / max(1, len(w.seg.source))
+                tl = max(1, len(w.seg.target))
+                cands.sort(key=lambda c: (rank[c[3].form.key], c[1], abs(c[2] / tl - here), c[2]))
+            else:
+                cands.sort(key=lambda c: (rank[c[3].form.key], c[1], c[2]))
+            w.alignment = next((a for _p, _l, _s, a in cands
+                                if not any(a.start < e and s < a.end for s, e in taken)), None)
+    _uncross(work, by_seg)
+
+
+def _uncross(work, by_seg) -> None:
+    """Occurrences of one chain in one segment take their renderings in source order.
+
+    Pass 1 gives "lung" (first) the glossary's "poumons" (last) before pass 2 finds "pulmonaires"
+    for the second "lungs": the two renderings are swapped back into the order of the source.
+    """
+    for idxs in by_seg.values():
+        chains: dict = defaultdict(list)
+        for i in idxs:
+            if work[i].alignment is not None:
+                chains[(work[i].concept.id, work[i].source_form)].append(i)
+        for members in chains.values():
+            if len(members) < 2:
+                continue
+            members.sort(key=lambda i: work[i].start)
+            spans = sorted((work[i].alignment for i in members), key=lambda a: a.start)
+            for i, a in zip(members, spans):
+                work[i].alignment = a
+
+
+def _document_counts(work, indexes, stop, lemmatiser, needed) -> tuple[Counter, dict]:
+    """Counts of the `needed` n-grams over the document's distinct segment pairs, and each segment's
+    pair key. Every translated segment counts (not only those holding terms), each distinct pair once.
+    """
+    doc = work[0].doc
+    pair_of: dict = {}
+    first: dict = {}
+    for s in doc.segments:
+        if s.source.strip() and (s.target or "").strip():
+            k = pair_of[s.index] = _pair_key(s.source, s.target)
+            first.setdefault(k, s)
+    todo = [s for s in first.values() if s.index not in indexes]
+    extra: dict = {}
+    if todo and lemmatiser is not None:
+        extra = {s.index: TargetIndex(t) for s, t in zip(todo, lemmatiser.tokenize_many([s.target for s in todo]))}
+    counts: Counter = Counter()
+    for s in first.values():
+        idx = indexes.get(s.index) or extra.get(s.index)
+        if idx is not None:
+            counts.update({g for g in ngrams(idx, stop) if g in needed})
+    return counts, pair_of
 
 
 def stop_words(lang: str) -> frozenset:

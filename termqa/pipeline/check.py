@@ -460,7 +460,7 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
         for i, a in al.assign([pendings[i] for i in idxs], cands).items():
             work[i].alignment = a
     # pass 2: renderings established in the document for the chains that still have gaps
-    _align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l)
+    al.align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lem_t)
     # rendering keys (lemmas, leading articles stripped) for references and metrics
 
     for w in work:
@@ -469,68 +469,6 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
             toks = indexes[w.seg.index].tokens[a.tok_start:a.tok_end]
             w.rendering_key = term_key([t for t in toks if not dt.is_gap(t)]) or None
     return work, skipped
-
-
-def _align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l) -> None:
-    """Align what pass 1 left open to renderings the document itself establishes.
-
-    For each chain with gaps, recurring target n-grams of its unaligned segments (mined in
-    align.mine_renderings) become `established` forms; each open occurrence takes the best one that
-    does not overlap a span already claimed in its segment.
-    """
-    chain_members: dict = defaultdict(list)
-    for i, w in enumerate(work):
-        chain_members[(w.concept.id, w.source_form)].append(i)
-    stop = None
-    doc_counts = None
-    glossary_keys = None  # every glossary rendering seen: never mined as another concept's rendering
-    for chain_key, members in chain_members.items():
-        if len(members) < 2 or all(work[i].alignment is not None for i in members):
-            continue
-        if work[members[0]].concept.dnt:
-            continue  # a do-not-translate item has exactly one acceptable rendering: itself
-        if stop is None:
-            stop = al.stop_words(primary(tgt_l))
-            doc_counts = Counter()
-            for idx in indexes.values():
-                doc_counts.update(set(al.ngrams(idx, stop)))
-        known = {f.key for f in pendings[members[0]].forms}
-        chain_idx, claimed = [], {}
-        # only segments where this chain is still unaligned: where it is aligned, the other words
-        # of the segment are not its rendering
-        for seg_key in dict.fromkeys(work[i].seg.index for i in members if work[i].alignment is None):
-            idx = indexes[seg_key]
-            chain_idx.append(idx)
-            spans = [(work[j].alignment.tok_start, work[j].alignment.tok_end) for j in by_seg[seg_key]
-                     if work[j].alignment is not None]
-            claimed[id(idx)] = {c for c, p in enumerate(idx.pos) if any(a <= p < b for a, b in spans)}
-        if glossary_keys is None:
-            glossary_keys = frozenset(f.key for forms in forms_cache.values() for f in forms)
-        mined = al.mine_renderings(chain_idx, doc_counts, stop, claimed=claimed, exclude=glossary_keys,
-                                   allow=known)
-        # a rendering shorter than the source term is usually just its head noun ("palier" for
-        # "bearing bracket"): require as many content words as the source has, up to two
-        need = min(2, len(chain_key[1].split()))
-        extra = [al.TargetForm(k, " ".join(k), "established") for k, _c in mined
-                 if k not in known and sum(1 for x in k if x not in stop) >= need][:3]
-        if not extra:
-            continue
-        for i in members:
-            w = work[i]
-            if w.alignment is not None:
-                continue
-            idx = indexes[w.seg.index]
-            taken = [(work[j].alignment.start, work[j].alignment.end) for j in by_seg[w.seg.index]
-                     if work[j].alignment is not None]
-            best = None
-            cands = al.candidates(replace(pendings[i], forms=(), dnt=False, has_target_terms=False), idx,
-                                  w.seg.target, extra)
-            # ties keep the mined order (best rendering first); alignments themselves are not ordered
-            for prio, neglen, start, a in sorted(cands, key=lambda c: c[:3]):
-                if not any(a.start < e and s < a.end for s, e in taken):
-                    best = a
-                    break
-            w.alignment = best
 
 
 def _references(work: Sequence[Work]) -> dict:

@@ -2,8 +2,9 @@
 
 Conforming (glossary term, admitted term, DNT kept, the document's own majority rendering for forms
 without a glossary reference), and errors that are certain: a deprecated/forbidden target term (A1),
-a source term left untranslated although the glossary has a target term (A4), a do-not-translate item
-translated or altered (A5), a glossary term misspelt in its diacritics (F). Everything else is
+a source term left untranslated although the glossary has a target term and the copy is not also a
+word of the target language (A4), a do-not-translate item translated or altered (A5), a glossary
+term misspelt in its diacritics where the found word is not itself a form of the term's lemma (F). Everything else is
 `unjudged` with the reason, for the judge or a person; it is never scored as 0.
 """
 from __future__ import annotations
@@ -28,6 +29,7 @@ R_NO_REFERENCE = "no reference: the glossary has no target term and no rendering
 R_SPELLING_PSEUDO = "spelling differs from the document's majority rendering"
 R_ACRONYM_KEPT = "abbreviation kept as in the source; the glossary gives only a full form"
 R_MISALIGNED = "the target segment does not look like a translation of this source (misaligned?)"
+R_COPIED_WORD = "kept as in the source; it is also a word of the target language"
 R_IN_KEPT_NAME = "left in the source language inside a longer expression kept as it is (a name or title?)"
 
 
@@ -67,7 +69,8 @@ def decide(*, kind: Optional[str], rendering: Optional[str], concept, reference,
            in_kept_name: bool = False) -> Decision:
     """The verdict for one occurrence from its alignment.
 
-    kind: alignment kind (glossary, forbidden, dnt, dnt_altered, untranslated, established) or None.
+    kind: alignment kind (glossary, forbidden, dnt, dnt_altered, untranslated, copied_word, established)
+    or None.
     form: the glossary TargetForm matched (glossary/forbidden kinds). spelling: spelling_issue() of the
     rendering against `form` (glossary kind) or the pseudo-reference (established kind).
     target_terms: the texts of the concept's target-language terms. in_kept_name: an untranslated
@@ -89,6 +92,9 @@ def decide(*, kind: Optional[str], rendering: Optional[str], concept, reference,
     if concept.dnt and kind in ("glossary", "forbidden"):
         return Decision(ERROR, "A5", f"do-not-translate item translated as '{rendering}'; keep '{ref_text}'",
                         "dnt_translated")
+    if kind == "copied_word":
+        # French "influenza" is English and French: the copy may be the right target word
+        return Decision(UNJUDGED, None, R_COPIED_WORD)
     if kind == "untranslated":
         if in_kept_name:
             return Decision(UNJUDGED, None, R_IN_KEPT_NAME)

@@ -54,6 +54,33 @@ def concept_dict(c) -> dict:
     }
 
 
+def source_displays(rows) -> dict:
+    """(doc_id, concept_id, source_form) -> the source form as people read it.
+
+    `source_form` is a key (lemmas: "1 nation" for "First Nations"); what is shown is the surface
+    text the document uses most often for it, the first one seen on a tie. Occurrences opening their
+    segment count only when there are no others: "Slings" in a heading is not how the term is written.
+    """
+    seen: dict = defaultdict(list)
+    for r in rows:
+        seen[(r["doc_id"], r["concept_id"], r["source_form"])].append(r)
+    return {k: _display(v) for k, v in seen.items()}
+
+
+def _display(rows) -> str:
+    inner = [r["source_text"] for r in rows if r["source_span"][0] > 0]
+    c = Counter(inner or [r["source_text"] for r in rows])
+    return c.most_common(1)[0][0]  # most_common keeps first-seen order on ties
+
+
+def _forms(rows) -> list:
+    """A concept's source forms across documents: key, display text (as `source_displays`), count."""
+    by_form: dict = defaultdict(list)
+    for r in rows:
+        by_form[r["source_form"]].append(r)
+    return [{"source_form": f, "source_display": _display(v), "occurrences": len(v)} for f, v in by_form.items()]
+
+
 def _outcome_counts(rows) -> dict:
     c = Counter(r["outcome"] for r in rows)
     return {k: c.get(k, 0) for k in OUTCOMES}
@@ -62,6 +89,9 @@ def _outcome_counts(rows) -> dict:
 def result_dict(res) -> dict:
 
     occ = [occurrence_dict(v) for v in res.verdicts]
+    shown = source_displays(occ)
+    for r in occ:
+        r["source_display"] = shown[(r["doc_id"], r["concept_id"], r["source_form"])]
     sc = scores(occ)
     by_doc = defaultdict(list)
     for r in occ:
@@ -86,6 +116,7 @@ def result_dict(res) -> dict:
         cd = concept_dict(res.concepts[cid])
         pens = [r["penalty"] for r in rows if r["penalty"] is not None]
         cd["occurrences"] = len(rows)
+        cd["forms"] = _forms(rows)
         cd["worst_penalty"] = max(pens) if pens else None
         cd["total_penalty"] = sum(pens)
         concepts.append(cd)
@@ -122,6 +153,7 @@ def result_dict(res) -> dict:
         "metrics": {"overall": metrics_overall, "documents": metrics_docs},
         "concepts": concepts,
         "references": [{"doc_id": r.doc_id, "concept_id": r.concept_id, "source_form": r.source_form,
+                        "source_display": shown.get((r.doc_id, r.concept_id, r.source_form), r.source_form),
                         "text": r.text, "provenance": r.provenance} for r in res.references],
         "segments": segments,
         "occurrences": occ,
