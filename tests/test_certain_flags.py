@@ -112,7 +112,7 @@ def test_boilerplate_and_common_phrases_are_not_renderings(tmp_path):
              ("Mr. Speaker, we must act on gun violence now.",
               "Monsieur le Président, nous devons agir contre les armes à feu maintenant."),
              *_SPEAKER]
-    r = run(tmp_path, pairs, ["id", "en", "fr"], [["c1", "gun violence", ""]])
+    r = run(tmp_path, pairs, ["id", "en", "fr"], [["c1", "gun violence", ""]], source_only_glossary=True)
     occ = [o for o in r["occurrences"] if o["concept_id"] == "c1"]
     assert len(occ) == 4
     assert all(o["target_text"] is None and o["outcome"] == "unjudged" for o in occ)
@@ -127,7 +127,7 @@ def test_recurring_phrase_is_mined_whole(tmp_path):
              ("Gender-based violence affects many women.",
               "La violence fondée sur le sexe touche de nombreuses femmes."),
              *_SPEAKER]
-    r = run(tmp_path, pairs, ["id", "en", "fr"], [["c1", "gender-based violence", ""]])
+    r = run(tmp_path, pairs, ["id", "en", "fr"], [["c1", "gender-based violence", ""]], source_only_glossary=True)
     occ = [o for o in r["occurrences"] if o["concept_id"] == "c1"]
     assert [(o["target_text"], o["align_method"], o["outcome"]) for o in occ] == [
         ("violence fondée sur le sexe", "established", "conforming")] * 3
