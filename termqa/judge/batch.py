@@ -61,7 +61,7 @@ def write_file(path: str, lines: Sequence[dict]) -> None:
     atomic_write(path, jsonl(lines))
 
 
-def submit(client, lines: Sequence[dict]) -> tuple[str, str, str]:
+def submit(client: Any, lines: Sequence[dict]) -> tuple[str, str, str]:
     """Upload the lines and create a batch; (batch id, input file id, status)."""
     data = jsonl(lines).encode("utf-8")
     uploaded = client.files.create(file=("termqa-batch.jsonl", data), purpose="batch")
@@ -165,7 +165,7 @@ def _content(client, file_id: str) -> str:
     return text if isinstance(text, str) else resp.read().decode("utf-8")
 
 
-def collect(cache: VerdictCache, client) -> list[BatchStatus]:
+def collect(cache: VerdictCache, client: Any) -> list[BatchStatus]:
     """Poll every open batch of the cache; ingest those that ended. Questions an ended batch did not
     answer usably stop waiting, so the next round asks them again."""
     out = []

@@ -32,10 +32,10 @@ from typing import Any, Callable, Iterable, Optional, Sequence, Union
 from termqa.errors import JudgeError
 from termqa.judge.answers import Expect, items_by_id
 from termqa.judge.llm import Answer, Backend, Request
-from termqa.judge.prompting import data_block, library as default_library
+from termqa.judge.prompting import PromptLibrary, data_block, library as default_library
 from termqa.labels import COHERENT_LABELS, CONSISTENCY_LABELS, ERROR_LABELS, INCONSISTENT_LABELS, NO_ERROR, code_for
 from termqa.lang.langtags import normalise_tag, primary
-from termqa.model import JUSTIFIED, UNJUSTIFIED
+from termqa.model import JUSTIFIED, UNJUSTIFIED, Concept
 
 # How many preceding segment pairs a judge sees (the method uses five).
 MAX_PRECEDING = 5
@@ -121,7 +121,7 @@ class ConceptInfo:
     note: Optional[str] = None
 
     @classmethod
-    def from_concept(cls, concept, src_lang: str, tgt_lang: str) -> "ConceptInfo":
+    def from_concept(cls, concept: Concept, src_lang: str, tgt_lang: str) -> "ConceptInfo":
         """From a `model.Concept` (language tags, e.g. "en", "fr-FR"); hidden labels left out."""
 
         def terms(lang: str) -> tuple[TermInfo, ...]:
@@ -521,7 +521,7 @@ def prompt_id_for(question: Question) -> str:
     return _PROMPTS[type(question)][0]
 
 
-def to_request(question: Question, library=None) -> Request:
+def to_request(question: Question, library: Optional[PromptLibrary] = None) -> Request:
     """Render the question with its template (default: the packaged prompts)."""
 
     try:
@@ -533,7 +533,7 @@ def to_request(question: Question, library=None) -> Request:
                    messages=rendered.messages, json_schema=schema, expect=_expect(question))
 
 
-def prompt_versions(library=None) -> dict[str, str]:
+def prompt_versions(library: Optional[PromptLibrary] = None) -> dict[str, str]:
     """Full versions of every judge prompt, for the run signature."""
 
     lib = library or default_library()
@@ -566,7 +566,7 @@ def read_error(answer: Answer) -> ErrorVerdict:
     return ErrorVerdict(code, raw, justification, False, answer.prompt_version, answer.key)
 
 
-def read_consistency(answer: Answer, question: Optional[ConsistencyQuestion] = None):
+def read_consistency(answer: Answer, question: Optional[ConsistencyQuestion] = None) -> Any:
     """One verdict per occurrence of the question, in its order (a tuple); without a question, the
     single verdict of an object with "label" (how answers were shaped before chain questions)."""
     if question is None:
@@ -660,12 +660,13 @@ def read_answer(question: Question, answer: Answer) -> Result:
 # --- asking -------------------------------------------------------------------------------------
 
 
-def ask(backend: Backend, question: Question, library=None) -> Result:
+def ask(backend: Backend, question: Question, library: Optional[PromptLibrary] = None) -> Result:
     """One question; raises JudgeError (BudgetExceeded, OfflineCacheMiss...) when unanswered."""
     return read_answer(question, backend.complete(to_request(question, library)))
 
 
-def ask_many(backend: Backend, questions: Iterable[Question], library=None) -> list[Union[Result, JudgeError]]:
+def ask_many(backend: Backend, questions: Iterable[Question],
+             library: Optional[PromptLibrary] = None) -> list[Union[Result, JudgeError]]:
     """Many questions at the backend's concurrency; each slot holds a result or its JudgeError."""
     questions = list(questions)
     answers = backend.complete_many([to_request(q, library) for q in questions])

@@ -34,7 +34,9 @@ from termqa.judge.questions import (
 )
 from termqa.lang.langtags import primary
 from termqa.lang.normalise import loose, term_tokens
-from termqa.model import CONFORMING, ERROR, GENERATED, GLOSSARY, PSEUDO, UNJUDGED, VALIDATED, Reference, Span
+from termqa.model import (
+    CONFORMING, ERROR, GENERATED, GLOSSARY, PSEUDO, UNJUDGED, VALIDATED, Occurrence, Reference, Segment, Span, Verdict,
+)
 from termqa.pipeline.align import TargetIndex, classify_rendering, target_forms
 from termqa.pipeline.detect import keys_of, rendering_key
 from termqa.pipeline.prejudge import Rules
@@ -90,14 +92,14 @@ class Stage:
         self.out_of_registry = 0
         self._forms = {}
 
-    def segment(self, occ):
+    def segment(self, occ: Occurrence) -> Segment:
         return self.docs[occ.doc_id].segments_by_index[occ.segment_index]
 
-    def langs(self, doc_id):
+    def langs(self, doc_id: str) -> tuple[str, str]:
         d = self.docs[doc_id]
         return d.src_lang, d.tgt_lang
 
-    def ask(self, phase, questions):
+    def ask(self, phase: str, questions: Sequence) -> list:
 
         if not questions:
             return []
@@ -112,19 +114,19 @@ class Stage:
                     self.out_of_registry += 1
         return results
 
-    def concept_info(self, cid, doc_id):
+    def concept_info(self, cid: str, doc_id: str) -> ConceptInfo:
 
         src, tgt = self.langs(doc_id)
         return ConceptInfo.from_concept(self.concepts[cid], src, tgt)
 
-    def target_forms(self, cid, tgt):
+    def target_forms(self, cid: str, tgt: str) -> list:
 
         k = (cid, tgt)
         if k not in self._forms:
             self._forms[k] = target_forms(self.concepts[cid], tgt, self.lem(primary(tgt)))
         return self._forms[k]
 
-    def key(self, text, lang):
+    def key(self, text: Optional[str], lang: str) -> Optional[tuple]:
 
         return rendering_key(self.lem(primary(lang)), text)
 
@@ -192,7 +194,7 @@ def account(backend: Backend, stages: Sequence[Stage]) -> dict:
 
 def run_judge(verdicts: list, references: dict, documents: Sequence, concepts: Mapping, settings: JudgeSettings, *,
               table: Mapping[str, float], exhaustive: bool = False, domain: Optional[str] = None,
-              progress: Optional[Progress] = None, lem: Optional[Callable] = None):
+              progress: Optional[Progress] = None, lem: Optional[Callable] = None) -> tuple:
     """Judge what counting left open. Returns (verdicts, references, accounting, judge signature part)."""
     backend = Backend(settings)
     stage = Stage([DocView(d) for d in documents], concepts, backend, lem, domain, exhaustive)
@@ -208,7 +210,7 @@ def run_judge(verdicts: list, references: dict, documents: Sequence, concepts: M
 
 # --- 1. alignment ---------------------------------------------------------------------------------
 
-def align_open(stage, verdicts, progress):
+def align_open(stage: Stage, verdicts: Sequence[Verdict], progress: Optional[Progress]) -> list[Verdict]:
 
     _count_source_words(stage)
     todo = [i for i, v in enumerate(verdicts)
@@ -304,7 +306,7 @@ def _chains(verdicts):
     return chains
 
 
-def rebuild_pseudo(stage, verdicts, references):
+def rebuild_pseudo(stage: Stage, verdicts: Sequence[Verdict], references: Mapping) -> dict:
     """Pseudo-references again, now that the judge aligned more occurrences."""
 
     refs = dict(references)
@@ -321,7 +323,8 @@ def rebuild_pseudo(stage, verdicts, references):
     return refs
 
 
-def check_references(stage, verdicts, references, progress):
+def check_references(stage: Stage, verdicts: Sequence[Verdict], references: Mapping,
+                     progress: Optional[Progress]) -> dict:
     """Validate pseudo-references on source-side evidence; generate those that fail."""
 
     chains = _chains(verdicts)
@@ -492,7 +495,8 @@ def _preceding(stage, o, n=MAX_PRECEDING):
     return tuple(out)
 
 
-def ask_q1_q2(stage, verdicts, references, table, progress):
+def ask_q1_q2(stage: Stage, verdicts: Sequence[Verdict], references: Mapping, table: Mapping[str, float],
+              progress: Optional[Progress]) -> list[Verdict]:
 
     out = list(verdicts)
     todo = [i for i, v in enumerate(verdicts) if _needs_q1(stage, v)]

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from termqa.lang.langtags import primary
-from termqa.lang.lemma import Lemmatiser
+from termqa.lang.lemma import Lemmatiser, Token
 from termqa.lang.normalise import spelling_issue, term_key, term_tokens
 from termqa.model import CONFORMING, ERROR, GENERATED, GLOSSARY, PREFERRED, UNJUDGED, Concept, Reference, Segment, Span
 from termqa.pipeline.align import TargetForm
@@ -64,9 +64,9 @@ def inside_kept_name(source: str, s0: int, s1: int, target: str, t0: int, t1: in
     return False
 
 
-def decide(*, kind: Optional[str], rendering: Optional[str], concept, reference, form, chain_size: int,
-           same_as_reference: bool, spelling: Optional[str], target_terms=(),
-           in_kept_name: bool = False) -> Decision:
+def decide(*, kind: Optional[str], rendering: Optional[str], concept: Concept, reference: Optional[Reference],
+           form: Optional[TargetForm], chain_size: int, same_as_reference: bool, spelling: Optional[str],
+           target_terms: Sequence[str] = (), in_kept_name: bool = False) -> Decision:
     """The verdict for one occurrence from its alignment.
 
     kind: alignment kind (glossary, forbidden, dnt, dnt_altered, untranslated, copied_word, established)
@@ -154,7 +154,8 @@ class Rules:
         self._spelling: dict = {}
         self._reference_keys: dict = {}
 
-    def spelling(self, lang: str, rendering: str, expected: str, expected_tokens=None) -> Optional[str]:
+    def spelling(self, lang: str, rendering: str, expected: str,
+                 expected_tokens: Optional[Sequence[Token]] = None) -> Optional[str]:
         k = (lang, rendering, expected)
         if k not in self._spelling:
             lt = self.lem(lang)
@@ -198,6 +199,6 @@ class Rules:
                    target_terms=[t.text for t in concept.terms_in(tgt_lang)] if copied else (), in_kept_name=kept)
         return d, spelling
 
-    def fields(self, **kw) -> dict:
+    def fields(self, **kw: Any) -> dict:
         """`verdict_fields` of `decide(**kw)`: what a Verdict built or replaced from the rules holds."""
         return verdict_fields(self.decide(**kw)[0], self.table)
