@@ -600,3 +600,21 @@ def test_batch_file_for_vllm_then_ingest(server, tmp_path):
     expected = _without_accounting(sync, tmp_path / "sync")
     for part in ("occurrences", "references", "scores", "summary", "concepts"):
         assert final[part] == expected[part]
+
+
+def test_compare_exits_3_when_judge_questions_failed(server, tmp_path):
+    from click.testing import CliRunner
+
+    from termqa.cli.main import main
+
+    server.default = Script()
+    a = write_xliff(tmp_path / "a.xlf", PAIRS)
+    b = write_xliff(tmp_path / "b.xlf", [(u, s, t.replace("bague", "anneau")) for u, s, t in PAIRS])
+    g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSS)
+    args = ["compare", a, b, "-g", g, "--judge-model", "scripted-judge", "--judge-base-url", server.url,
+            "--cache", str(tmp_path / "c.db"), "--lemmatiser", "lookup", "--judge-timeout", "5", "-q"]
+    server.fail_next("401")  # the endpoint refuses: every question fails
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 3, first.output
+    assert "incomplete:" in first.stderr
+    assert CliRunner().invoke(main, args).exit_code == 0

@@ -5,12 +5,14 @@ whether it runs inside the `termqa` group or on its own.
 """
 from __future__ import annotations
 
+import sys
+from collections import Counter
 from pathlib import Path
 
 import click
 
 from termqa import config
-from termqa.cli.common import end_progress, epilog, guarded, progress_bar, wrote
+from termqa.cli.common import EXIT_INCOMPLETE, end_progress, epilog, guarded, incomplete_message, progress_bar, wrote
 from termqa.cli.options import input_options, judge_options
 from termqa.evaluate import compare as cmp
 from termqa.fileio import atomic_write
@@ -85,6 +87,15 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
         wrote(out, quiet, f"{len(result.runs)} results")
     if not quiet:
         click.echo(cmp.render_text(data))
+    # judge questions that failed after their retries: say so and exit 3, as `termqa check` does
+    reasons: Counter = Counter()
+    for system in data["systems"]:
+        reasons.update(system["unjudged_reasons"])
+    incomplete = incomplete_message({"accounting": data.get("accounting"),
+                                     "summary": {"unjudged_reasons": dict(reasons)}})
+    if incomplete:
+        click.echo(incomplete, err=True)
+        sys.exit(EXIT_INCOMPLETE)
 
 
 # termqa.cli.main registers the command under this name

@@ -145,7 +145,7 @@ def backlog(result: Mapping, glossary=None, *, min_count: int = 2, examples: int
             if k[1] not in in_glossary.get(o["concept_id"], set()):
                 groups[k].append(o)
             continue
-        if not text or o.get("align_method") in ("glossary", "dnt", "forbidden", "untranslated"):
+        if not text or o.get("align_method") in ("glossary", "dnt", "forbidden", "untranslated", "copied_word"):
             continue
         k = (o["concept_id"], _key(text))
         if k[1] in in_glossary.get(o["concept_id"], set()) or k in erroneous:
