@@ -16,13 +16,12 @@ from dataclasses import dataclass
 from typing import Optional
 
 from termqa.errors import InputError, UsageError
-from termqa.judge.questions import language_name
 from termqa.labels import (
     CODE_DESCRIPTIONS, CONSISTENCY_DESCRIPTIONS, ITS_DEFAULT, ITS_OMISSION, ITS_TYPES, ITS_TYPES_BY_RULE, ITS_UNJUDGED,
     NOTE_ORIGIN, NOTE_REFERENCE, NOTE_SOURCE_LANGUAGE, NOTE_TEXT, OUTCOME_TEXT,
 )
 from termqa.lang.fold import loose
-from termqa.lang.langtags import lang_matches, normalise_tag, primary
+from termqa.lang.langtags import lang_matches, language_name, normalise_tag, primary
 from termqa.pipeline.prejudge import (
     R_ACRONYM_KEPT, R_HAPAX, R_IN_KEPT_NAME, R_MISALIGNED, R_NO_REFERENCE, R_SPELLING_PSEUDO,
 )

@@ -34,7 +34,7 @@ from termqa.judge.answers import Expect, items_by_id
 from termqa.judge.llm import Answer, Backend, Request
 from termqa.judge.prompting import PromptLibrary, data_block, library as default_library
 from termqa.labels import COHERENT_LABELS, CONSISTENCY_LABELS, ERROR_LABELS, INCONSISTENT_LABELS, NO_ERROR, code_for
-from termqa.lang.langtags import normalise_tag, primary
+from termqa.lang.langtags import language_name  # noqa: F401 (part of the questions interface)
 from termqa.model import JUSTIFIED, UNJUSTIFIED, Concept
 
 # How many preceding segment pairs a judge sees (the method uses five).
@@ -671,35 +671,3 @@ def ask_many(backend: Backend, questions: Iterable[Question],
     questions = list(questions)
     answers = backend.complete_many([to_request(q, library) for q in questions])
     return [a if isinstance(a, JudgeError) else read_answer(q, a) for q, a in zip(questions, answers)]
-
-
-# --- language names -----------------------------------------------------------------------------
-
-_NAMES = {
-    "ar": "Arabic", "bg": "Bulgarian", "ca": "Catalan", "cs": "Czech", "da": "Danish",
-    "de": "German", "el": "Greek", "en": "English", "es": "Spanish", "et": "Estonian",
-    "fi": "Finnish", "fr": "French", "ga": "Irish", "he": "Hebrew", "hi": "Hindi",
-    "hr": "Croatian", "hu": "Hungarian", "id": "Indonesian", "is": "Icelandic", "it": "Italian",
-    "ja": "Japanese", "ko": "Korean", "lt": "Lithuanian", "lv": "Latvian", "mt": "Maltese",
-    "nb": "Norwegian Bokmål", "nl": "Dutch", "nn": "Norwegian Nynorsk", "no": "Norwegian",
-    "pl": "Polish", "pt": "Portuguese", "ro": "Romanian", "ru": "Russian", "sk": "Slovak",
-    "sl": "Slovenian", "sr": "Serbian", "sv": "Swedish", "th": "Thai", "tr": "Turkish",
-    "uk": "Ukrainian", "vi": "Vietnamese", "zh": "Chinese",
-}
-
-
-_TAG = re.compile(r"[a-z]{1,8}(?:-[A-Za-z0-9]{1,8}){0,6}")
-
-
-def language_name(tag: str) -> str:
-    """English name of a language tag for prompts (`fr-CA` -> `French (fr-CA)`); the tag itself
-    when the language is not in the small built-in table."""
-
-    norm = normalise_tag(tag)
-    if not _TAG.fullmatch(norm):
-        # the tag comes from the file: anything that is not a language tag stays out of the prompt
-        return "an unnamed language"
-    name = _NAMES.get(primary(tag))
-    if name is None:
-        return norm
-    return name if norm == primary(tag) else f"{name} ({norm})"

@@ -30,9 +30,9 @@ from termqa.judge.llm import Backend, JudgeSettings
 from termqa.judge.questions import (
     MAX_CHAIN_ITEMS, MAX_PRECEDING, AlignQuestion, AlignTerm, ChainOccurrence, ConceptInfo, ConsistencyQuestion,
     ErrorQuestion, ExcerptSentence, FormRenderings, ReferenceCheckQuestion, ReferenceQuestion, RenderingCount,
-    SegmentText, ask_many, language_name, prompt_versions,
+    SegmentText, ask_many, prompt_versions,
 )
-from termqa.lang.langtags import primary
+from termqa.lang.langtags import language_name, primary
 from termqa.lang.normalise import loose, term_tokens
 from termqa.model import (
     CONFORMING, ERROR, GENERATED, GLOSSARY, PSEUDO, UNJUDGED, VALIDATED, Occurrence, Reference, Segment, Span, Verdict,

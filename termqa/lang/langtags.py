@@ -6,6 +6,7 @@ one language do not match exactly but do match loosely (used when nothing better
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Iterable, Optional
 
@@ -66,3 +67,35 @@ def best_match(want: str, candidates: Iterable[str]) -> Optional[str]:
         if q > best_q:
             best, best_q = c, q
     return best
+
+
+# --- language names (for prompts, notes and messages) ---------------------------------------------
+
+_NAMES = {
+    "ar": "Arabic", "bg": "Bulgarian", "ca": "Catalan", "cs": "Czech", "da": "Danish",
+    "de": "German", "el": "Greek", "en": "English", "es": "Spanish", "et": "Estonian",
+    "fi": "Finnish", "fr": "French", "ga": "Irish", "he": "Hebrew", "hi": "Hindi",
+    "hr": "Croatian", "hu": "Hungarian", "id": "Indonesian", "is": "Icelandic", "it": "Italian",
+    "ja": "Japanese", "ko": "Korean", "lt": "Lithuanian", "lv": "Latvian", "mt": "Maltese",
+    "nb": "Norwegian Bokmål", "nl": "Dutch", "nn": "Norwegian Nynorsk", "no": "Norwegian",
+    "pl": "Polish", "pt": "Portuguese", "ro": "Romanian", "ru": "Russian", "sk": "Slovak",
+    "sl": "Slovenian", "sr": "Serbian", "sv": "Swedish", "th": "Thai", "tr": "Turkish",
+    "uk": "Ukrainian", "vi": "Vietnamese", "zh": "Chinese",
+}
+
+
+_NAME_TAG = re.compile(r"[a-z]{1,8}(?:-[A-Za-z0-9]{1,8}){0,6}")
+
+
+def language_name(tag: str) -> str:
+    """English name of a language tag for prompts (`fr-CA` -> `French (fr-CA)`); the tag itself
+    when the language is not in the small built-in table."""
+
+    norm = normalise_tag(tag)
+    if not _NAME_TAG.fullmatch(norm):
+        # the tag comes from the file: anything that is not a language tag stays out of the prompt
+        return "an unnamed language"
+    name = _NAMES.get(primary(tag))
+    if name is None:
+        return norm
+    return name if norm == primary(tag) else f"{name} ({norm})"

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from termqa.judge.questions import language_name
 from termqa.lang.identify import guess_language
-from termqa.lang.langtags import normalise_tag
+from termqa.lang.langtags import language_name, normalise_tag
 from termqa.model import BilingualFile, Concept, Document
 
 
