@@ -618,3 +618,25 @@ def test_compare_exits_3_when_judge_questions_failed(server, tmp_path):
     assert first.exit_code == 3, first.output
     assert "incomplete:" in first.stderr
     assert CliRunner().invoke(main, args).exit_code == 0
+
+
+def test_documents_are_judged_side_by_side_within_the_concurrency_limit(server, tmp_path):
+    """Phases overlap across documents (one document's alignment while another's error judge runs),
+    and the calls in flight never exceed --concurrency."""
+    server.default = Script(align={"coupling guard": "protège-accouplement"})
+    server.latency = 0.15
+    g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSS)
+    files = []
+    for k in range(4):  # four documents that differ (identical questions would be asked once)
+        files.append(write_xliff(tmp_path / f"d{k}.xlf", [("u0", f"Section {k}.", f"Section {k}.")] + PAIRS))
+    r = check(files, [g], judge=judge(server, tmp_path, concurrency=3), lemmatiser="lookup").to_dict()
+    assert r["accounting"]["calls"] > 0
+    log = [q for q in server.completions]
+    spans = [(q.started, q.ended) for q in log]
+    peak = max(sum(1 for s, e in spans if s <= t < e) for t, _ in spans)
+    assert peak <= 3
+    errors = [q for q in log if schema_name(q.body) == "term_error_verdict"]
+    consistency = [q for q in log if schema_name(q.body) == "term_consistency_verdicts"]
+    assert errors and consistency
+    # one document's consistency questions start while another's error questions are still out
+    assert min(c.started for c in consistency) < max(e.ended for e in errors)

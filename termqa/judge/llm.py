@@ -376,6 +376,14 @@ def _schema_rejected(exc: Exception) -> bool:
                                    "structured output", "schema"))
 
 
+class _InFlight:
+    """A question on the wire: the threads that ask it too wait for its answer."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.result: Union["Answer", JudgeError, None] = None
+
+
 class Backend:
     """Sends `Request`s to an OpenAI-compatible server through the cache, with retries and budget.
 
@@ -398,6 +406,10 @@ class Backend:
         self._abandoned: list[ThreadPoolExecutor] = []
         self._send_temperature = True
         self._max_tokens_param = "max_tokens"
+        # every question in flight holds a slot, whichever thread asked it (documents are judged side by
+        # side); a question already in flight is waited for, never sent twice
+        self._slots = threading.BoundedSemaphore(max(1, settings.concurrency))
+        self._inflight: dict[str, "_InFlight"] = {}
         self._batch_queue: dict[str, Request] = {}  # key -> question, in the order queued
         self._batch_blocked = False  # an earlier stage waits for a batch: later ones wait too
         self._batch_polled = False
@@ -426,7 +438,10 @@ class Backend:
         hit = self._from_cache(key, request)
         if hit is not None:
             return hit
-        return self._fetch(request, key)
+        out = self._fetch_or_error(request, key)
+        if isinstance(out, JudgeError):
+            raise out
+        return out
 
     def complete_many(self, requests: Iterable[Request]) -> list[Union[Answer, JudgeError]]:
         requests = list(requests)
@@ -581,11 +596,37 @@ class Backend:
                       tokens_in=entry.tokens_in, tokens_out=entry.tokens_out, cached=True,
                       json_mode=entry.json_mode, served_model=entry.served_model)
 
+    def stop(self) -> None:
+        """Send no new question (Ctrl-C): retry loops end, queued questions are dropped."""
+        self._stop.set()
+
     def _fetch_or_error(self, request: Request, key: str) -> Union[Answer, JudgeError]:
+        with self._lock:
+            other = self._inflight.get(key)
+            if other is None:
+                mine = self._inflight[key] = _InFlight()
+        if other is not None:  # the same question, asked by another document's thread: share its answer
+            other.done.wait()
+            if isinstance(other.result, Answer):
+                self.account.add(cached=1)
+                return replace(other.result, cached=True)
+            return other.result
+        result: Union[Answer, JudgeError]
         try:
-            return self._fetch(request, key)
+            with self._slots:
+                result = self._fetch(request, key)
         except JudgeError as exc:
-            return exc
+            result = exc
+        except BaseException as exc:
+            mine.result = JudgeError(f"not asked: {type(exc).__name__}")
+            raise
+        finally:
+            if mine.result is None:
+                mine.result = result
+            mine.done.set()
+            with self._lock:
+                self._inflight.pop(key, None)
+        return result
 
     def _fetch(self, request: Request, key: str) -> Answer:
         """Ask the server (cache already missed), store the answer, account for it."""

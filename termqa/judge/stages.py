@@ -21,6 +21,7 @@ several systems so that they share references and one cache.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from typing import Callable, Collection, Mapping, Optional, Sequence
 
@@ -195,17 +196,63 @@ def account(backend: Backend, stages: Sequence[Stage]) -> dict:
 def run_judge(verdicts: list, references: dict, documents: Sequence, concepts: Mapping, settings: JudgeSettings, *,
               table: Mapping[str, float], exhaustive: bool = False, domain: Optional[str] = None,
               progress: Optional[Progress] = None, lem: Optional[Callable] = None) -> tuple:
-    """Judge what counting left open. Returns (verdicts, references, accounting, judge signature part)."""
+    """Judge what counting left open. Returns (verdicts, references, accounting, judge signature part).
+
+    Documents are independent (references, chains and questions are per document), so their phases run
+    side by side: while one document waits for the last answers of its error judge, another's alignment
+    questions already fill the free slots, and the concurrency limit (shared by the backend) stays busy.
+    Batch mode keeps one pass over all documents, since each round submits one stage for all of them.
+    """
     backend = Backend(settings)
-    stage = Stage([DocView(d) for d in documents], concepts, backend, lem, domain, exhaustive)
-    system = System(stage, list(verdicts), dict(references))
+    verdicts = list(verdicts)
+    if settings.batch or len(documents) < 2:
+        groups = [(list(documents), list(range(len(verdicts))))]
+    else:
+        positions: dict[str, list[int]] = defaultdict(list)
+        for i, v in enumerate(verdicts):
+            positions[v.occurrence.doc_id].append(i)
+        groups = [([d], positions[d.doc_id]) for d in documents if positions.get(d.doc_id)]
+    systems = []
+    for docs, idx in groups:
+        ids = {d.doc_id for d in docs}
+        stage = Stage([DocView(d) for d in docs], concepts, backend, lem, domain, exhaustive)
+        systems.append(System(stage, [verdicts[i] for i in idx], {k: r for k, r in references.items() if k[0] in ids}))
     try:
-        judge_phases([system], table, progress=progress)
+        if len(systems) == 1:
+            judge_phases(systems, table, progress=progress)
+        else:
+            _side_by_side(systems, table, progress, workers=settings.concurrency)
     finally:
         backend.close()
-    acc = account(backend, [stage])
-    acc["questions"] = dict(stage.asked)
-    return system.verdicts, system.references, acc, judge_part(settings)
+    out, refs = list(verdicts), {}
+    for (_docs, idx), system in zip(groups, systems):
+        for i, v in zip(idx, system.verdicts):
+            out[i] = v
+        refs.update(system.references)
+    stages = [s.stage for s in systems]
+    acc = account(backend, stages)
+    acc["questions"] = dict(sum((st.asked for st in stages), Counter()))
+    return out, refs, acc, judge_part(settings)
+
+
+def _side_by_side(systems: Sequence[System], table: Mapping[str, float], progress: Optional[Progress],
+                  workers: int) -> None:
+    """The judge phases of each document in its own thread; the backend bounds the calls in flight."""
+    if progress:
+        progress("judging documents", 0, len(systems))
+    pool = ThreadPoolExecutor(max_workers=max(1, min(len(systems), workers)), thread_name_prefix="termqa-document")
+    futures = [pool.submit(judge_phases, [s], table) for s in systems]
+    try:
+        for done, fut in enumerate(as_completed(futures), 1):
+            fut.result()  # an error of one document (offline cache miss, a bug) stops the run
+            if progress:
+                progress("judging documents", done, len(systems))
+    except BaseException:
+        # Ctrl-C or an error: no new question is sent; answers already on the wire land in the cache
+        systems[0].stage.backend.stop()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
 
 
 # --- 1. alignment ---------------------------------------------------------------------------------
