@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence, Union
 
 from termqa.errors import InputError, UsageError
+from termqa.fileio import atomic_write
 
 # Weights by severity alone (the default weighting, `severity-25-5-1`).
 SEVERITY_WEIGHTS = {"critical": 25.0, "major": 5.0, "minor": 1.0, "neutral": 0.0}
@@ -381,13 +382,13 @@ def export(root: Union[str, Path], out_dir: Union[str, Path], pair: str = DEFAUL
     manifest = {"biomqm": str(pair_dir(root, pair).resolve()), "pair": pair, "systems": {}}
     for name, s in data.items():
         p = out / f"{name}.xlf"
-        p.write_bytes(xliff_bytes(s))
+        atomic_write(p, xliff_bytes(s))
         manifest["systems"][name] = {
             "xliff": p.name, "documents": [d for d, _ in s.documents],
             "segments": sum(len(g) for _, g in s.documents), "src_lang": s.src_lang, "tgt_lang": s.tgt_lang,
             "error_spans": s.spans.as_dict(),
         }
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    atomic_write(out / MANIFEST, json.dumps(manifest, indent=1))
     return manifest
 
 

@@ -16,11 +16,10 @@ from termqa.cli.common import epilog
 from termqa.errors import TermqaError, UsageError
 from termqa.evaluate import meta_eval as me
 from termqa.evaluate.backlog import backlog, render_text, write
-from termqa.evaluate.meta_eval import Run
+from termqa.evaluate.biomqm_checks import run_checks
 from termqa.fileio import atomic_write
 from termqa.formats import biomqm
 from termqa.inputs import merge_glossaries
-from termqa.pipeline.check import check
 
 
 def _split(value):
@@ -37,33 +36,6 @@ def _docs(value):
 def _is_biomqm(path) -> bool:
     """A folder is taken for the bio-MQM data (a wrong one is refused by the loader); a file is a table."""
     return Path(path).is_dir()
-
-
-def run_checks(biomqm_dir, glossaries, work_dir, *, pair="en2fr", systems=None, docs=None, lemmatiser="auto",
-               progress=None):
-    """Export the bio-MQM systems as XLIFF into work_dir and run `check` on each (counting mode).
-
-    Each result is saved as work_dir/results/<system>.json (with each document's dataset id as
-    `original`) and returned as a meta_eval.Run."""
-
-    work = Path(work_dir)
-    manifest = biomqm.export(biomqm_dir, work / "xliff", pair, systems, docs)
-    (work / "results").mkdir(parents=True, exist_ok=True)
-    runs = []
-    gloss = [formats.read_glossary(g) for g in glossaries]  # read once, shared by every system's check
-    for n, (name, info) in enumerate(manifest["systems"].items()):
-        if progress:
-            progress(name, n, len(manifest["systems"]))
-        res = check([str(work / "xliff" / info["xliff"])], gloss, lemmatiser=lemmatiser)
-        data = res.to_dict()
-        keys = {}
-        for d, doc in zip(data["documents"], res.documents):
-            d.setdefault("original", doc.original)
-            keys[d["doc_id"]] = doc.original or d["doc_id"]
-        (work / "results" / f"{name}.json").write_text(json.dumps(data, ensure_ascii=False, indent=1),
-                                                       encoding="utf-8")
-        runs.append(Run(name, data, keys))
-    return runs, manifest
 
 
 @click.command("meta-eval", epilog=epilog(
@@ -190,4 +162,4 @@ def backlog_cmd(verdicts, out, glossary, glossary_lang, min_count, examples, jso
 
 COMMANDS = (meta_eval_cmd, biomqm_export_cmd, backlog_cmd)
 
-__all__ = ["meta_eval_cmd", "biomqm_export_cmd", "backlog_cmd", "COMMANDS", "run_checks"]
+__all__ = ["meta_eval_cmd", "biomqm_export_cmd", "backlog_cmd", "COMMANDS"]
