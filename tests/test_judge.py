@@ -207,7 +207,7 @@ def test_cli_judge_end_to_end_writes_json(server, tmp_path):
     data = json.loads(out.read_text())
     assert data["accounting"]["calls"] > 0 and "calls_per_scored_occurrence" in data["accounting"]
     # the console summary names the judge and what it cost
-    assert "judge: model scripted-judge" in res.output and "calls_per_scored_occurrence" in res.output
+    assert "judge: scripted-judge (local):" in res.output and "calls per scored occurrence" in res.output
 
 
 def test_resume_after_a_stopped_run_asks_only_what_is_left(server, tmp_path):

@@ -53,13 +53,36 @@ def summary(data: dict, *, judge_configured: bool) -> str:
             lines.append("  (counting mode: configure an LLM judge with --judge-model and --judge-base-url, "
                          "or OPENAI_MODEL / OPENAI_BASE_URL / OPENAI_API_KEY, to judge them)")
     if data.get("accounting"):
-        a = data["accounting"]
-        lines.append("judge: " + ", ".join(f"{k} {v}" for k, v in a.items()))
+        lines += judge_lines(data["accounting"])
     for w in data["warnings"][:10]:
         lines.append(f"warning: {w}")
     if len(data["warnings"]) > 10:
         lines.append(f"... and {len(data['warnings']) - 10} more warnings (see --json)")
     return "\n".join(lines)
+
+
+def judge_lines(a: dict) -> list[str]:
+    """What the judge cost, in words: calls, cache, tokens, cost, and per 1,000 source words."""
+    cost = a.get("estimated_cost_usd")
+    line = (f"judge: {a.get('model')} ({a.get('endpoint')}): {a.get('calls', 0)} calls, {a.get('cached', 0)} from "
+            f"the cache, {a.get('retries', 0)} retries, {a.get('failed', 0)} failed; "
+            f"tokens {a.get('tokens_in', 0)} in / {a.get('tokens_out', 0)} out; "
+            + (f"estimated cost ${cost:.4f}" if cost is not None else "cost unknown (no price for this model)"))
+    out = [line]
+    if a.get("calls_per_scored_occurrence") is not None:
+        out.append(f"  calls per scored occurrence: {a['calls_per_scored_occurrence']}")
+    per = a.get("per_1000_source_words") or {}
+    if per:
+        out.append("  per 1,000 source words: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in per.items()))
+    batch = a.get("batch")
+    if batch:
+        out.append("  batch: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in batch.items()
+                                           if not isinstance(v, (dict, list)) or v))
+    if a.get("questions"):
+        out.append("  questions: " + ", ".join(f"{k} {v}" for k, v in a["questions"].items()))
+    if a.get("budget_exhausted"):
+        out.append("  the budget (--max-calls / --max-cost) was reached: what is left stays unjudged")
+    return out
 
 
 RESCORE_ROWS = (("system", "system score"), ("micro", "micro"), ("by_source_form", "per source form"),
