@@ -180,11 +180,15 @@ class Probe:
         self._patches = []
 
     def __enter__(self):
+        import threading
+
+        import termqa.judge.llm as llm
         import termqa.judge.questions as asks
         import termqa.judge.stages as judge
-        import termqa.judge.llm as llm
+        import termqa.pipeline.check as check
 
         probe = self
+        local = threading.local()  # documents are judged side by side: each thread its own last batch
         orig_many = llm.Backend.complete_many
         orig_ask_many = asks.ask_many
         orig_run = judge.run_judge
@@ -194,16 +198,16 @@ class Probe:
             before = self.account.calls
             t0 = time.perf_counter()
             out = orig_many(self, requests)
-            probe._last = (len(requests), self.account.calls - before, time.perf_counter() - t0)
+            local.last = (len(requests), self.account.calls - before, time.perf_counter() - t0)
             return out
 
         def ask_many(backend, questions, library=None):
             questions = list(questions)
             t0 = time.perf_counter()
-            probe._last = (0, 0, 0.0)
+            local.last = (0, 0, 0.0)
             out = orig_ask_many(backend, questions, library)
             kind = type(questions[0]).__name__ if questions else "-"
-            n, calls, sec = probe._last
+            n, calls, sec = local.last
             probe.batches.append((kind, len(questions), calls, sec, time.perf_counter() - t0))
             return out
 
@@ -215,7 +219,8 @@ class Probe:
                 probe.judge_seconds += time.perf_counter() - t0
 
         for mod, name, new in ((llm.Backend, "complete_many", complete_many), (asks, "ask_many", ask_many),
-                               (judge, "ask_many", ask_many), (judge, "run_judge", run_judge)):
+                               (judge, "ask_many", ask_many), (judge, "run_judge", run_judge),
+                               (check, "run_judge", run_judge)):
             self._patches.append((mod, name, getattr(mod, name)))
             setattr(mod, name, new)
         return self
