@@ -22,9 +22,7 @@ _INPUT_OPTIONS = (
 
 def input_options(f):
     """Glossaries, languages, lemmatiser, domain and penalties: what every checking command takes."""
-    for option in reversed(_INPUT_OPTIONS):
-        f = option(f)
-    return f
+    return _apply(_INPUT_OPTIONS, f)
 
 
 _JUDGE_OPTIONS = (
@@ -54,6 +52,11 @@ _JUDGE_OPTIONS = (
 
 def judge_options(f):
     """The judge and config options every judging command shares (check, compare)."""
-    for option in reversed(_JUDGE_OPTIONS):
+    return _apply(_JUDGE_OPTIONS, f)
+
+
+def _apply(options, f):
+    """Decorate `f` with `options`, listed in the order --help shows them."""
+    for option in reversed(options):
         f = option(f)
     return f
