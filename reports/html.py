@@ -23,11 +23,11 @@ from termqa.errors import TermqaError, UsageError
 from termqa.evaluate.backlog import backlog
 from termqa.fileio import atomic_write
 from termqa.labels import (
-    METRIC_TEXT, OUTCOME_TEXT, OUTCOMES, PROVENANCE_TEXT, RULE_NAMES, label_info,
+    ALIGN_METHOD_TEXT, METRIC_TEXT, OUTCOME_TEXT, OUTCOMES, PROVENANCE_TEXT, RULE_NAMES, label_info,
 )
 from termqa.results.gate import failures, parse as parse_gate
 
-from .issues import ISSUE_OUTCOMES, base_name, display_names, group_flags, units_text
+from .issues import ISSUE_OUTCOMES, base_name, display_names, form_displays, group_flags, units_text
 
 RESULT_VERSION = 1
 
@@ -296,6 +296,7 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         seg_short.setdefault((s["doc_id"], s["unit_id"], s["segment_id"]), s)
 
     refs = {(r["doc_id"], r["concept_id"], r["source_form"]): r for r in result.get("references") or []}
+    shown = form_displays(result)  # source forms as written; the lemma key is never shown
 
     # Concepts: the glossary entries found, plus a stub for any id only occurrences mention.
     concepts = {c["id"]: c for c in result.get("concepts") or []}
@@ -342,7 +343,8 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
             "anchor": anchor, "own_anchor": own,
             "source": split_at_span(seg["source"], o.get("source_span")) if seg else None,
             "target": split_at_span(seg["target"], o.get("target_span")) if seg else None,
-            "label": info, "ref_text": ref.get("text"), "ref_provenance": ref.get("provenance"),
+            "label": info, "align_text": ALIGN_METHOD_TEXT.get(o.get("align_method") or "", o.get("align_method")),
+            "ref_text": ref.get("text"), "ref_provenance": ref.get("provenance"),
             "outcome_text": OUTCOME_TEXT.get(o["outcome"], (o["outcome"], "•", ""))[0],
             "outcome_icon": OUTCOME_TEXT.get(o["outcome"], (o["outcome"], "•", ""))[1],
             "penalty": fmt_score(o.get("penalty")),
@@ -367,7 +369,8 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         # Source forms, with their reference in each document.
         forms: dict = {}
         for o in occs:
-            f = forms.setdefault(o["source_form"], {"form": o["source_form"], "surfaces": Counter(),
+            # `source_form` is a lemma key ("1 nation"): people read the form as written
+            f = forms.setdefault(o["source_form"], {"form": shown[(cid, o["source_form"])], "surfaces": Counter(),
                                                     "variations": set(), "docs": {}, "count": 0})
             f["count"] += 1
             f["surfaces"][o["source_text"]] += 1
@@ -388,7 +391,7 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         rend: dict = {}
         for o in occs:
             r = rend.setdefault((o["source_form"], o.get("target_text")),
-                                {"form": o["source_form"], "target": o.get("target_text"), "occs": []})
+                                {"form": shown[(cid, o["source_form"])], "target": o.get("target_text"), "occs": []})
             r["occs"].append(o)
         rend_views = []
         for r in rend.values():
