@@ -87,6 +87,8 @@ def test_decide_in_the_page_download_and_check_applies_it(project, tmp_path):
         b.allow_downloads(downloads)
         b.open(report.as_uri())
         assert b.eval(mark) >= 3
+        b.eval("window.__csp = []; document.addEventListener('securitypolicyviolation',"
+               " (e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI))")
         assert b.eval("document.getElementById('rv-count').textContent") == "0"
         b.click("#review > summary")
         b.type_into("#rv-by", "maria")
@@ -121,6 +123,7 @@ def test_decide_in_the_page_download_and_check_applies_it(project, tmp_path):
         b.wait_download()
         errors = b.eval("document.getElementById('selftest-out').textContent")
         assert not errors  # the script never failed (its fatal trace would be there)
+        assert b.eval("window.__csp") == []  # the strict CSP holds: the download needs nothing more
 
         # a reload keeps the page's decisions (localStorage, keyed by the run signature) and the name
         b.open(report.as_uri())
@@ -154,3 +157,22 @@ def test_decide_in_the_page_download_and_check_applies_it(project, tmp_path):
     [k] = _occ(again, "drain valve", "vanne de vidange")
     assert (occ[k]["label"], occ[k]["judge"]) == ("A7", "reviewer") and "olga" in occ[k]["reason"]
     assert again["decisions"]["stale"] == [] and again["decisions"]["occurrences_decided"] == 4
+
+
+def test_the_runs_file_is_read_again_and_its_state_said(project):
+    data, path = project["data"], project["decisions"]
+
+    def run_part(result):
+        return json.loads(build_view(result)["filter_json"])["decide"]["run"]
+
+    assert run_part(dict(data, decisions=None)) == {"name": "", "note": "", "decisions": []}
+    # edited since the run: its current decisions are the ones merged, and the page says so
+    book = read_decisions(str(path))
+    extra = decisions_from_result(data, _occ(data, "strainer", "strainer"), decision="accept", scope="project",
+                                  by="bo", at="2026-11-02T09:00:00Z")
+    write_decisions(DecisionBook(book.decisions + tuple(extra)), str(path))
+    run = run_part(data)
+    assert len(run["decisions"]) == 2 and "changed since the run" in run["note"]
+    path.unlink()
+    run = run_part(data)
+    assert run["decisions"] == [] and "could not be read again" in run["note"]

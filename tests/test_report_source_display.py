@@ -116,3 +116,14 @@ def test_tico19_shows_forms_as_written(tmp_path):
                    lemmatiser="lookup").to_dict()
     keys = _check_outputs(result, tmp_path)
     assert len(keys) > 20  # "1 nation", "gender base violence", ...
+
+
+def test_align_methods_are_named_in_words():
+    from .fixtures_result import build_result
+
+    r = build_result()
+    o = next(o for o in r["occurrences"] if o["outcome"] == "unjudged")
+    o["align_method"] = "copied_word"
+    text = _page_text(render_html(r))
+    assert "rendering: kept as in the source; it is also a word of the target language" in text
+    assert "copied_word" not in text
