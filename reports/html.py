@@ -7,6 +7,10 @@ offsets and escaping each piece, never by building markup from text. The little 
 script needs travels as JSON inside `<script type="application/json">`, with `<`, `>` and `&`
 written as \\u escapes so no text can close the element. A CSP meta tag allows only our own
 inline script (by its sha256 hash) and inline styles; no network access at all.
+
+Reviewer decisions are made in the page (Accept / Reject on a flag) and downloaded as the decisions
+file of termqa.formats.decisions: everything that needs hashing or Unicode folding (segment keys,
+document names, decision ids) is computed here and embedded, so the script only assembles records.
 """
 from __future__ import annotations
 
@@ -309,8 +313,11 @@ def _decide_data(result: dict, positions: dict, book: Optional[DecisionBook], no
     labels = [[c, f"{c} – {CODE_DESCRIPTIONS[c]}"] for c in ERROR_CODES] + \
         [[l, f"{l.replace('_', ' ')} – {CONSISTENCY_DESCRIPTIONS[l]}"] for l in INCONSISTENT_LABELS]
     info = result.get("decisions") or {}
+    # The browser keeps the page's decisions under the run signature; the signature does not name the
+    # input files, so a digest of the flags keeps two projects checked alike apart.
+    flags = hashlib.sha256(json.dumps(occ, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:10]
     return {
-        "sig": (result.get("signature") or {}).get("id") or "", "occ": occ, "labels": labels,
+        "sig": f"{(result.get('signature') or {}).get('id') or ''}-{flags}", "occ": occ, "labels": labels,
         "run": {"name": Path(info["path"]).name if info.get("path") else "", "note": note,
                 "decisions": [d.to_dict() for d in book.decisions] if book else []},
         "file": DEFAULT_NAME,
