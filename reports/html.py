@@ -486,6 +486,8 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         for ov in flagged:
             decided[id(ov["o"])] = ov["k"]
         conforming = [occurrence_view(o) for o in occs if o["outcome"] == "conforming"]
+        for ov in conforming:  # a conforming occurrence can be rejected too (the glossary term is wrong here)
+            decided[id(ov["o"])] = ov["k"]
         penalties = [o["penalty"] for o in occs if o.get("penalty") is not None]
         concept_views.append({
             "c": c, "key": concept_key[cid], "anchor": concept_anchor[(cid,)],

@@ -116,8 +116,17 @@ class Browser:
             raise BrowserError(f"{expression[:80]}: {r['exceptionDetails'].get('exception', {}).get('description')}")
         return r["result"].get("value")
 
+    def wait_for(self, selector: str, timeout: float = 15) -> None:
+        """Until the element exists (controls made on a `toggle` event arrive a moment later)."""
+        deadline = time.monotonic() + timeout
+        while not self.eval(f"Boolean(document.querySelector({json.dumps(selector)}))"):
+            if time.monotonic() > deadline:
+                raise BrowserError(f"no {selector} after {timeout} s")
+            time.sleep(0.05)
+
     def click(self, selector: str) -> None:
         """A real mouse click in the middle of the element (scrolled into view first)."""
+        self.wait_for(selector)
         x, y = self.eval(
             f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
             " if (!e) { throw new Error('no element ' + " + json.dumps(selector) + "); }"
@@ -132,6 +141,7 @@ class Browser:
 
     def choose(self, selector: str, value: str) -> None:
         """Pick an option of a <select> as a keyboard user would end up: value set, `change` fired."""
+        self.wait_for(selector)
         ok = self.eval(f"(() => {{ const s = document.querySelector({json.dumps(selector)}); s.focus();"
                        f" s.value = {json.dumps(value)}; s.dispatchEvent(new Event('change', {{bubbles: true}}));"
                        f" return s.value; }})()")

@@ -92,12 +92,15 @@ def test_decide_in_the_page_download_and_check_applies_it(project, tmp_path):
         assert b.eval("document.getElementById('rv-count').textContent") == "0"
         b.click("#review > summary")
         b.type_into("#rv-by", "maria")
+        b.click("#review > summary")  # closed again: it would cover the page under it
         # a grouped flag: Accept all, for the document (the default for a group)
         b.click("details[data-test=strainer] > summary")
+        b.wait_for("details[data-test=strainer] > .decide")
         assert b.eval("document.querySelector('details[data-test=strainer] > .decide .d-scope').value") == "document"
         b.click("details[data-test=strainer] > .decide .d-accept")
         # one occurrence of another flag: reject as A3, for this segment (the default for one occurrence)
         b.click("details[data-test=impeller] > summary")
+        b.wait_for("details[data-test=impeller] [data-occ] .decide")
         b.eval("""[...document.querySelectorAll('details[data-test=impeller] [data-occ]')]
                   .find((o) => o.querySelector('.uid').textContent === 'u2').dataset.test = 'imp-u2'""")
         assert b.eval("document.querySelector('[data-test=imp-u2] .d-scope').value") == "segment"
@@ -111,7 +114,17 @@ def test_decide_in_the_page_download_and_check_applies_it(project, tmp_path):
         b.click("[data-test=imp-u2] .d-reject")
         assert b.eval("document.getElementById('rv-count').textContent") == "2"
         assert b.eval("document.querySelector('details[data-test=strainer] .dmark').textContent") == "✓ accepted"
+        # a conforming occurrence, folded in its table: Decide…, then reject as A1 for its segment
+        b.eval("""(() => { const r = [...document.querySelectorAll('details.conf tr[data-occ]')]
+                  .find((x) => x.textContent.includes('crépine'));
+                  r.dataset.test = 'conf'; r.closest('details').dataset.test = 'confs'; })()""")
+        b.click("details[data-test=confs] > summary")
+        b.click("[data-test=conf] .d-open")
+        b.choose("[data-test=conf] + tr.d-row .d-label", "A1")
+        b.click("[data-test=conf] + tr.d-row .d-reject")
+        assert b.eval("document.getElementById('rv-count').textContent") == "3"
         ARTIFACTS.mkdir(exist_ok=True)
+        b.click("#review > summary")
         assert b.eval("document.getElementById('review').open") is True
         b.screenshot(ARTIFACTS / "report-decide-panel.png")
         b.click("#review > summary")  # closed, to see the controls of the flags
@@ -127,20 +140,26 @@ def test_decide_in_the_page_download_and_check_applies_it(project, tmp_path):
 
         # a reload keeps the page's decisions (localStorage, keyed by the run signature) and the name
         b.open(report.as_uri())
-        assert b.eval("document.getElementById('rv-count').textContent") == "2"
+        assert b.eval("document.getElementById('rv-count').textContent") == "3"
         assert b.eval("document.getElementById('rv-by').value") == "maria"
         b.click("#review > summary")
-        b.click("#rv-list li:first-child button")  # undo the latest (the rejection)
-        assert b.eval("document.getElementById('rv-count').textContent") == "1"
+        b.click("#rv-list li:first-child button")  # undo the latest (the conforming one rejected)
+        assert b.eval("document.getElementById('rv-count').textContent") == "2"
+        assert "crépine" not in b.eval("document.getElementById('rv-text').value")
 
     saved = downloads / "termqa-decisions.json"
     text = saved.read_text(encoding="utf-8")
     assert text == page_text
     book = read_decisions(str(saved))
     assert to_json(book) == text  # exactly what the library writes: keys, order, ids, layout
-    by = {(d.source, d.by): d for d in book.decisions}
-    assert set(by) == {("drain valve", "olga"), ("strainer", "maria"), ("impeller", "maria")}
+    assert len(book) == 4
+    assert {(d.source, d.rendering, d.by) for d in book.decisions} == {
+        ("drain valve", "vanne de vidange", "olga"), ("strainer", "strainer", "maria"),
+        ("impeller", "impeller", "maria"), ("strainer", "crépine", "maria")}
+    by = {(d.rendering, d.by): d for d in book.decisions}
     assert (by["strainer", "maria"].decision, by["strainer", "maria"].scope) == ("accept", "document")
+    assert (by["crépine", "maria"].decision, by["crépine", "maria"].label, by["crépine", "maria"].unit) == \
+        ("reject", "A1", "u3")
     rej = by["impeller", "maria"]
     assert (rej.decision, rej.label, rej.scope, rej.unit, rej.comment) == ("reject", "A3", "segment", "u2",
                                                                          "a calque of the English")
@@ -156,7 +175,9 @@ def test_decide_in_the_page_download_and_check_applies_it(project, tmp_path):
     assert occ[k]["judge"] != "reviewer"  # decided for segment u2 only
     [k] = _occ(again, "drain valve", "vanne de vidange")
     assert (occ[k]["label"], occ[k]["judge"]) == ("A7", "reviewer") and "olga" in occ[k]["reason"]
-    assert again["decisions"]["stale"] == [] and again["decisions"]["occurrences_decided"] == 4
+    [k] = _occ(again, "strainer", "crépine")
+    assert (occ[k]["outcome"], occ[k]["label"], occ[k]["judge"]) == ("error", "A1", "reviewer")
+    assert again["decisions"]["stale"] == [] and again["decisions"]["occurrences_decided"] == 5
 
 
 def test_the_runs_file_is_read_again_and_its_state_said(project):

@@ -294,7 +294,8 @@
       $$('[data-occ][data-k]').forEach(function (el) {
         var a = st[el.dataset.k];
         el.classList.toggle('decided', Boolean(a));
-        var m = $('.dstate', el);
+        var below = el.nextElementSibling;  // a table row's controls are in the row under it
+        var m = $('.dstate', el) || (below && below.classList.contains('d-row') ? $('.dstate', below) : null);
         if (m) { m.textContent = a ? markText(a) : ''; }
       });
       groups.forEach(function (g) {
@@ -433,6 +434,41 @@
       g.addEventListener('toggle', function () { if (g.open) { equip(g); } });
       if (g.open) { equip(g); }
     });
+    // conforming occurrences (a table row each): a "Decide…" button opens the controls below the row
+    function equipRows(d) {
+      if (d.dataset.equipped) { return; }
+      d.dataset.equipped = '1';
+      $$('tr[data-occ][data-k]', d).forEach(function (tr) {
+        var k = tr.dataset.k, cell = tr.cells[tr.cells.length - 1];
+        var open = document.createElement('button');
+        open.type = 'button';
+        open.className = 'linkish d-open';
+        open.textContent = 'Decide…';
+        open.setAttribute('aria-expanded', 'false');
+        cell.appendChild(document.createTextNode(' '));
+        cell.appendChild(open);
+        open.addEventListener('click', function () {
+          var next = tr.nextElementSibling;
+          if (!next || !next.classList.contains('d-row')) {
+            next = document.createElement('tr');
+            next.className = 'd-row';
+            var td = document.createElement('td');
+            td.colSpan = tr.cells.length;
+            td.appendChild(controls([k], false, '', whatOf(k) + ' (unit ' + (dd.occ[k][6] || '?') + ')'));
+            next.appendChild(td);
+            tr.insertAdjacentElement('afterend', next);
+            next.hidden = true;
+          }
+          next.hidden = !next.hidden;
+          open.setAttribute('aria-expanded', String(!next.hidden));
+        });
+      });
+    }
+    var confs = $$('details.conf');
+    confs.forEach(function (d) {
+      d.addEventListener('toggle', function () { if (d.open) { equipRows(d); } });
+      if (d.open) { equipRows(d); }
+    });
     $('#rv-download').addEventListener('click', function () {
       var blob = new Blob([fileText()], { type: 'application/json' });
       var a = document.createElement('a');
@@ -537,6 +573,7 @@
       out.page_overflow = document.documentElement.scrollWidth - vw;
       $$('details').forEach(function (d) { d.dataset.wasOpen = d.open ? '1' : ''; d.open = true; });
       groups.forEach(equip);  // the decide controls are made when a flag is opened: measure them too
+      confs.forEach(equipRows);
       out.overflowing = [];
       $$('body *').forEach(function (el) {
         if (el.closest('.scroll') && !el.classList.contains('scroll')) { return; }
