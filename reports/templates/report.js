@@ -61,6 +61,9 @@
         el.classList.toggle('filtered-out', !ok);
         if (ok) { shown += 1; }
       });
+      $$('tr.d-row').forEach(function (r) {  // a row's decide controls go with the row
+        r.classList.toggle('filtered-out', r.previousElementSibling.classList.contains('filtered-out'));
+      });
       groups.forEach(function (g) {
         var any = g.querySelector('[data-occ]:not(.filtered-out)');
         g.classList.toggle('filtered-out', Boolean(active && !any));
