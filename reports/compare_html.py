@@ -234,7 +234,9 @@ def _concept_view(c: dict, order: list, src_lang: str, tgt_langs: list, anchors)
             })
         ref = f.get("reference")
         forms.append({
-            "doc": f["doc_index"] + 1, "source_text": f["source_text"], "source_form": f["source_form"],
+            "doc": f["doc_index"] + 1, "source_form": f["source_form"],
+            # shown: the form as written (an older comparison JSON has only its first surface)
+            "source_text": f.get("source_display") or f["source_text"],
             "ref_text": ref["text"] if ref else None, "ref_provenance": ref["provenance"] if ref else None,
             "ref_provenance_text": PROVENANCE_TEXT.get(ref["provenance"], "") if ref else "",
             "refs_differ": ref is None and bool(f.get("references")),

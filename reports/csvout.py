@@ -13,10 +13,14 @@ script needs.
   "replace X with Y", "check: not judged (...)", empty when nothing is to be done).
 - status, comment: empty, for the translator's reply when the file travels as a QA list.
 - reason, penalty (empty when unjudged: never a silent 0).
-- then for tools: doc_id, segment_id, segment_index, concept_id, source_form, source_start,
-  source_end, target_start, target_end (end-exclusive offsets in the plain segment text),
-  variation, chain_size, is_first_mention, via, align_method, judge ("rule" or the model),
-  prompt_version, reference_text, reference_provenance, source_segment, target_segment.
+- then for tools: doc_id, segment_id, segment_index, concept_id, source_display (the source form as
+  the documents write it most often: what a person reads), source_start, source_end, target_start,
+  target_end (end-exclusive offsets in the plain segment text), variation, chain_size,
+  is_first_mention, via, align_method (`copied_word`: a source word kept that is also a word of the
+  target language, never judged by a rule), judge ("rule" or the model), prompt_version,
+  reference_text, reference_provenance, source_segment, target_segment;
+- last, source_form: termqa's internal key of the source form (lemmas, e.g. "1 nation"), not for
+  reading: it joins a row to the JSON result's references and to a decisions file.
 
 The run signature is not repeated on every row: it is in the JSON result and the HTML report
 (a cell identical on 10,000 rows is noise, and a value on the first row only breaks sorting and
@@ -36,14 +40,15 @@ from pathlib import Path
 from termqa.errors import UsageError
 from termqa.fileio import atomic_write
 
-from .issues import display_names, expected_text, what_to_do
+from .issues import display_names, expected_text, form_displays, what_to_do
 
 CSV_COLUMNS = (
     "document", "unit_id", "source_text", "target_text", "expected", "outcome", "label", "what_to_do",
     "status", "comment", "reason", "penalty",
-    "doc_id", "segment_id", "segment_index", "concept_id", "source_form", "source_start", "source_end",
+    "doc_id", "segment_id", "segment_index", "concept_id", "source_display", "source_start", "source_end",
     "target_start", "target_end", "variation", "chain_size", "is_first_mention", "via", "align_method",
     "judge", "prompt_version", "reference_text", "reference_provenance", "source_segment", "target_segment",
+    "source_form",
 )
 ISSUE_ROWS = ("error", "unjustified", "unjudged")
 
@@ -90,6 +95,7 @@ def rows(result: dict, *, issues_only: bool = False):
     concepts = {c["id"]: c for c in result.get("concepts") or []}
     documents = result.get("documents") or []
     names = display_names(documents, [o["doc_id"] for o in result.get("occurrences") or []])
+    shown = form_displays(result)
     tgt = ((result.get("signature") or {}).get("settings") or {}).get("tgt_lang") or \
         (documents[0].get("tgt_lang") if documents else "") or ""
     for o in result.get("occurrences") or []:
@@ -105,7 +111,8 @@ def rows(result: dict, *, issues_only: bool = False):
             "outcome": o["outcome"], "label": o.get("label"), "what_to_do": what_to_do(o, expected),
             "status": None, "comment": None, "reason": o.get("reason"), "penalty": o.get("penalty"),
             "doc_id": o["doc_id"], "segment_id": o["segment_id"], "segment_index": o.get("segment_index"),
-            "concept_id": o["concept_id"], "source_form": o["source_form"],
+            "concept_id": o["concept_id"], "source_display": shown.get((o["concept_id"], o["source_form"])),
+            "source_form": o["source_form"],
             "source_start": _span(o.get("source_span"), 0), "source_end": _span(o.get("source_span"), 1),
             "target_start": _span(o.get("target_span"), 0), "target_end": _span(o.get("target_span"), 1),
             "variation": o.get("variation"), "chain_size": o.get("chain_size"),

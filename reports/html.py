@@ -7,6 +7,10 @@ offsets and escaping each piece, never by building markup from text. The little 
 script needs travels as JSON inside `<script type="application/json">`, with `<`, `>` and `&`
 written as \\u escapes so no text can close the element. A CSP meta tag allows only our own
 inline script (by its sha256 hash) and inline styles; no network access at all.
+
+Reviewer decisions are made in the page (Accept / Reject on a flag) and downloaded as the decisions
+file of termqa.formats.decisions: everything that needs hashing or Unicode folding (segment keys,
+document names, decision ids) is computed here and embedded, so the script only assembles records.
 """
 from __future__ import annotations
 
@@ -22,12 +26,16 @@ from typing import Any, Iterable, Optional
 from termqa.errors import TermqaError, UsageError
 from termqa.evaluate.backlog import backlog
 from termqa.fileio import atomic_write
+from termqa.formats.decisions import (
+    ACCEPT, DEFAULT_NAME, SCOPES, Decision, DecisionBook, document_name, read_decisions, segment_key,
+)
 from termqa.labels import (
-    METRIC_TEXT, OUTCOME_TEXT, OUTCOMES, PROVENANCE_TEXT, RULE_NAMES, label_info,
+    ALIGN_METHOD_TEXT, CODE_DESCRIPTIONS, CONSISTENCY_DESCRIPTIONS, ERROR_CODES, INCONSISTENT_LABELS, METRIC_TEXT,
+    OUTCOME_TEXT, OUTCOMES, PROVENANCE_TEXT, RULE_NAMES, label_info,
 )
 from termqa.results.gate import failures, parse as parse_gate
 
-from .issues import ISSUE_OUTCOMES, base_name, display_names, group_flags, units_text
+from .issues import ISSUE_OUTCOMES, base_name, display_names, form_displays, group_flags, units_text
 
 RESULT_VERSION = 1
 
@@ -259,12 +267,72 @@ def _backlog_view(result: dict, limit: int = 10) -> Optional[dict]:
             "forbidden": b["forbidden"][:limit], "note": b["note"], "total": len(b["candidates"])}
 
 
-def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None) -> dict:
+def _run_book(result: dict, given: Optional[DecisionBook]) -> tuple[Optional[DecisionBook], str]:
+    """The decisions file the run used, read again now (the page merges its own decisions into it),
+    and a note for the page when it cannot be read or changed since the run."""
+    if given is not None:
+        return given, ""
+    info = result.get("decisions") or {}
+    path = info.get("path")
+    if not path:
+        return None, ""
+    try:
+        book = read_decisions(path)
+    except TermqaError as exc:
+        return None, f"The run's decisions file could not be read again ({exc}); download and merge by hand " \
+                     f"with termqa decide merge."
+    if info.get("sha256") and book.sha256 != info["sha256"]:
+        return book, f"{Path(path).name} changed since the run: its current decisions are the ones merged."
+    return book, ""
+
+
+def _decide_data(result: dict, positions: dict, book: Optional[DecisionBook], note: str) -> dict:
+    """What the page's Accept / Reject buttons need to write decisions exactly as
+    termqa.formats.decisions does: per flagged occurrence (by its position in the result) its
+    identity parts, its segment key and document name, and the decision id for each scope, all
+    computed here so the page never re-implements hashing or Unicode folding."""
+    docs = {d["doc_id"]: d for d in result.get("documents") or []}
+    segs = {(s["doc_id"], s["index"]): s for s in result.get("segments") or []}
+    occ = {}
+    for k in positions.values():
+        o = result["occurrences"][k]
+        seg = segs.get((o["doc_id"], o.get("segment_index")))
+        key = segment_key(seg["source"], seg.get("target")) if seg else None
+        doc = document_name(docs.get(o["doc_id"], {"doc_id": o["doc_id"]}))
+        ids = []
+        for scope in SCOPES:
+            if scope == "segment" and key is None:
+                ids.append(None)  # no segment text in the result: no segment decision possible
+                continue
+            d = Decision(concept=str(o["concept_id"]), source_form=o["source_form"], rendering=o.get("target_text"),
+                         decision=ACCEPT, scope=scope, segment=key if scope == "segment" else None,
+                         document=doc if scope != "project" else None)
+            ids.append(d.id)
+        occ[str(k)] = [str(o["concept_id"]), o["source_form"], o.get("source_text"), o.get("target_text"),
+                       key, doc, o.get("unit_id"), *ids]
+    labels = [[c, f"{c} – {CODE_DESCRIPTIONS[c]}"] for c in ERROR_CODES] + \
+        [[l, f"{l.replace('_', ' ')} – {CONSISTENCY_DESCRIPTIONS[l]}"] for l in INCONSISTENT_LABELS]
+    info = result.get("decisions") or {}
+    # The browser keeps the page's decisions under the run signature; the signature does not name the
+    # input files, so a digest of the flags keeps two projects checked alike apart.
+    flags = hashlib.sha256(json.dumps(occ, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:10]
+    return {
+        "sig": f"{(result.get('signature') or {}).get('id') or ''}-{flags}", "occ": occ, "labels": labels,
+        "run": {"name": Path(info["path"]).name if info.get("path") else "", "note": note,
+                "decisions": [d.to_dict() for d in book.decisions] if book else []},
+        "file": DEFAULT_NAME,
+    }
+
+
+def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None,
+               decisions: Optional[DecisionBook] = None) -> dict:
     """Everything the template shows, precomputed and ordered (testable without HTML).
 
     `fail_on`: the `--fail-on` conditions, to show PASS/FAIL on the first screen; `source_words`:
     the number of source words checked, for the issues-per-1,000-words figure (the result JSON
-    only carries the segments that have occurrences, so the caller counts them)."""
+    only carries the segments that have occurrences, so the caller counts them); `decisions`: the
+    decisions file the page's own decisions are merged into (default: the one the run used, read
+    again from `result["decisions"]["path"]`)."""
     if not isinstance(result, dict) or result.get("termqa_result") != RESULT_VERSION:
         got = result.get("termqa_result") if isinstance(result, dict) else type(result).__name__
         raise UsageError(f"the report needs a termqa result object of version {RESULT_VERSION}, got {got!r}",
@@ -281,6 +349,8 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         tgt_lang = documents[0].get("tgt_lang") or ""
     occurrences = result.get("occurrences") or []
     summary = result["summary"]
+    position = {id(o): k for k, o in enumerate(occurrences)}  # what a decision names an occurrence by
+    decided: dict = {}  # id(o) -> position, for the flagged occurrences the page lets a reviewer decide
 
     doc_ids = [d["doc_id"] for d in documents]
     for o in occurrences:  # a document only referenced by occurrences still gets a filter entry
@@ -296,6 +366,7 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         seg_short.setdefault((s["doc_id"], s["unit_id"], s["segment_id"]), s)
 
     refs = {(r["doc_id"], r["concept_id"], r["source_form"]): r for r in result.get("references") or []}
+    shown = form_displays(result)  # source forms as written; the lemma key is never shown
 
     # Concepts: the glossary entries found, plus a stub for any id only occurrences mention.
     concepts = {c["id"]: c for c in result.get("concepts") or []}
@@ -337,12 +408,13 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
             # a deterministic rule names the case better than the label family it is scored as
             info = dict(info, name=RULE_NAMES[o["rule"]])
         return {
-            "o": o, "doc_key": doc_key[o["doc_id"]], "concept_key": concept_key[o["concept_id"]],
+            "o": o, "k": position[id(o)], "doc_key": doc_key[o["doc_id"]], "concept_key": concept_key[o["concept_id"]],
             "doc_name": names[o["doc_id"]],
             "anchor": anchor, "own_anchor": own,
             "source": split_at_span(seg["source"], o.get("source_span")) if seg else None,
             "target": split_at_span(seg["target"], o.get("target_span")) if seg else None,
-            "label": info, "ref_text": ref.get("text"), "ref_provenance": ref.get("provenance"),
+            "label": info, "align_text": ALIGN_METHOD_TEXT.get(o.get("align_method") or "", o.get("align_method")),
+            "ref_text": ref.get("text"), "ref_provenance": ref.get("provenance"),
             "outcome_text": OUTCOME_TEXT.get(o["outcome"], (o["outcome"], "•", ""))[0],
             "outcome_icon": OUTCOME_TEXT.get(o["outcome"], (o["outcome"], "•", ""))[1],
             "penalty": fmt_score(o.get("penalty")),
@@ -367,7 +439,8 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         # Source forms, with their reference in each document.
         forms: dict = {}
         for o in occs:
-            f = forms.setdefault(o["source_form"], {"form": o["source_form"], "surfaces": Counter(),
+            # `source_form` is a lemma key ("1 nation"): people read the form as written
+            f = forms.setdefault(o["source_form"], {"form": shown[(cid, o["source_form"])], "surfaces": Counter(),
                                                     "variations": set(), "docs": {}, "count": 0})
             f["count"] += 1
             f["surfaces"][o["source_text"]] += 1
@@ -388,7 +461,7 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         rend: dict = {}
         for o in occs:
             r = rend.setdefault((o["source_form"], o.get("target_text")),
-                                {"form": o["source_form"], "target": o.get("target_text"), "occs": []})
+                                {"form": shown[(cid, o["source_form"])], "target": o.get("target_text"), "occs": []})
             r["occs"].append(o)
         rend_views = []
         for r in rend.values():
@@ -410,7 +483,11 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
                                units_text=units_text(g["units"], limit=8),
                                penalty_text=fmt_score(g["penalty"]) if any(o.get("penalty") is not None for o in g["occurrences"]) else "—"))
         flagged = [ov for g in groups for ov in g["views"]]
+        for ov in flagged:
+            decided[id(ov["o"])] = ov["k"]
         conforming = [occurrence_view(o) for o in occs if o["outcome"] == "conforming"]
+        for ov in conforming:  # a conforming occurrence can be rejected too (the glossary term is wrong here)
+            decided[id(ov["o"])] = ov["k"]
         penalties = [o["penalty"] for o in occs if o.get("penalty") is not None]
         concept_views.append({
             "c": c, "key": concept_key[cid], "anchor": concept_anchor[(cid,)],
@@ -463,6 +540,7 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         "labels": [{"code": p["code"], "name": p["name"], "count": p["count"]} for p in problems],
         "outcomes": [{"key": k, "name": OUTCOME_TEXT[k][0]} for k in OUTCOMES],
         "total": len(occurrences),
+        "decide": _decide_data(result, decided, *_run_book(result, decisions)),
     }
 
     concept_name = {cv["c"]["id"]: cv["name"] for cv in concept_views}
@@ -541,11 +619,12 @@ def csp_hash(script: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode() + "'"
 
 
-def render_html(result: dict, *, fail_on=None, source_words: Optional[int] = None) -> str:
+def render_html(result: dict, *, fail_on=None, source_words: Optional[int] = None,
+                decisions: Optional[DecisionBook] = None) -> str:
     """The report as one self-contained HTML string (see `build_view` for the keywords)."""
     from markupsafe import Markup
 
-    view = build_view(result, fail_on=fail_on, source_words=source_words)
+    view = build_view(result, fail_on=fail_on, source_words=source_words, decisions=decisions)
     script = _asset("report.js", "</script")
     css = _asset("report.css", "</style")
     csp = ("default-src 'none'; style-src 'unsafe-inline'; script-src " + csp_hash(script)
@@ -556,8 +635,9 @@ def render_html(result: dict, *, fail_on=None, source_words: Optional[int] = Non
     )
 
 
-def write_html(result: dict, path, *, fail_on=None, source_words: Optional[int] = None) -> Path:
+def write_html(result: dict, path, *, fail_on=None, source_words: Optional[int] = None,
+               decisions: Optional[DecisionBook] = None) -> Path:
     """Write the report to `path` (UTF-8) and return the path."""
     path = Path(path)
-    atomic_write(path, render_html(result, fail_on=fail_on, source_words=source_words))
+    atomic_write(path, render_html(result, fail_on=fail_on, source_words=source_words, decisions=decisions))
     return path

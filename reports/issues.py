@@ -46,6 +46,32 @@ def display_names(documents: Iterable[dict], extra_ids: Iterable[str] = ()) -> d
     return out
 
 
+def form_displays(result: dict) -> dict:
+    """(concept_id, source_form) -> the source form as people read it.
+
+    `source_form` is termqa's lemma key ("1 nation" for "First Nations") and is never shown: the
+    result's per-concept `forms` carry its display text (the surface the documents use most); an
+    older or hand-made result without them falls back to the occurrences' own `source_display`,
+    then to their most frequent `source_text`."""
+    out: dict = {}
+    for c in result.get("concepts") or []:
+        for f in c.get("forms") or []:
+            if f.get("source_display"):
+                out[(c["id"], f["source_form"])] = f["source_display"]
+    seen: dict = defaultdict(Counter)
+    for o in result.get("occurrences") or []:
+        key = (o["concept_id"], o["source_form"])
+        if key in out:
+            continue
+        if o.get("source_display"):
+            out[key] = o["source_display"]
+        elif o.get("source_text"):
+            seen[key][o["source_text"]] += 1
+    for key, c in seen.items():
+        out.setdefault(key, c.most_common(1)[0][0])
+    return out
+
+
 def expected_text(o: dict, refs: dict, concepts: dict, tgt_lang: str = "") -> Optional[str]:
     """What the target should say: the reference of this source form in this document, else the
     glossary's preferred (or first) target term."""

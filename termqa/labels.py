@@ -149,6 +149,18 @@ PROVENANCE_TEXT = {
 
 # --- what the deterministic rules decided, in the words a reader expects ---------------------------------
 
+# How the rendering of an occurrence was found in the target (`align_method`), in a reader's words.
+ALIGN_METHOD_TEXT = {
+    "glossary": "a target term of the glossary",
+    "forbidden": "a deprecated or forbidden term of the glossary",
+    "dnt": "the do-not-translate item, kept as it is",
+    "dnt_altered": "the do-not-translate item, changed",
+    "untranslated": "left as in the source",
+    "copied_word": "kept as in the source; it is also a word of the target language",
+    "established": "a rendering the document itself establishes",
+    "judge": "located by the judge",
+}
+
 RULE_NAMES = {
     "forbidden_term": "deprecated term",
     "untranslated": "left untranslated",

@@ -200,13 +200,14 @@ def test_concept_block_content(result):
         ("fr", [("filtre à huile", "preferred"), ("filtre d'huile", "deprecated")]),
     ]
     forms = {f["form"]: f for f in c12["forms"]}
-    assert forms["of"]["surfaces"] == ["OF"] and forms["of"]["variations"] == ["acronym"]
+    # forms are shown as written ("OF"), never as their lemma key ("of")
+    assert forms["OF"]["surfaces"] == ["OF"] and forms["OF"]["variations"] == ["acronym"]
     assert [(d["doc_id"], d["text"], d["provenance"], d["count"]) for d in forms["oil filter"]["docs"]] == [
         ("samples/manual.xlf", "filtre à huile", "glossary", 3),
         ("samples/service guide (v2).xlf", "filtre à huile", "glossary", 2),
     ]
     assert [(r["form"], r["target"], r["count"]) for r in c12["renderings"]] == [
-        ("oil filter", "filtre à huile", 3), ("of", "filtre", 1),
+        ("oil filter", "filtre à huile", 3), ("OF", "filtre", 1),
         ("oil filter", "filtre d'huile", 1), ("oil filter", "élément filtrant", 1),
     ]
     # flags come grouped, worst verdict first: error, then not judged, then justified

@@ -1,4 +1,5 @@
-/* termqa report: filters, search, sortable tables. Vanilla JS; the page is complete without it.
+/* termqa report: filters, search, sortable tables, reviewer decisions. Vanilla JS; the page reads
+   completely without it.
    Allowed by the page's CSP through the sha256 hash of this exact text. */
 (function () {
   'use strict';
@@ -59,6 +60,9 @@
           (!s.q || hay[i].indexOf(s.q) !== -1);
         el.classList.toggle('filtered-out', !ok);
         if (ok) { shown += 1; }
+      });
+      $$('tr.d-row').forEach(function (r) {  // a row's decide controls go with the row
+        r.classList.toggle('filtered-out', r.previousElementSibling.classList.contains('filtered-out'));
       });
       groups.forEach(function (g) {
         var any = g.querySelector('[data-occ]:not(.filtered-out)');
@@ -216,6 +220,269 @@
       });
     });
 
+    // ------------------------------------------------------------------ reviewer decisions
+    // Accept / reject a flag in the page; the decisions file is written here exactly as
+    // termqa.formats.decisions writes it (ids, segment keys and document names come precomputed
+    // from the report builder) and merged with the run's own file: same identity, newer `at` wins.
+    var dd = data.decide;
+    var STORE = 'termqa-decisions:' + dd.sig, BY = 'termqa-reviewer';
+    var SCOPE_ID = { segment: 7, document: 8, project: 9 };
+    function stored(key, fallback) {
+      try { var v = localStorage.getItem(key); return v === null ? fallback : JSON.parse(v); } catch (e) { return fallback; }
+    }
+    function store(key, value) {
+      try { localStorage.setItem(key, JSON.stringify(value)); } catch (e) { /* private mode: kept for this visit only */ }
+    }
+    var actions = stored(STORE, []);
+    if (!Array.isArray(actions)) { actions = []; }
+    var byInput = $('#rv-by');
+    byInput.value = stored(BY, '') || '';
+    byInput.addEventListener('change', function () { store(BY, byInput.value.trim()); });
+
+    function stamp() { return new Date().toISOString().replace(/\.\d+Z$/, 'Z'); }
+    function decisionFor(k, verdict, scope, label, by, comment, at) {
+      var o = dd.occ[k];  // concept, form, source, rendering, segment key, document, unit, ids per scope
+      var d = { concept: o[0], source_form: o[1], rendering: o[3], decision: verdict, scope: scope,
+                segment: scope === 'segment' ? o[4] : null, document: scope !== 'project' ? o[5] : null,
+                label: verdict === 'reject' ? label : null, source: o[2], by: by, at: at, comment: comment,
+                unit: scope === 'segment' ? o[6] : null, id: o[SCOPE_ID[scope]] };
+      var out = {};
+      Object.keys(d).sort().forEach(function (key) {
+        // as Decision.to_dict: empty values left out, `rendering` always there (null: none found)
+        if (key === 'rendering' || (d[key] !== null && d[key] !== undefined && d[key] !== '')) { out[key] = d[key]; }
+      });
+      return out;
+    }
+    function merged() {
+      var byId = {}, order = [];
+      function put(d) {
+        var old = byId[d.id];
+        if (!old) { order.push(d.id); byId[d.id] = d; } else if ((d.at || '') >= (old.at || '')) { byId[d.id] = d; }
+      }
+      dd.run.decisions.forEach(put);
+      actions.forEach(function (a) { a.decisions.forEach(put); });
+      return order.map(function (id) { return byId[id]; });
+    }
+    function orderKey(d) {
+      return [d.concept, d.source_form, d.scope, d.document || '', d.segment || '', d.rendering || '', d.id];
+    }
+    function cmp(a, b) {
+      var x = orderKey(a), y = orderKey(b);
+      for (var i = 0; i < x.length; i += 1) { if (x[i] !== y[i]) { return x[i] < y[i] ? -1 : 1; } }
+      return 0;
+    }
+    function fileText() {
+      var ds = merged().map(function (d) {
+        var out = {};
+        Object.keys(d).sort().forEach(function (key) { out[key] = d[key]; });
+        return out;
+      }).sort(cmp);
+      return JSON.stringify({ decisions: ds, termqa_decisions: 1 }, null, 1) + '\n';
+    }
+
+    function ksOf(root) { return $$('[data-k]', root).map(function (el) { return el.dataset.k; }); }
+    function stateOf() {
+      // the latest page decision per occurrence, for the marks
+      var st = {};
+      actions.forEach(function (a) { a.ks.forEach(function (k) { st[k] = a; }); });
+      return st;
+    }
+    function markText(a) {
+      return (a.verdict === 'accept' ? 'Accepted' : 'Rejected as ' + a.label) + ' for ' +
+        { segment: 'the segment', document: 'the document', project: 'the project' }[a.scope] +
+        (a.by ? ' by ' + a.by : '') + ' (in this page)';
+    }
+    function refresh() {
+      var st = stateOf();
+      $$('[data-occ][data-k]').forEach(function (el) {
+        var a = st[el.dataset.k];
+        el.classList.toggle('decided', Boolean(a));
+        var below = el.nextElementSibling;  // a table row's controls are in the row under it
+        var m = $('.dstate', el) || (below && below.classList.contains('d-row') ? $('.dstate', below) : null);
+        if (m) { m.textContent = a ? markText(a) : ''; }
+      });
+      groups.forEach(function (g) {
+        var ks = ksOf(g), done = ks.filter(function (k) { return st[k]; });
+        var mark = $('.dmark', g);
+        if (!mark) {
+          mark = document.createElement('span');
+          mark.className = 'dmark';
+          $('.gline', g).appendChild(mark);
+        }
+        var all = done.length && done.length === ks.length && done.every(function (k) { return st[k] === st[ks[0]]; });
+        mark.textContent = !done.length ? '' : all ? (st[ks[0]].verdict === 'accept' ? '✓ accepted' : '✗ rejected ' + st[ks[0]].label)
+          : done.length + ' of ' + ks.length + ' decided';
+        mark.hidden = !done.length;
+        var gm = g.querySelector(':scope > .decide .dstate');
+        if (gm) { gm.textContent = all ? markText(st[ks[0]]) : ''; }
+      });
+      var list = $('#rv-list');
+      list.textContent = '';
+      actions.slice().reverse().forEach(function (a) {
+        var li = document.createElement('li');
+        li.textContent = a.what + ' ';
+        var undo = document.createElement('button');
+        undo.type = 'button';
+        undo.className = 'linkish';
+        undo.textContent = 'Undo';
+        undo.addEventListener('click', function () {
+          actions = actions.filter(function (x) { return x !== a; });
+          store(STORE, actions);
+          refresh();
+        });
+        li.appendChild(undo);
+        list.appendChild(li);
+      });
+      var n = actions.reduce(function (t, a) { return t + a.decisions.length; }, 0);
+      $('#rv-count').textContent = String(n);
+      $('#rv-empty').hidden = actions.length > 0;
+      var run = dd.run.decisions.length;
+      $('#rv-run').textContent = (dd.run.name
+        ? 'The download also holds the ' + run + ' decision' + (run !== 1 ? 's' : '') + ' of ' + dd.run.name +
+          ' this run used (where both answer the same question, the newer one is kept).'
+        : 'This run used no decisions file.') + (dd.run.note ? ' ' + dd.run.note : '');
+      $('#rv-text').value = fileText();
+      return n;
+    }
+
+    function decide(ks, verdict, scope, label, comment, what) {
+      var by = byInput.value.trim(), at = stamp(), seen = {}, ds = [];
+      store(BY, by);
+      ks.forEach(function (k) {
+        if (!dd.occ[k] || !dd.occ[k][SCOPE_ID[scope]]) { return; }
+        var d = decisionFor(k, verdict, scope, label, by, comment, at);
+        if (!seen[d.id]) { seen[d.id] = true; ds.push(d); }
+      });
+      if (!ds.length) { return null; }
+      var a = { verdict: verdict, scope: scope, label: label, by: by, at: at, ks: ks, decisions: ds,
+                what: (verdict === 'accept' ? 'Accepted ' : 'Rejected (' + label + ') ') + what + ' for ' +
+                  { segment: ks.length > 1 ? 'each segment' : 'this segment',
+                    document: new Set(ks.map(function (k) { return dd.occ[k][5]; })).size > 1 ? 'their documents' : 'the document',
+                    project: 'the whole project' }[scope] + ' (' + ks.length + ' occurrence' + (ks.length !== 1 ? 's' : '') + ')' };
+      actions.push(a);
+      store(STORE, actions);
+      refresh();
+      return a;
+    }
+
+    function option(select, value, text) { select.add(new Option(text, value)); }
+    function controls(ks, group, label, what) {
+      var box = document.createElement('div');
+      box.className = 'decide';
+      box.setAttribute('role', 'group');
+      box.setAttribute('aria-label', group ? 'Decide this flag' : 'Decide this occurrence');
+      function el(tag, cls, text) {
+        var e = document.createElement(tag);
+        if (cls) { e.className = cls; }
+        if (text) { e.textContent = text; }
+        return e;
+      }
+      var acc = el('button', 'd-accept', group ? 'Accept all' : 'Accept');
+      var rej = el('button', 'd-reject', group ? 'Reject all' : 'Reject');
+      acc.type = rej.type = 'button';
+      var lab = el('select', 'd-label');
+      lab.setAttribute('aria-label', 'Error label of the rejection');
+      option(lab, '', 'label…');
+      dd.labels.forEach(function (l) { option(lab, l[0], l[1]); });
+      if (label && dd.labels.some(function (l) { return l[0] === label; })) { lab.value = label; }
+      var scope = el('select', 'd-scope');
+      scope.setAttribute('aria-label', 'Where the decision holds');
+      // a group is one rendering across its documents: decided for those documents by default;
+      // one occurrence is one sentence read: decided for that segment by default
+      option(scope, 'segment', group ? 'each segment' : 'this segment');
+      var docs = {};
+      ks.forEach(function (k) { docs[dd.occ[k][5]] = true; });
+      option(scope, 'document', Object.keys(docs).length > 1 ? 'their documents' : 'this document');
+      option(scope, 'project', 'whole project');
+      scope.value = group ? 'document' : 'segment';
+      var cmt = el('input', 'd-comment');
+      cmt.type = 'text';
+      cmt.placeholder = 'comment (why)';
+      cmt.setAttribute('aria-label', 'Comment');
+      var msg = el('span', 'dstate');
+      msg.setAttribute('aria-live', 'polite');
+      var forLabel = el('label', 'd-for', 'for ');
+      forLabel.appendChild(scope);
+      [acc, rej, lab, forLabel, cmt, msg].forEach(function (e) { box.appendChild(e); });
+      acc.addEventListener('click', function () {
+        var a = decide(ks, 'accept', scope.value, null, cmt.value.trim(), what);
+        msg.textContent = a ? markText(a) : 'No segment text in this result: choose the document or project.';
+      });
+      rej.addEventListener('click', function () {
+        if (!lab.value) { msg.textContent = 'Choose the error label first.'; lab.focus(); return; }
+        var a = decide(ks, 'reject', scope.value, lab.value, cmt.value.trim(), what);
+        msg.textContent = a ? markText(a) : 'No segment text in this result: choose the document or project.';
+      });
+      return box;
+    }
+    function whatOf(k) {
+      var o = dd.occ[k];
+      return '“' + (o[2] || o[1]) + '” → ' + (o[3] === null ? 'no rendering' : '“' + o[3] + '”');
+    }
+    function equip(g) {
+      if (g.dataset.equipped) { return; }
+      g.dataset.equipped = '1';
+      var ks = ksOf(g);
+      if (!ks.length) { return; }
+      var head = g.querySelector(':scope > .why') || g.querySelector(':scope > summary');
+      head.insertAdjacentElement('afterend', controls(ks, true, $('[data-occ]', g).dataset.label,
+        whatOf(ks[0]) + (ks.length > 1 ? ' ×' + ks.length : '')));
+      $$('[data-occ][data-k]', g).forEach(function (occ) {
+        occ.appendChild(controls([occ.dataset.k], false, occ.dataset.label, whatOf(occ.dataset.k) +
+          ' (unit ' + (dd.occ[occ.dataset.k][6] || '?') + ')'));
+      });
+      refresh();
+    }
+    groups.forEach(function (g) {
+      g.addEventListener('toggle', function () { if (g.open) { equip(g); } });
+      if (g.open) { equip(g); }
+    });
+    // conforming occurrences (a table row each): a "Decide…" button opens the controls below the row
+    function equipRows(d) {
+      if (d.dataset.equipped) { return; }
+      d.dataset.equipped = '1';
+      $$('tr[data-occ][data-k]', d).forEach(function (tr) {
+        var k = tr.dataset.k, cell = tr.cells[tr.cells.length - 1];
+        var open = document.createElement('button');
+        open.type = 'button';
+        open.className = 'linkish d-open';
+        open.textContent = 'Decide…';
+        open.setAttribute('aria-expanded', 'false');
+        cell.appendChild(document.createTextNode(' '));
+        cell.appendChild(open);
+        open.addEventListener('click', function () {
+          var next = tr.nextElementSibling;
+          if (!next || !next.classList.contains('d-row')) {
+            next = document.createElement('tr');
+            next.className = 'd-row';
+            var td = document.createElement('td');
+            td.colSpan = tr.cells.length;
+            td.appendChild(controls([k], false, '', whatOf(k) + ' (unit ' + (dd.occ[k][6] || '?') + ')'));
+            next.appendChild(td);
+            tr.insertAdjacentElement('afterend', next);
+            next.hidden = true;
+          }
+          next.hidden = !next.hidden;
+          open.setAttribute('aria-expanded', String(!next.hidden));
+        });
+      });
+    }
+    var confs = $$('details.conf');
+    confs.forEach(function (d) {
+      d.addEventListener('toggle', function () { if (d.open) { equipRows(d); } });
+      if (d.open) { equipRows(d); }
+    });
+    $('#rv-download').addEventListener('click', function () {
+      var blob = new Blob([fileText()], { type: 'application/json' });
+      var a = document.createElement('a');
+      a.href = URL.createObjectURL(blob);
+      a.download = dd.file;
+      document.body.appendChild(a);
+      a.click();
+      setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 2000);
+    });
+    refresh();
+
     // ------------------------------------------------------------------ print: unfold everything
     var folded = [];
     window.addEventListener('beforeprint', function () {
@@ -308,6 +575,8 @@
       out.viewport = vw;
       out.page_overflow = document.documentElement.scrollWidth - vw;
       $$('details').forEach(function (d) { d.dataset.wasOpen = d.open ? '1' : ''; d.open = true; });
+      groups.forEach(equip);  // the decide controls are made when a flag is opened: measure them too
+      confs.forEach(equipRows);
       out.overflowing = [];
       $$('body *').forEach(function (el) {
         if (el.closest('.scroll') && !el.classList.contains('scroll')) { return; }

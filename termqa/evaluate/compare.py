@@ -668,7 +668,9 @@ def _side_by_side(names, datas) -> list[dict]:
         for o in data["occurrences"]:
             k = kidx[o["doc_id"]]
             fk = (o["concept_id"], k, o["source_form"])
+            # `source_form` is a lemma key; `source_display` is the form as the document writes it
             f = forms.setdefault(fk, {"doc_index": k, "source_form": o["source_form"],
+                                      "source_display": o.get("source_display") or o["source_text"],
                                       "source_text": o["source_text"], "systems": {}})
             sysf = f["systems"].setdefault(n, {"renderings": Counter(), "outcomes": Counter(), "penalties": []})
             sysf["renderings"][o["target_text"]] += 1
@@ -678,7 +680,8 @@ def _side_by_side(names, datas) -> list[dict]:
             row = occs.setdefault(_rowkey(o, k), {
                 "doc_index": k, "segment_index": o["segment_index"], "unit_id": o["unit_id"],
                 "segment_id": o["segment_id"], "source_text": o["source_text"], "source_span": o["source_span"],
-                "source_form": o["source_form"], "concept_id": o["concept_id"],
+                "source_form": o["source_form"], "source_display": o.get("source_display") or o["source_text"],
+                "concept_id": o["concept_id"],
                 "source": segs[(o["doc_id"], o["segment_index"])]["source"], "systems": {},
             })
             row["systems"][n] = {"target_text": o["target_text"], "target_span": o["target_span"],
@@ -709,7 +712,8 @@ def _side_by_side(names, datas) -> list[dict]:
                 }
             distinct = {(r["text"], r["provenance"]) for r in sys_refs.values()}
             cforms.append({
-                "doc_index": k, "source_form": sf, "source_text": f["source_text"],
+                "doc_index": k, "source_form": sf, "source_display": f["source_display"],
+                "source_text": f["source_text"],
                 "reference": next(iter(sys_refs.values())) if len(distinct) == 1 else None,
                 "references": sys_refs, "systems": per,
             })
