@@ -8,32 +8,19 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from termqa.judge import questions as asks
-from termqa.judge.questions import (
-    AlignQuestion,
-    AlignTerm,
-    ChainOccurrence,
-    ExcerptSentence,
-    AlignResult,
-    ConceptInfo,
-    ConsistencyQuestion,
-    ConsistencyVerdict,
-    ErrorQuestion,
-    ErrorVerdict,
-    FormRenderings,
-    ReferenceCheckQuestion,
-    ReferenceQuestion,
-    ReferenceResult,
-    RenderingCount,
-    SegmentText,
-    TermInfo,
-)
 from termqa.errors import ConfigError, JudgeError
-from termqa.labels import CONSISTENCY_LABELS, ERROR_LABELS, NO_ERROR
-from termqa.judge.llm import Answer, Backend, settings_from_env
-from termqa.model import Concept, Term
+from termqa.judge import questions as asks
 from termqa.judge.answers import answers_every
+from termqa.judge.llm import Answer, Backend, settings_from_env
 from termqa.judge.prompting import PromptLibrary, split_header
+from termqa.judge.questions import (
+    AlignQuestion, AlignResult, AlignTerm, ChainOccurrence, ConceptInfo, ConsistencyQuestion, ConsistencyVerdict,
+    ErrorQuestion, ErrorVerdict, ExcerptSentence, FormRenderings, ReferenceCheckQuestion, ReferenceQuestion,
+    ReferenceResult, RenderingCount, SegmentText, TermInfo,
+)
+from termqa.labels import CONSISTENCY_LABELS, ERROR_LABELS, NO_ERROR
+from termqa.lang.langtags import language_name
+from termqa.model import Concept, Term
 from tests.llm_server import data_blocks, data_of, outside_data
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
@@ -356,9 +343,9 @@ def test_concept_info_from_a_glossary_concept():
 
 
 def test_language_names():
-    assert asks.language_name("fr") == "French"
-    assert asks.language_name("pt_br") == "Portuguese (pt-BR)"
-    assert asks.language_name("tlh") == "tlh"
+    assert language_name("fr") == "French"
+    assert language_name("pt_br") == "Portuguese (pt-BR)"
+    assert language_name("tlh") == "tlh"
 
 
 # --- end to end through the real client ----------------------------------------------------------

@@ -34,7 +34,6 @@ from termqa.judge.answers import Expect, items_by_id
 from termqa.judge.llm import Answer, Backend, Request
 from termqa.judge.prompting import PromptLibrary, data_block, library as default_library
 from termqa.labels import COHERENT_LABELS, CONSISTENCY_LABELS, ERROR_LABELS, INCONSISTENT_LABELS, NO_ERROR, code_for
-from termqa.lang.langtags import language_name  # noqa: F401 (part of the questions interface)
 from termqa.model import JUSTIFIED, UNJUSTIFIED, Concept
 
 # How many preceding segment pairs a judge sees (the method uses five).
