@@ -81,22 +81,24 @@ def test_french_inserted_modifier(tmp_path):
 def test_english_coordination_gives_both_terms(tmp_path):
     pairs = [("Close the inlet and outlet valves before opening the casing.",
               "Fermez les vannes d'entrée et de sortie avant d'ouvrir le carter.")]
-    gloss = [["c1", "inlet valve", "vanne d'entrée", "preferred"], ["c2", "outlet valve", "vanne de sortie", "preferred"]]
+    gloss = [["c1", "inlet valve", "vanne d'entrée", "preferred"],
+             ["c2", "outlet valve", "vanne de sortie", "preferred"]]
     r = run(tmp_path, pairs, H, gloss)
     got = [(o["concept_id"], o["source_text"], o["source_span"], o["via"], o["variation"]) for o in r["occurrences"]]
     # the elided conjunct is a reduction of its term; the written-out one stays what it is
     assert got == [("c1", "inlet", [10, 15], "coordination", "reduction"),
-                   ("c2", "outlet valves", [20, 33], "coordination", "morphosyntactic")]
+                   ("c2", "outlet valves", [20, 33], "glossary", "morphosyntactic")]
     assert all(o["target_text"] for o in r["occurrences"])
 
 
 def test_french_coordination_gives_both_terms(tmp_path):
     pairs = [("Fermez les vannes d'entrée et de sortie avant d'ouvrir le carter.",
               "Close the inlet and outlet valves before opening the casing.")]
-    gloss = [["c1", "vanne d'entrée", "inlet valve", "preferred"], ["c2", "vanne de sortie", "outlet valve", "preferred"]]
+    gloss = [["c1", "vanne d'entrée", "inlet valve", "preferred"],
+             ["c2", "vanne de sortie", "outlet valve", "preferred"]]
     r = run(tmp_path, pairs, HF, gloss, src="fr", tgt="en")
     got = [(o["concept_id"], o["source_text"], o["via"]) for o in r["occurrences"]]
-    assert got == [("c1", "vannes d'entrée", "coordination"), ("c2", "de sortie", "coordination")]
+    assert got == [("c1", "vannes d'entrée", "glossary"), ("c2", "de sortie", "coordination")]
     assert all(o["target_text"] for o in r["occurrences"])
 
 
@@ -131,7 +133,8 @@ def test_french_reduction_after_a_full_mention(tmp_path):
 
 
 def test_no_reduction_when_two_concepts_share_the_head(tmp_path):
-    pairs = [("Start the centrifugal pump and the feed pump.", "Démarrez la pompe centrifuge et la pompe d'alimentation."),
+    pairs = [("Start the centrifugal pump and the feed pump.",
+              "Démarrez la pompe centrifuge et la pompe d'alimentation."),
              ("Then the pump runs for ten minutes.", "Ensuite, la pompe tourne pendant dix minutes.")]
     r = run(tmp_path, pairs, H, [["c1", "centrifugal pump", "pompe centrifuge", "preferred"],
                                  ["c2", "feed pump", "pompe d'alimentation", "preferred"]])

@@ -109,6 +109,8 @@ class TargetIndex:
         out = []
         for a in range(len(self.keys) - m):
             for g in range(1, m):
+                if self.tokens[self.pos[a + g]].punct or self.surf[a + g] in vr.CONJUNCTIONS:
+                    continue  # "washing and hand": two phrases, not a term with a word inside
                 if all(any(seq[a + x + (x >= g)] in (key[x], skey[x]) for seq in lists) for x in range(m)):
                     out.append((a, a + m + 1))
                     break

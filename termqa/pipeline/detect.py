@@ -362,9 +362,8 @@ def find_variants(matches: Sequence[Match], trie: TermTrie, tokens_by_seg: dict,
             key = tuple(keys[i][0] for i in span) if f.rule != "split_compound" else f.entry.key
             a, b = pos[f.a], pos[f.b - 1]
             new.append(Match(seg, _variant_entry(f.entry, key, f.rule), a, b + 1, toks[a].start, toks[b].end))
-        if partners:  # the written-out conjunct of a coordination says so too (its rendering may be cut)
-            by_seg[seg.index] = [replace(m, entry=replace(m.entry, via="coordination", rule="coordinated",
-                                                          base_key=m.entry.key))
+        if partners:  # the written-out conjunct stays a glossary form, but its rendering may be cut too
+            by_seg[seg.index] = [replace(m, entry=replace(m.entry, rule="coordinated", base_key=m.entry.key))
                                  if id(m) in partners else m for m in by_seg[seg.index]]
         if new:
             by_seg[seg.index] = sorted(by_seg.get(seg.index, []) + new, key=lambda m: m.start)
@@ -488,8 +487,10 @@ def _reductions(segments, by_seg: dict, ctx: dict, trie: TermTrie, lang: str, st
         events = []  # (content index of the mention's end, head, entry)
         for m in ms:
             e = m.entry
-            if e.rule or e.via != "glossary" or len(e.key) < 2 or any(w[:1].isupper() for w in e.text.split()):
+            if e.rule not in ("", "coordinated") or e.via != "glossary" or len(e.key) < 2:
                 continue
+            if any(w[:1].isupper() for w in e.text.split()):
+                continue  # a name
             h = vr.head_of(e.key, lang)
             if h and len(heads.get(h, ())) == 1 and len(h) >= 3 and h.isalpha() and h not in stop:
                 events.append((at.get(m.tok_end - 1, 0), h, e))

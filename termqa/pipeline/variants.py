@@ -123,7 +123,8 @@ def is_content(tok, key: str, stop: frozenset) -> bool:
             and key not in stop and key not in CONJUNCTIONS)
 
 
-def target_variation(rendering_text: Optional[str], rendering_key: Optional[tuple], form, preferred_key) -> Optional[str]:
+def target_variation(rendering_text: Optional[str], rendering_key: Optional[tuple], form,
+                     preferred_key) -> Optional[str]:
     """The variation of a rendering relative to the target preferred term, for CTV.
 
     `form` is the target form the rendering matched (a glossary designation or a variant of one),
