@@ -218,6 +218,8 @@ class Occurrence:
     glossary_term: Optional[str] = None  # the glossary source term this form matched
     via: str = "glossary"  # how the source form was found: glossary, acronym, ...
     align_method: Optional[str] = None  # glossary, established, untranslated, dnt, judge
+    variation_subtype: Optional[str] = None  # for variants: the typology subtype of the rule (RED1...)
+    target_variant: Optional[str] = None  # the rendering matched a variant of a target term: its rule
 
     @property
     def is_hapax(self) -> bool:

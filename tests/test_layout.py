@@ -119,6 +119,11 @@ def test_samples_result_is_unchanged():
     _compare("samples", data, roots)
 
 
+def test_samples_result_without_variants_is_unchanged():
+    data, roots = golden.samples_run("none")
+    _compare("samples-none", data, roots)
+
+
 @pytest.mark.corpus
 def test_tico19_result_is_unchanged():
     from tests.conftest import CORPUS
@@ -127,6 +132,16 @@ def test_tico19_result_is_unchanged():
         pytest.skip("../shared/corpus is not present")
     data, roots = golden.tico_run(CORPUS)
     _compare("tico19", data, roots)
+
+
+@pytest.mark.corpus
+def test_tico19_result_without_variants_is_unchanged():
+    from tests.conftest import CORPUS
+
+    if CORPUS is None:
+        pytest.skip("../shared/corpus is not present")
+    data, roots = golden.tico_run(CORPUS, "none")
+    _compare("tico19-none", data, roots)
 
 
 def test_every_package_folder_is_installed():

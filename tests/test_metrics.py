@@ -38,7 +38,8 @@ def test_conformity_first_and_majority_fallbacks():
     assert conformity(items, "first").value == 1 / 3
     assert conformity(items, "majority").value == 2 / 3
     assert pseudo_reference([("a",), ("b",)], "majority") == ("a",)  # tie: first appearance
-    assert set(all_metrics(items)) == {"em", "tcr_pr", "tcr_t", "tcr_em", "conformity_first", "conformity_majority"}
+    assert set(all_metrics(items)) == {"em", "tcr_pr", "tcr_t", "tcr_em", "conformity_first", "conformity_majority",
+                                     "ctv"}
 
 
 def _row(doc, concept, sf, outcome, label=None):

@@ -70,3 +70,11 @@ def test_rescored_signature_is_derived_not_patched():
     assert new["string"].split("|pen:")[0] == old["string"].split("|pen:")[0]
     assert new["string"] != old["string"] and new["id"] != old["id"]
     assert Signature.from_dict(new).short() == new["string"]
+
+
+def test_variant_level_changes_the_id_and_survives_json():
+    none, static, dynamic = _sig(), _sig(variants="static"), _sig(variants="dynamic")
+    assert "var:" not in none.short() and "variants=" not in none.long()  # older signatures unchanged
+    assert "var:static" in static.short() and "variants=dynamic" in dynamic.long()
+    assert len({none.id, static.id, dynamic.id}) == 3
+    assert Signature.from_dict(json.loads(json.dumps(dynamic.to_dict()))).id == dynamic.id

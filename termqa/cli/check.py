@@ -18,6 +18,7 @@ from termqa.formats.annotate import annotate_files, annotations_from_result
 from termqa.formats.decisions import find_decisions
 from termqa.inputs import expand
 from termqa.pipeline.check import check as run_check
+from termqa.pipeline.variants import DEFAULT_LEVEL
 from termqa.reports.csvout import write_csv
 from termqa.reports.html import write_html
 from termqa.reports.xlsx import write_xlsx
@@ -62,6 +63,10 @@ def source_words(result) -> int:
 @judge_options
 @click.option("--decisions", type=click.Path(dir_okay=False),
               help="Reviewer decisions file (default: ./termqa-decisions.json when it exists).")
+@click.option("--variants", type=click.Choice(["none", "static", "dynamic"]), default=None,
+              help="Term variants to find beyond the glossary's forms: none; static (compound spellings, "
+                   "'X of Y' / 'Y X'); dynamic (also inserted modifiers, coordinations, the bare head after "
+                   "a full mention). Default: dynamic.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the gate result.")
 def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, xlsx_out, issues_only, report,
                   annotate, in_place, **flags):
@@ -81,7 +86,7 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
         glossary_lang=s.get("glossary_lang"), lemmatiser=s.get("lemmatiser") or "auto",
         penalties=penalties, judge=judge, exhaustive=bool(s.get("exhaustive")), domain=s.get("domain"),
         source_only_glossary=bool(s.get("source_only_glossary")), decisions=find_decisions(s.get("decisions")),
-        progress=progress,
+        progress=progress, variants=s.get("variants") or DEFAULT_LEVEL,
     )
     end_progress(progress)
     for alert in result.alerts:  # inputs that do not fit: said first, whatever else is printed

@@ -40,6 +40,11 @@ def summary(data: dict, *, judge_configured: bool) -> str:
     m = data["metrics"]["overall"]
     lines.append("counting metrics: " + ", ".join(
         f"{k} {_fmt(v['value'], pct=True)} (n={v['scored']})" for k, v in m.items()))
+    var = data["metrics"].get("variation") or {}
+    if var:
+        level = data["signature"].get("variants", "none")
+        lines.append(f"variation types (variants: {level}): " + ", ".join(
+            f"{k} {_fmt(v['share'], pct=True)}" for k, v in var.items()))
     if len(data["documents"]) > 1:
         lines.append("per document:")
         for d in data["documents"]:

@@ -28,6 +28,7 @@ from termqa.lang.langtags import primary
 from termqa.lang.lemma import is_target_word
 from termqa.lang.normalise import loose
 from termqa.model import FORBIDDEN_STATUSES
+from termqa.pipeline import variants as vr
 from termqa.pipeline.detect import content_positions, keys_of, surface_keys
 
 # Lower wins when two kinds propose the same span.
@@ -45,6 +46,7 @@ class TargetForm:
     status: Optional[str] = None
     skey: tuple[str, ...] = ()  # surface keys; a token matches on its lemma or surface, see detect.py
     lang: str = ""  # primary language subtag of the target designation
+    rule: str = ""  # a variant of a glossary designation (termqa.pipeline.variants.RULES), else empty
 
 
 @dataclass(frozen=True)
@@ -72,15 +74,20 @@ class TargetIndex:
         self.surf = [a for a, _ in sk]
         self.exact = [b for _, b in sk]
 
-    def find(self, key: Sequence[str], skey: Sequence[str] = (), *, surface: bool = False) -> list[tuple[int, int]]:
+    def find(self, key: Sequence[str], skey: Sequence[str] = (), *, surface: bool = False,
+             gap: bool = False) -> list[tuple[int, int]]:
         """Content-index spans [a, b) where the term occurs.
 
         A text token matches a term token when its lemma, surface or exact key equals the term's
         lemma or surface key. With `surface=True` lemmas are not compared (copies of the source).
-        A segment holds a few dozen words, so a scan beats building an index per segment.
+        A segment holds a few dozen words, so a scan beats building an index per segment. With
+        `gap`, only spans with one extra word inside the term ("pompe centrifuge d'alimentation"
+        for "pompe d'alimentation": an inserted modifier, termqa.pipeline.variants).
         """
         if not key:
             return []
+        if gap:
+            return self._find_gapped(key, skey)
         m = len(key)
         skey = tuple(skey) if skey and len(skey) == m else tuple(key)
         lists = (self.surf, self.exact) if surface else (self.keys, self.surf, self.exact)
@@ -95,24 +102,66 @@ class TargetIndex:
                 out.append((a, a + m))
         return out
 
+    def _find_gapped(self, key: Sequence[str], skey: Sequence[str]) -> list[tuple[int, int]]:
+        m = len(key)
+        skey = tuple(skey) if skey and len(skey) == m else tuple(key)
+        lists = (self.keys, self.surf, self.exact)
+        out = []
+        for a in range(len(self.keys) - m):
+            for g in range(1, m):
+                if self.tokens[self.pos[a + g]].punct or self.surf[a + g] in vr.CONJUNCTIONS:
+                    continue  # "washing and hand": two phrases, not a term with a word inside
+                if all(any(seq[a + x + (x >= g)] in (key[x], skey[x]) for seq in lists) for x in range(m)):
+                    out.append((a, a + m + 1))
+                    break
+        return out
+
     def span(self, a: int, b: int, text: str) -> tuple[int, int, int, int, str]:
         ta, tb = self.pos[a], self.pos[b - 1]
         s, e = self.tokens[ta].start, self.tokens[tb].end
         return ta, tb + 1, s, e, text[s:e]
 
 
-def target_forms(concept, tgt_lang, lemmatiser) -> list[TargetForm]:
-    """The concept's target designations with their lemma keys (hidden labels included: matchable)."""
+def target_forms(concept, tgt_lang, lemmatiser, variants: str = "none", reduced: str = "") -> list[TargetForm]:
+    """The concept's target designations with their lemma keys (hidden labels included: matchable).
+
+    From `variants="static"` on, the static variants of each allowed designation follow (a closed
+    compound, "N du N" for "N de N"...): they render the term as well. `reduced` adds the parts of
+    each multi-word designation (its head, its other words) for an occurrence whose source is itself
+    a reduction or coordination ("la pompe" renders "the pump" said of the centrifugal pump);
+    `reduced="insertion"` the designations with one inserted word.
+    """
 
     terms = [t for t in concept.terms_in(tgt_lang) if t.text.strip()]
     toks = lemmatiser.tokenize_many([t.text for t in terms])
     out = []
+    lang = primary(tgt_lang)
     for t, tk in zip(terms, toks):
         key, skey = keys_of(tk)
         if key:
             kind = "forbidden" if t.status in FORBIDDEN_STATUSES else "glossary"
-            out.append(TargetForm(key, t.text, kind, t.status, skey, primary(tgt_lang)))
-    return out
+            out.append(TargetForm(key, t.text, kind, t.status, skey, lang))
+    if variants == "none":
+        return out
+    own = {f.key for f in out}
+    extra = []
+    for f in out:
+        if f.kind != "glossary":
+            continue
+        for rule, k in vr.static_keys(f.key, lang):
+            if k not in own:
+                extra.append(TargetForm(k, f.text, "glossary", f.status, k, lang, rule))
+        if reduced == "insertion" and len(f.key) >= 2:
+            extra.append(TargetForm(f.key, f.text, "glossary", f.status, f.skey, lang, "insertion"))
+        elif reduced and len(f.key) >= 2:
+            sk = f.skey if len(f.skey) == len(f.key) else f.key
+            h = 0 if lang in vr.HEAD_FIRST else len(f.key) - 1
+            stop = stop_words(lang)
+            for i in [h] + [i for i, k in enumerate(f.key)
+                            if i != h and k.isalpha() and len(k) >= 3 and k not in stop and sk[i] not in stop]:
+                if (f.key[i],) not in own:
+                    extra.append(TargetForm((f.key[i],), f.text, "glossary", f.status, (sk[i],), lang, "reduction"))
+    return out + extra
 
 
 def copy_kind(tokens, forms: Sequence[TargetForm]) -> str:
@@ -170,7 +219,7 @@ def candidates(p: Pending, idx: TargetIndex, target: str, extra: Sequence[Target
             ta, tb, s, e, txt = idx.span(a, b, target)
             add(a, b, "dnt" if txt == p.source_text else "dnt_altered")
     for f in p.forms:
-        for a, b in idx.find(f.key, f.skey):
+        for a, b in idx.find(f.key, f.skey, gap=f.rule == "insertion"):
             if f.kind == "glossary" and not p.dnt and _copy_of_source(idx.span(a, b, target)[4], p, f):
                 continue  # the source word copied, not the glossary term misspelt: see below
             add(a, b, f.kind, f)

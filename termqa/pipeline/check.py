@@ -26,7 +26,7 @@ from termqa.lang.segcheck import misalignment
 from termqa.model import (
     ALLOWED_STATUSES, BilingualFile, Concept, Document, Glossary, Occurrence, Reference, Span, Verdict,
 )
-from termqa.pipeline import align as al, detect as dt, sanity
+from termqa.pipeline import align as al, detect as dt, sanity, variants as vr
 from termqa.pipeline.metrics import Item
 from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING, Rules, verdict_fields
 from termqa.pipeline.reference import glossary_reference, pseudo_reference
@@ -56,10 +56,12 @@ class Work:
     end: int
     variation: str
     surface_key: tuple
+    subtype: Optional[str] = None
     chain_size: int = 1
     first: bool = False
     alignment: Optional[al.Alignment] = None
     rendering_key: Optional[tuple] = None
+    target_variation: Optional[str] = None
 
 
 @dataclass
@@ -147,6 +149,7 @@ def check(
     source_only_glossary: bool = False,
     decisions: Union[None, str, DecisionBook] = None,
     progress: Optional[Progress] = None,
+    variants: str = vr.DEFAULT_LEVEL,
 ) -> CheckResult:
     """Run the terminology check on bilingual files (or folders) against one or more glossaries.
 
@@ -156,10 +159,12 @@ def check(
     judge; without it the run is counting mode and such occurrences stay `unjudged`.
     `source_only_glossary`: the glossary is meant to have no target-language terms (consistency checking);
     otherwise such a glossary is refused. `decisions`: a reviewer decisions file (path or DecisionBook),
-    applied before the judge.
+    applied before the judge. `variants`: the detection level, none | static | dynamic (README,
+    "Term variants").
     """
     run = prepare(inputs, glossaries, src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang,
-                  lemmatiser=lemmatiser, penalties=penalties, source_only_glossary=source_only_glossary)
+                  lemmatiser=lemmatiser, penalties=penalties, source_only_glossary=source_only_glossary,
+                  variants=variants)
     run = count(run, progress=progress)
     run = review(run, decisions if isinstance(decisions, DecisionBook) or decisions is None
                  else read_decisions(decisions))
@@ -180,11 +185,14 @@ def prepare(
     lemmatiser: str = "auto",
     penalties: Optional[Mapping[str, float]] = None,
     source_only_glossary: bool = False,
+    variants: str = vr.DEFAULT_LEVEL,
 ) -> Run:
     """Read the inputs and glossaries (paths, or records already read), settle languages, penalties and
     the lemmatiser mode, and check that they fit together (input sanity, loud and early)."""
     if not glossaries:
         raise UsageError("no glossary given", fix="pass --glossary FILE (TBX, SKOS, CSV/TSV)")
+    if variants not in vr.LEVELS:
+        raise UsageError(f"unknown variant level {variants!r}", fix=f"use one of: {', '.join(vr.LEVELS)}")
     table = validate_table(penalties or {})
     # paths are read here; records already read (termqa compare reads them once for all systems) pass
     gl = [g if isinstance(g, Glossary) else formats.read_glossary(g, default_lang=glossary_lang)
@@ -210,6 +218,7 @@ def prepare(
     settings = {"src_lang": src_lang, "tgt_lang": tgt_lang, "lemmatiser_mode": lemmatiser}
     if source_only_glossary:
         settings["source_only_glossary"] = True
+    settings["variants"] = variants
     return Run(files=tuple(files), glossaries=tuple(gl), concepts=tuple(concepts), documents=tuple(documents),
                table=table, lem=Lemmatisers(mode), warnings=tuple(alerts + warnings), alerts=tuple(alerts),
                settings=settings)
@@ -245,6 +254,8 @@ def count(run: Run, *, progress: Optional[Progress] = None) -> Run:
     concepts = list(run.concepts)
     warnings = list(run.warnings)
     tries: dict[str, tuple] = {}
+    level = str(run.settings.get("variants", vr.DEFAULT_LEVEL))
+    stops: dict[str, frozenset] = {}
     forms_cache: dict[tuple, list] = {}
     work: list[Work] = []
     skipped = 0
@@ -254,9 +265,12 @@ def count(run: Run, *, progress: Optional[Progress] = None) -> Run:
             progress("documents", n, len(documents))
         src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
         if src_l not in tries:
-            tries[src_l] = _source_index(concepts, src_l, lem(src_l), doc.path)
+            tries[src_l] = _source_index(concepts, src_l, lem(src_l), doc.path, level)
         trie, heads = tries[src_l]
-        w, sk = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, forms_cache)
+        if level != "none" and src_l not in stops:
+            stops[src_l] = al.stop_words(primary(src_l))
+        w, sk = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, forms_cache,
+                                  level, stops.get(src_l, frozenset()))
         work.extend(w)
         skipped += sk
     if progress:
@@ -320,6 +334,7 @@ def finish(run: Run) -> CheckResult:
     sig = signature.build(
         glossaries=run.glossaries, lemmatisers=run.lem.names(), penalties=run.table, judge=run.judge,
         exhaustive=run.exhaustive, domain=run.domain, decisions=run.review.sha256 if run.review else None,
+        variants=str(run.settings.get("variants", vr.DEFAULT_LEVEL)),
         settings={**run.settings, "mode": "judge" if run.judge is not None else "counting",
                   "exhaustive": run.exhaustive, "domain": run.domain},
     )
@@ -332,9 +347,12 @@ def finish(run: Run) -> CheckResult:
     )
 
 
-def _source_index(concepts, src_l, lemmatiser, path):
-    """The trie of every source designation, and each concept's head term (its preferred term)."""
-    entries = dt.build_entries(concepts, src_l, lemmatiser)
+def _source_index(concepts, src_l, lemmatiser, path, variants: str = vr.DEFAULT_LEVEL):
+    """The trie of every source designation, and each concept's head term (its preferred term).
+
+    `variants` decides which entries the trie holds (static variants from "static" on): a cache of
+    the index must key on it."""
+    entries = dt.build_entries(concepts, src_l, lemmatiser, variants=variants)
     if not entries:
         have = sorted({t.lang for c in concepts for t in c.terms if t.lang})
         raise LanguageError(
@@ -346,8 +364,9 @@ def _source_index(concepts, src_l, lemmatiser, path):
     heads = {}
     for e in entries:
         trie.add(e)
-        heads.setdefault(e.concept_id, e)
-    by_text = {(e.concept_id, e.text): e for e in entries}
+        if not e.rule:
+            heads.setdefault(e.concept_id, e)
+    by_text = {(e.concept_id, e.text): e for e in entries if not e.rule}
     for c in concepts:
         pref = c.preferred(src_l)
         if pref is not None and (c.id, pref.text) in by_text:
@@ -398,13 +417,13 @@ def _give_languages(gl, files, src_lang, tgt_lang):
     return [g if g.languages or g.format not in ("csv", "tsv") else assign_languages(g, src, tgt) for g in gl]
 
 
-def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cache):
+def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cache, level="none", stop=frozenset()):
     """Occurrences of one document, with chains, first mentions and target spans."""
     by_id = {c.id: c for c in concepts}
     segs = [s for s in doc.segments if s.source.strip()]
     src_tokens = lem_s.tokenize_many([s.source for s in segs])
     tokens_by_seg = {s.index: t for s, t in zip(segs, src_tokens)}  # index: unique within a document
-    matches, _acronyms = dt.detect_document(doc, trie, tokens_by_seg, segs)
+    matches, _acronyms = dt.detect_document(doc, trie, tokens_by_seg, segs, level, primary(doc.src_lang or ""), stop)
 
     work: list[Work] = []
     skipped = 0
@@ -416,10 +435,11 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
         concept = by_id[m.entry.concept_id]
         surface = m.segment.source[m.start:m.end]
         head = heads.get(concept.id)
+        variation, subtype = dt.variation_and_subtype(m.entry, surface, head)
         work.append(Work(
             doc=doc, seg=m.segment, concept=concept, entry=m.entry,
             source_form=dt.form_name(m.entry.key), source_text=surface, start=m.start, end=m.end,
-            variation=dt.variation_of(m.entry, surface, head), surface_key=dt.keys_of(toks)[1],
+            variation=variation, surface_key=dt.keys_of(toks)[1], subtype=subtype,
         ))
     # chains and first mentions
     chains = Counter((w.concept.id, w.source_form) for w in work)
@@ -438,15 +458,19 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
     tgt_tokens = lem_t.tokenize_many([s.target for s in seg_list])
     indexes = {s.index: al.TargetIndex(t) for s, t in zip(seg_list, tgt_tokens)}
 
-    def forms_of(concept):
-        k = (concept.id, tgt_l)
-        if k not in forms_cache:
-            forms_cache[k] = al.target_forms(concept, tgt_l, lem_t)
-        return forms_cache[k]
+    reduced_forms: dict = {}  # kept out of forms_cache: pass 2 reads that one as every concept's forms
+
+    def forms_of(concept, reduced=""):
+        cache = reduced_forms if reduced else forms_cache
+        k = (concept.id, tgt_l, reduced) if reduced else (concept.id, tgt_l)
+        if k not in cache:
+            cache[k] = al.target_forms(concept, tgt_l, lem_t, level, reduced)
+        return cache[k]
 
     pendings = {}
     for i, w in enumerate(work):
-        forms = forms_of(w.concept)
+        forms = forms_of(w.concept, "coordination" if w.entry.rule == "coordinated" else
+                         w.entry.rule if w.entry.rule in ("reduction", "coordination", "insertion") else "")
         pendings[i] = al.Pending(
             index=i, concept_id=w.concept.id, source_form=w.source_form, source_surface_key=w.surface_key,
             source_text=w.source_text, dnt=w.concept.dnt, forms=forms,
@@ -463,11 +487,19 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
     al.align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lem_t)
     # rendering keys (lemmas, leading articles stripped) for references and metrics
 
+    preferred: dict = {}
     for w in work:
         a = w.alignment
         if a is not None:
             toks = indexes[w.seg.index].tokens[a.tok_start:a.tok_end]
             w.rendering_key = term_key([t for t in toks if not dt.is_gap(t)]) or None
+        if w.concept.id not in preferred:
+            pref = w.concept.preferred(tgt_l)
+            preferred[w.concept.id] = next((f.key for f in forms_of(w.concept)
+                                            if pref is not None and f.text == pref.text and not f.rule), None)
+        w.target_variation = vr.target_variation(a.text if a else None, w.rendering_key,
+                                                 a.form if a and a.kind == "glossary" else None,
+                                                 preferred[w.concept.id])
     return work, skipped
 
 
@@ -500,7 +532,8 @@ def _verdicts(work: Sequence[Work], references: Mapping[tuple, Reference], rules
             source_span=Span(w.start, w.end), target_text=a.text if a else None,
             target_span=Span(a.start, a.end) if a else None, variation=w.variation,
             chain_size=w.chain_size, is_first_mention=w.first, glossary_term=w.entry.text,
-            via=w.entry.via, align_method=a.kind if a else None,
+            via=w.entry.via, align_method=a.kind if a else None, variation_subtype=w.subtype,
+            target_variant=a.form.rule if a and a.form is not None and a.form.rule else None,
         )
         d, spelling = rules.decide(kind=a.kind if a else None, form=a.form if a else None,
                                    rendering=occ.target_text, rendering_key=w.rendering_key, concept=w.concept,
@@ -520,7 +553,10 @@ def _verdicts(work: Sequence[Work], references: Mapping[tuple, Reference], rules
             gm = None
         items.append(Item(w.doc.doc_id, w.concept.id, w.source_form,
                           w.rendering_key if a is not None else None, gm,
-                          is_head=occ.is_head))
+                          is_head=occ.is_head, variation=w.variation, target_variation=w.target_variation,
+                          spelling=w.variation == "graphical" and w.entry.via != "acronym"
+                          and (w.entry.term_type or "").lower() not in ("acronym", "abbreviation", "initialism")
+                          and not dt.is_caps(w.source_text)))
     return verdicts, items
 
 

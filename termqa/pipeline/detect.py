@@ -8,11 +8,12 @@ that document.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
 from termqa.lang.normalise import loose, term_tokens
 from termqa.model import Concept, Document, Segment, Term
+from termqa.pipeline import variants as vr
 
 # Variation categories of a source form relative to the concept's head term.
 NONE = "none"
@@ -21,6 +22,7 @@ MORPHOSYNTACTIC = "morphosyntactic"  # inflection
 REDUCTION = "reduction"
 EXPANSION = "expansion"
 LEXICAL = "lexical"  # a synonym listed in the glossary
+COMBINED = "combined"  # a variant of a variant (a compound spelling of a synonym...)
 
 _ACRONYM = re.compile(r"^[A-Z][A-Za-z0-9&]{0,2}[A-Z0-9&]{0,8}s?$")
 _OPEN = {"(", "["}
@@ -43,9 +45,11 @@ class SourceEntry:
     text: str  # surface as written in the glossary (or the document, for acronyms)
     key: tuple[str, ...]  # lemma keys
     term_type: Optional[str]
-    via: str  # "glossary" or "acronym"
+    via: str  # "glossary", "acronym", or the variant rule that made it (termqa.pipeline.variants.RULES)
     skey: tuple[str, ...] = ()  # surface keys (a term lemmatised out of context can go wrong:
     # "pompe" -> "pomper"; matching accepts a token whose lemma or surface equals either key)
+    rule: str = ""  # variant rule; empty for the glossary's own designations and acronyms
+    base_key: tuple[str, ...] = ()  # for a variant: the key of the designation it was made from
 
 
 @dataclass(frozen=True)
@@ -63,14 +67,16 @@ class Match:
 class TermTrie:
     """A token trie over normalised term keys. Values are lists of entries ending at a node."""
 
-    __slots__ = ("root", "size")
+    __slots__ = ("root", "size", "entries")
 
     def __init__(self):
         self.root: dict = {}
         self.size = 0
+        self.entries: list[SourceEntry] = []  # every entry added, in order (variant passes read them)
 
     def add(self, entry: SourceEntry) -> None:
-        for path in {entry.key, entry.skey or entry.key}:
+        self.entries.append(entry)
+        for path in dict.fromkeys((entry.key, entry.skey or entry.key)):
             if not path:
                 continue
             node = self.root
@@ -102,8 +108,12 @@ class TermTrie:
         return best_end, best
 
 
-def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser) -> list[SourceEntry]:
-    """Every source-language designation of every concept, with its matching key."""
+def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser, variants: str = "none") -> list[SourceEntry]:
+    """Every source-language designation of every concept, with its matching key.
+
+    `variants` (termqa.pipeline.variants.LEVELS): from `static` on, the variants generated from each
+    designation follow the glossary's own entries (which win where both give the same path).
+    """
     items: list[tuple[Concept, Term]] = []
     for c in concepts:
         for t in c.terms_in(src_lang):
@@ -115,6 +125,15 @@ def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser) -> lis
         key, skey = keys_of(tk)
         if key:
             out.append(SourceEntry(c.id, t.text, key, t.term_type, "glossary", skey))
+    if vr.check_level(variants) != "none":
+        lang = src_lang.split("-")[0].lower()
+        own = {e.key for e in out}
+        extra = []
+        for e in out:
+            for rule, k in vr.static_keys(e.key, lang):
+                if k not in own:
+                    extra.append(SourceEntry(e.concept_id, e.text, k, e.term_type, rule, k, rule, e.key))
+        out += extra
     return out
 
 
@@ -248,11 +267,18 @@ def acronym_definition_spans(matches: Sequence[Match], tokens_by_seg: dict, acro
     return spans
 
 
-def detect_document(doc: Document, trie: TermTrie, tokens_by_seg: dict, segments: Sequence[Segment]):
-    """All matches in a document, including acronyms the document defines. Ordered by position."""
+def detect_document(doc: Document, trie: TermTrie, tokens_by_seg: dict, segments: Sequence[Segment],
+                    variants: str = "none", lang: str = "", stop: frozenset = frozenset()):
+    """All matches in a document, including acronyms the document defines. Ordered by position.
+
+    With `variants` other than "none", the variants of that level too (termqa.pipeline.variants);
+    `lang` (primary subtag) and `stop` (its function words) steer the in-context rules.
+    """
     matches = []
     for seg in segments:
         matches.extend(find_in_segment(trie, seg, tokens_by_seg[seg.index]))
+    if variants != "none":
+        matches = find_variants(matches, trie, tokens_by_seg, segments, variants, lang, stop)
     acronyms = [a for a in find_acronyms(matches, tokens_by_seg)
                 if trie.longest_at([(a.key[0],)], 0)[1] == []]
     if acronyms:
@@ -275,8 +301,243 @@ def detect_document(doc: Document, trie: TermTrie, tokens_by_seg: dict, segments
     return matches, acronyms
 
 
+def _fits(key: str, skey: str, at: tuple) -> bool:
+    return key in at or skey in at
+
+
+def _variant_entry(e: SourceEntry, key: tuple, rule: str) -> SourceEntry:
+    return SourceEntry(e.concept_id, e.text, key, e.term_type, rule, key, rule, e.key)
+
+
+def find_variants(matches: Sequence[Match], trie: TermTrie, tokens_by_seg: dict, segments: Sequence[Segment],
+                  level: str, lang: str, stop: frozenset) -> list[Match]:
+    """The matches with the variants of `level` added where no match already stands.
+
+    Only the glossary's own designations seed the in-context rules: a variant of a variant found
+    in context would pile one guess on another.
+    """
+    own = [e for e in trie.entries if not e.rule and e.via == "glossary"]
+    singles = {}
+    for e in own:
+        if len(e.key) == 1 and not e.key[0].startswith("="):
+            singles.setdefault(e.key[0], e)
+            singles.setdefault(e.skey[0] if e.skey else e.key[0], e)
+    multi: dict = {}
+    by_key: dict = {}
+    for e in own:
+        if len(e.key) >= 2:
+            for k in dict.fromkeys((e.key[0], (e.skey or e.key)[0])):
+                multi.setdefault(k, []).append(e)
+            by_key.setdefault(e.key, e)
+            by_key.setdefault(e.skey or e.key, e)
+    dynamic = level == "dynamic"
+    by_seg: dict = {}
+    for m in matches:
+        by_seg.setdefault(m.segment.index, []).append(m)
+    ctx = {}
+    for seg in segments:
+        toks = tokens_by_seg[seg.index]
+        pos = content_positions(toks)
+        keys = text_keys(toks, pos)
+        at = {t: i for i, t in enumerate(pos)}
+        taken = set()
+        for m in by_seg.get(seg.index, ()):
+            taken.update(i for i in range(at.get(m.tok_start, 0), at.get(m.tok_end - 1, -1) + 1))
+        ctx[seg.index] = (toks, pos, keys, taken)
+        found: list[vr.Found] = []
+        for i, e in vr.split_index(keys, singles):
+            found.append(vr.Found(i, i + 2, e, "split_compound"))
+        if dynamic:
+            found += _insertions(keys, toks, pos, multi, stop)
+            found += _coordinations(by_seg.get(seg.index, ()), keys, at, by_key)
+        new = []
+        partners = set()
+        for f in sorted(found, key=lambda f: (f.a, -(f.b - f.a))):
+            span = range(f.a, f.b)
+            if any(i in taken for i in span) or any(toks[pos[i]].punct for i in span):
+                continue
+            taken.update(span)
+            if f.partner is not None:
+                partners.add(id(f.partner))
+            key = tuple(keys[i][0] for i in span) if f.rule != "split_compound" else f.entry.key
+            a, b = pos[f.a], pos[f.b - 1]
+            new.append(Match(seg, _variant_entry(f.entry, key, f.rule), a, b + 1, toks[a].start, toks[b].end))
+        if partners:  # the written-out conjunct stays a glossary form, but its rendering may be cut too
+            by_seg[seg.index] = [replace(m, entry=replace(m.entry, rule="coordinated", base_key=m.entry.key))
+                                 if id(m) in partners else m for m in by_seg[seg.index]]
+        if new:
+            by_seg[seg.index] = sorted(by_seg.get(seg.index, []) + new, key=lambda m: m.start)
+    if dynamic:
+        _reductions(segments, by_seg, ctx, trie, lang, stop)
+    return [m for seg in segments for m in by_seg.get(seg.index, ())]
+
+
+def _insertions(keys, toks, pos, multi: dict, stop: frozenset) -> list:
+    """One modifier inside a multi-word designation: "centrifugal feed pump" for "centrifugal pump"."""
+    out = []
+    n = len(keys)
+    for i in range(n):
+        cands = [e for k in dict.fromkeys(keys[i][:2]) for e in multi.get(k, ())]
+        for e in cands:
+            m = len(e.key)
+            sk = e.skey or e.key
+            if i + m + 1 > n:
+                continue
+            for g in range(1, m):
+                ins = i + g
+                if not vr.is_content(toks[pos[ins]], keys[ins][0], stop):
+                    continue
+                ok = all(_fits(e.key[t], sk[t], keys[i + t] if t < g else keys[i + t + 1]) for t in range(m))
+                if ok:
+                    out.append(vr.Found(i, i + m + 1, e, "insertion"))
+                    break
+    return out
+
+
+def _coordinations(seg_matches, keys, at: dict, by_key: dict) -> list:
+    """The elided conjunct of a coordination whose both conjuncts are designations.
+
+    Head last (English): "inlet and outlet valves" beside a match of "outlet valve" gives "inlet"
+    for "inlet valve". Head first (French): "vannes d'entrée et de sortie" beside a match of "vanne
+    d'entrée" gives "de sortie" for "vanne de sortie". Unrelated words joined by "and" are never
+    taken: the term the elided conjunct stands for must be in the glossary.
+    """
+    out = []
+    for m in seg_matches:
+        e = m.entry
+        if e.rule or e.via != "glossary" or len(e.key) < 2:
+            continue
+        a, b = at.get(m.tok_start), at.get(m.tok_end - 1)
+        if a is None or b is None:
+            continue
+        b += 1
+        n = len(e.key)
+        if a >= 2 and keys[a - 1][0] in vr.CONJUNCTIONS:  # head last: "S1 and S2 Q"
+            for g in range(1, n):
+                q = e.key[g:]
+                hit = next((by_key[(k,) + q] for k in dict.fromkeys(keys[a - 2][:2]) if (k,) + q in by_key), None)
+                if hit is not None and hit.concept_id != e.concept_id:
+                    out.append(vr.Found(a - 2, a - 1, hit, "coordination", m))
+                    break
+        if b + 1 < len(keys) and keys[b][0] in vr.CONJUNCTIONS:  # head first: "P S1 and S2"
+            done = False
+            for g in range(1, n):
+                p = e.key[:g]
+                for L in (2, 1):
+                    if b + 1 + L > len(keys):
+                        continue
+                    span = keys[b + 1:b + 1 + L]
+                    for pick in (0, 1):
+                        cand = p + tuple(k[pick] for k in span)
+                        hit = by_key.get(cand)
+                        if hit is not None and hit.concept_id != e.concept_id:
+                            out.append(vr.Found(b + 1, b + 1 + L, hit, "coordination", m))
+                            done = True
+                            break
+                    if done:
+                        break
+                if done:
+                    break
+    return out
+
+
+_FR_LINKS = frozenset({"de", "d", "du", "des", "à", "a", "au", "aux", "en"})
+# a bare head refers back to the term only after a definite or demonstrative determiner
+DEFINITE = frozenset({"the", "this", "these", "that", "those", "le", "la", "les", "l", "ce", "cet", "cette", "ces"})
+REDUCTION_WINDOW = 5  # segments after a full mention within which its bare head still refers to it
+
+
+def _verb_like(tok, key: tuple, head_first: bool) -> bool:
+    """A word after a bare head that reads as its verb ("the pump runs", "la pompe tourne"), not as a
+    noun or adjective joined to it: inflected, with an English verb ending or a French infinitive
+    lemma. Without part-of-speech tags this is a guess that errs on the side of no reduction."""
+    lemma, surface = key[0], key[1]
+    if lemma == surface:
+        return False
+    if head_first:
+        return lemma.endswith(("er", "ir", "re", "oir"))
+    return surface.endswith(("s", "ed"))
+
+
+def _reductions(segments, by_seg: dict, ctx: dict, trie: TermTrie, lang: str, stop: frozenset) -> None:
+    """The bare head of a multi-word designation shortly after a full mention of it in the document.
+
+    "the pump" after "centrifugal pump" is that pump when: a definite or demonstrative determiner
+    comes right before the head; the head is not itself modified ("the vacuum pump", "the pump
+    housing", "the pump of the circuit"); the full mention is at most REDUCTION_WINDOW segments
+    back; no other concept found in the document has a designation with the same head (a "feed
+    pump" concept makes "the pump" ambiguous); and the designation is not a name (capitalised
+    words: "the Control" is not the Center for Disease Control).
+    """
+    found_concepts = {m.entry.concept_id for ms in by_seg.values() for m in ms}
+    heads: dict = {}
+    for e in trie.entries:
+        if e.concept_id not in found_concepts:
+            continue
+        h = vr.head_of(e.key, lang) if len(e.key) >= 2 else e.key[0]
+        if h:
+            heads.setdefault(h, set()).add(e.concept_id)
+    last_full: dict = {}  # head word -> (segment number, entry) of its latest full mention
+    head_first = lang in vr.HEAD_FIRST
+    of = ("de", "d", "du", "des") if head_first else ("of",)
+    for n, seg in enumerate(segments):
+        toks, pos, keys, taken = ctx[seg.index]
+        ms = by_seg.get(seg.index, [])
+        at = {t: i for i, t in enumerate(pos)}
+        events = []  # (content index of the mention's end, head, entry)
+        for m in ms:
+            e = m.entry
+            if e.rule not in ("", "coordinated") or e.via != "glossary" or len(e.key) < 2:
+                continue
+            if any(w[:1].isupper() for w in e.text.split()):
+                continue  # a name
+            h = vr.head_of(e.key, lang)
+            if h and len(heads.get(h, ())) == 1 and len(h) >= 3 and h.isalpha() and h not in stop:
+                events.append((at.get(m.tok_end - 1, 0), h, e))
+        new = []
+        for i, k in enumerate(keys):
+            for _, h, e in [x for x in events if x[0] < i]:
+                last_full[h] = (n, e)
+            if i == 0 or i in taken or toks[pos[i]].punct:
+                continue
+            h = next((x for x in dict.fromkeys(k[:2]) if x in last_full and n - last_full[x][0] <= REDUCTION_WINDOW),
+                     None)
+            if h is None or keys[i - 1][1] not in DEFINITE or pos[i - 1] + 1 != pos[i]:
+                continue
+            t = toks[pos[i]]
+            if t.text[:1].isupper() and not toks[pos[i - 1]].text[:1].isupper():
+                continue  # "the Organization of ...": a name, whatever the glossary says
+            if i + 1 < len(keys):
+                nt = toks[pos[i + 1]]
+                if is_gap(toks[pos[i] + 1]) if pos[i] + 1 < len(toks) else False:
+                    continue  # part of a compound ("pump-based")
+                if keys[i + 1][1] in of or (head_first and keys[i + 1][1] in _FR_LINKS):
+                    continue  # "the pump of the circuit", "la pompe de relevage": another thing
+                if vr.is_content(nt, keys[i + 1][0], stop) and not _verb_like(nt, keys[i + 1], head_first):
+                    continue  # modified ("la pompe doseuse") or modifying ("the pump housing")
+            e = last_full[h][1]
+            taken.add(i)
+            new.append(Match(seg, _variant_entry(e, (h,), "reduction"), pos[i], pos[i] + 1, t.start, t.end))
+        for _, h, e in events:
+            last_full[h] = (n, e)
+        if new:
+            by_seg[seg.index] = sorted(ms + new, key=lambda m: m.start)
+
+
+def variation_and_subtype(entry: SourceEntry, surface: str, head: Optional[SourceEntry]) -> tuple[str, Optional[str]]:
+    """(variation, subtype): the subtype only for variants, from the rule that found them."""
+    if not entry.rule:
+        return variation_of(entry, surface, head), None
+    base = SourceEntry(entry.concept_id, entry.text, entry.base_key, entry.term_type, "glossary", entry.base_key)
+    # the written-out conjunct of a coordination is its designation as written here: its own surface
+    return vr.variation_for_rule(entry.rule, variation_of(base, surface if entry.rule == "coordinated" else entry.text,
+                                                          head))
+
+
 def variation_of(entry: SourceEntry, surface: str, head: Optional[SourceEntry]) -> str:
     """Variation category of a source form relative to the concept's head term (deterministic)."""
+    if entry.rule:
+        return variation_and_subtype(entry, surface, head)[0]
     if entry.via == "acronym" or (entry.term_type or "").lower() in ("acronym", "abbreviation", "initialism"):
         return GRAPHICAL
     if head is None or entry.key == head.key:

@@ -13,6 +13,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
+from termqa.pipeline.variants import CTV_PRESERVES, TYPE_CODES
+
 
 @dataclass(frozen=True)
 class Item:
@@ -22,6 +24,9 @@ class Item:
     rendering: Optional[tuple[str, ...]]  # normalised lemma key of the aligned rendering, None if unaligned
     glossary_match: Optional[bool]  # matches an allowed glossary target term; None: concept has none
     is_head: bool = True  # source form is the concept's head term (for conformity baselines)
+    variation: str = "none"  # the source form's variation type (termqa.pipeline.variants.TYPE_CODES)
+    target_variation: Optional[str] = None  # the rendering's type relative to the target preferred term
+    spelling: bool = False  # a GRAPH form that is a spelling (hyphen, closed compound), not an acronym
 
 
 @dataclass(frozen=True)
@@ -107,6 +112,34 @@ def conformity(items: Sequence[Item], fallback: str = "first") -> Ratio:
     return Ratio(hits, scored, len(items))
 
 
+def ctv(items: Sequence[Item]) -> Ratio:
+    """Cross-term variation (variation preservation, the Variation Matters paper's third dimension).
+
+    Where a document translates the concept's preferred term correctly (one head-term occurrence
+    matching the glossary), each GRAPH / RED / EXP / LEX occurrence of the concept scores a hit
+    when its rendering has the corresponding type: an acronym, a reduction, an expansion, a lexical
+    variant or the preferred term itself (LEX). MORPH and COMBO are not scored. A GRAPH form that is
+    only a spelling ("hand washing" for "hand-washing") is preserved by the preferred term too: a
+    hyphen has no counterpart to keep in another language.
+    """
+    good = {(i.doc_id, i.concept_id) for i in items if i.is_head and i.glossary_match}
+    hits = scored = 0
+    for i in items:
+        want = CTV_PRESERVES.get(i.variation)
+        if want is None or (i.doc_id, i.concept_id) not in good:
+            continue
+        scored += 1
+        hits += i.target_variation in want or (i.spelling and i.target_variation == "none")
+    return Ratio(hits, scored, len(items))
+
+
+def variation_shares(items: Sequence[Item]) -> dict:
+    """Occurrences per variation type (paper codes, NO-VAR for the preferred term) and their share."""
+    c = Counter(TYPE_CODES.get(i.variation, i.variation) for i in items)
+    n = len(items)
+    return {k: {"occurrences": c[k], "share": round(c[k] / n, 6)} for k in TYPE_CODES.values() if c[k]}
+
+
 def pseudo_reference(renderings: Sequence, how: str = "majority") -> Optional[tuple]:
     """First or most frequent non-null rendering; majority ties go to the first appearance."""
     seen = [r for r in renderings if r is not None]
@@ -126,6 +159,7 @@ METRICS = {
     "tcr_em": tcr_em,
     "conformity_first": lambda items: conformity(items, "first"),
     "conformity_majority": lambda items: conformity(items, "majority"),
+    "ctv": ctv,
 }
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from termqa.model import OUTCOMES, UNJUDGED
-from termqa.pipeline.metrics import all_metrics, per_document
+from termqa.pipeline.metrics import all_metrics, per_document, variation_shares
 from termqa.pipeline.score import scores
 
 RESULT_VERSION = 1
@@ -28,6 +28,8 @@ def occurrence_dict(v) -> dict:
         "target_text": o.target_text,
         "target_span": [o.target_span.start, o.target_span.end] if o.target_span else None,
         "variation": o.variation,
+        **({"variation_subtype": o.variation_subtype} if o.variation_subtype else {}),
+        **({"target_variant": o.target_variant} if o.target_variant else {}),
         "chain_size": o.chain_size,
         "is_first_mention": o.is_first_mention,
         "via": o.via,
@@ -150,7 +152,8 @@ def result_dict(res) -> dict:
             "occurrences_in_untranslated_segments": res.skipped_untranslated,
         },
         "scores": {k: v for k, v in sc.items() if k != "documents"},
-        "metrics": {"overall": metrics_overall, "documents": metrics_docs},
+        "metrics": {"overall": metrics_overall, "documents": metrics_docs,
+                    "variation": variation_shares(res.metric_items)},
         "concepts": concepts,
         "references": [{"doc_id": r.doc_id, "concept_id": r.concept_id, "source_form": r.source_form,
                         "source_display": shown.get((r.doc_id, r.concept_id, r.source_form), r.source_form),

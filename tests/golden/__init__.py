@@ -34,24 +34,32 @@ def _check():
     return c if callable(c) else c.check  # before the layout change termqa.check was also a module
 
 
-def samples_run():
-    return _check()([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup").to_dict(), [SAMPLES]
+def _level(variants):
+    # the default level, unless one is named (`none` keeps the glossary-only behaviour under test)
+    return {} if variants is None else {"variants": variants}
 
 
-def tico_run(corpus: Path):
+def samples_run(variants=None):
+    return _check()([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup",
+                    **_level(variants)).to_dict(), [SAMPLES]
+
+
+def tico_run(corpus: Path, variants=None):
     base = corpus / "eval" / "tico19-enfr" / "data"
     data = _check()([str(base / "TM" / "all.en-fr.tmx")],
                         [str(base / "terminologies" / "f_en-fr_XX.csv"),
-                         str(base / "terminologies" / "g_en_fr-FR.csv")], lemmatiser="lookup").to_dict()
+                         str(base / "terminologies" / "g_en_fr-FR.csv")], lemmatiser="lookup",
+                        **_level(variants)).to_dict()
     return data, [base]
 
 
 def main() -> None:
     from tests.conftest import CORPUS
 
-    runs = {"samples": samples_run}
+    runs = {"samples": samples_run, "samples-none": lambda: samples_run("none")}
     if CORPUS is not None:
         runs["tico19"] = lambda: tico_run(CORPUS)
+        runs["tico19-none"] = lambda: tico_run(CORPUS, "none")
     for name, run in runs.items():
         data, roots = run()
         (HERE / f"{name}.json").write_text(json.dumps(digest(data, roots), indent=1, sort_keys=True) + "\n")
