@@ -21,7 +21,7 @@ KEYS = {
     "lemmatiser": "str", "judge_model": "str", "judge_base_url": "str", "concurrency": "int",
     "max_calls": "int", "max_cost": "float", "cache": "path", "offline": "bool", "exhaustive": "bool",
     "fail_on": "list", "penalties": "table", "annotate_level": "str", "its": "bool", "prices": "table",
-    "source_only_glossary": "bool",
+    "source_only_glossary": "bool", "jobs": "int", "index_cache": "bool",
 }
 
 

@@ -48,6 +48,7 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
         glossary_lang=s.get("glossary_lang"), lemmatiser=s.get("lemmatiser") or "auto",
         penalties=penalties, judge=judge, exhaustive=bool(s.get("exhaustive")), domain=s.get("domain"),
         source_only_glossary=bool(s.get("source_only_glossary")), progress=progress,
+        jobs=s.get("jobs"), index_cache=s.get("index_cache") is not False,
     )
     if progress:
         click.echo("", err=True)

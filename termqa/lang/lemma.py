@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
+from termqa import indexcache
 from termqa.errors import UsageError
 from termqa.gcpause import paused_gc
 from termqa.lang.fold import loose
@@ -205,22 +206,57 @@ def _load_table(lang: str) -> Optional[_Table]:
         except Exception:  # no spacy-lookups-data: fallback mode
             files = {}
         if "lemma_lookup" in files:
-            raw = load_language_data(files["lemma_lookup"])
-            data = {k: (v if v.__class__ is str else v[0]) for k, v in raw.items() if v}
-            table = _Table(lang, data, "lemma_lookup")
+            names = ["lemma_lookup"]
         else:
-            parts = sorted(k for k in files if k.startswith("lemma_lookup_"))
-            parts.sort(key=lambda k: (k != "lemma_lookup_noun", k != "lemma_lookup_adj", k))
-            if parts:
-                merged: dict[str, str] = {}
-                for p in parts:
-                    for k, v in load_language_data(files[p]).items():
-                        v = _first(v)
-                        if v and k not in merged:
-                            merged[k] = v
-                table = _Table(lang, merged, "+".join(parts))
+            names = sorted(k for k in files if k.startswith("lemma_lookup_"))
+            names.sort(key=lambda k: (k != "lemma_lookup_noun", k != "lemma_lookup_adj", k))
+        if names:
+            table = _cached_table(lang, names, files, load_language_data)
         _TABLES[lang] = table
         return table
+
+
+def _table_data(names, files, load_language_data) -> dict[str, str]:
+    if names == ["lemma_lookup"]:
+        raw = load_language_data(files["lemma_lookup"])
+        return {k: (v if v.__class__ is str else v[0]) for k, v in raw.items() if v}
+    merged: dict[str, str] = {}
+    for p in names:
+        for k, v in load_language_data(files[p]).items():
+            v = _first(v)
+            if v and k not in merged:
+                merged[k] = v
+    return merged
+
+
+def _cached_table(lang: str, names: list[str], files, load_language_data) -> _Table:
+    """The table (with its loose index) from the index cache, or read from spacy-lookups-data and stored.
+
+    Keyed by the data files (path, size, modification time) and the package version, so an upgrade
+    of spacy-lookups-data is a new key. Loading the cached form takes a fraction of reading the JSON.
+    """
+    source = "+".join(names) if names != ["lemma_lookup"] else "lemma_lookup"
+    cache = indexcache.active()
+    key = None
+    if cache.enabled:
+        stamp = []
+        for n in names:
+            try:
+                st = os.stat(files[n])
+                stamp.append([n, str(files[n]), st.st_size, st.st_mtime_ns])
+            except OSError:
+                stamp.append([n, str(files[n])])
+        key = indexcache.make_key("lemma-table", lang, source, _lookups_version(), stamp)
+        hit = cache.load(key)
+        if isinstance(hit, tuple) and len(hit) == 2 and isinstance(hit[0], dict):
+            table = _Table(lang, hit[0], source)
+            table._loose = hit[1]
+            return table
+    table = _Table(lang, _table_data(names, files, load_language_data), source)
+    if key is not None:
+        # the loose index is needed by nearly every run (any unknown word asks it): cache it too
+        cache.store(key, (table.data, table.loose_index()))
+    return table
 
 
 def known_form(word: str, lang: str) -> Optional[str]:

@@ -5,11 +5,14 @@ LLM) -> score -> result. Each stage lives in its own module; this one only moves
 """
 from __future__ import annotations
 
+import hashlib
+import os
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
 from typing import Callable, Mapping, Optional, Sequence, Union
 
-from termqa import formats, signature
+from termqa import formats, indexcache, signature
 from termqa.errors import LanguageError, UsageError
 from termqa.formats.csvgloss import assign_languages
 from termqa.inputs import expand, merge_glossaries
@@ -22,7 +25,7 @@ from termqa.lang.segcheck import misalignment
 from termqa.model import (
     ALLOWED_STATUSES, BilingualFile, Concept, Document, Glossary, Occurrence, Reference, Span, Verdict,
 )
-from termqa.pipeline import align as al, detect as dt, sanity
+from termqa.pipeline import align as al, detect as dt, parallel, sanity
 from termqa.pipeline.metrics import Item
 from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING, Rules, verdict_fields
 from termqa.pipeline.reference import glossary_reference, pseudo_reference
@@ -139,6 +142,8 @@ def check(
     domain: Optional[str] = None,
     source_only_glossary: bool = False,
     progress: Optional[Progress] = None,
+    jobs: Optional[int] = None,
+    index_cache: Union[bool, str, os.PathLike, None] = True,
 ) -> CheckResult:
     """Run the terminology check on bilingual files (or folders) against one or more glossaries.
 
@@ -148,10 +153,15 @@ def check(
     judge; without it the run is counting mode and such occurrences stay `unjudged`.
     `source_only_glossary`: the glossary is meant to have no target-language terms (consistency checking);
     otherwise such a glossary is refused.
+    `jobs`: worker processes for the counting stage (None: the available cores, on projects large enough
+    to gain from it); results are the same for any value.
+    `index_cache`: True (the user cache folder, or $TERMQA_CACHE_DIR), False (none) or a folder: parsed
+    glossaries, source indexes and lemma tables are kept there between runs (termqa.indexcache).
     """
-    run = prepare(inputs, glossaries, src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang,
-                  lemmatiser=lemmatiser, penalties=penalties, source_only_glossary=source_only_glossary)
-    run = count(run, progress=progress)
+    with indexcache.using(indexcache.resolve(index_cache)):
+        run = prepare(inputs, glossaries, src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang,
+                      lemmatiser=lemmatiser, penalties=penalties, source_only_glossary=source_only_glossary)
+        run = count(run, progress=progress, jobs=jobs)
     if judge is not None:
         run = judge_run(run, judge, exhaustive=exhaustive, domain=domain, progress=progress)
     return finish(run)
@@ -176,8 +186,7 @@ def prepare(
         raise UsageError("no glossary given", fix="pass --glossary FILE (TBX, SKOS, CSV/TSV)")
     table = validate_table(penalties or {})
     # paths are read here; records already read (termqa compare reads them once for all systems) pass
-    gl = [g if isinstance(g, Glossary) else formats.read_glossary(g, default_lang=glossary_lang)
-          for g in glossaries]
+    gl = [g if isinstance(g, Glossary) else read_glossary_cached(g, glossary_lang) for g in glossaries]
     files = [f if isinstance(f, BilingualFile) else formats.read_bilingual(f, src_lang=src_lang, tgt_lang=tgt_lang)
              for f in _expand_paths(inputs, expand)]
     gl = _give_languages(gl, files, src_lang, tgt_lang)
@@ -223,33 +232,51 @@ def _glossary_fits(concepts: Sequence[Concept], documents: Sequence[Document], s
     return alerts
 
 
+def read_glossary_cached(path, glossary_lang: Optional[str] = None) -> Glossary:
+    """`formats.read_glossary`, through the active index cache: keyed by the file's bytes, its path and
+    the reader option, so any edit of the file reads it again."""
+    cache = indexcache.active()
+    if not cache.enabled:
+        return formats.read_glossary(path, default_lang=glossary_lang)
+    try:
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:  # missing or unreadable: the reader says so in its own words
+        return formats.read_glossary(path, default_lang=glossary_lang)
+    key = indexcache.make_key("glossary", digest, str(path), glossary_lang)
+    hit = cache.load(key)
+    if isinstance(hit, Glossary) and hit.content_hash == digest:
+        return hit
+    g = formats.read_glossary(path, default_lang=glossary_lang)
+    cache.store(key, g)
+    return g
+
+
 def project_words(documents: Sequence[Document]) -> int:
     """Source and target words of a project (what the lemmatiser choice depends on)."""
     return sum(len(s.source.split()) + len((s.target or "").split()) for d in documents for s in d.segments)
 
 
-def count(run: Run, *, progress: Optional[Progress] = None) -> Run:
-    """Counting: detect every occurrence, align its rendering, fix references, decide what rules can."""
+def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] = None) -> Run:
+    """Counting: detect every occurrence, align its rendering, fix references, decide what rules can.
+
+    Documents are counted in `jobs` worker processes when that pays (see `parallel.plan_jobs`);
+    references and verdicts are then settled over all documents here, so results never depend on it.
+    """
     lem = run.lem
     concepts = list(run.concepts)
     warnings = list(run.warnings)
-    tries: dict[str, tuple] = {}
-    forms_cache: dict[tuple, list] = {}
-    work: list[Work] = []
-    skipped = 0
     documents = run.documents
-    for n, doc in enumerate(documents):
-        if progress:
-            progress("documents", n, len(documents))
-        src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
+    tries: dict[str, tuple] = {}
+    for doc in documents:
+        src_l = normalise_tag(doc.src_lang)
         if src_l not in tries:
-            tries[src_l] = _source_index(concepts, src_l, lem(src_l), doc.path)
-        trie, heads = tries[src_l]
-        w, sk = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, forms_cache)
-        work.extend(w)
-        skipped += sk
-    if progress:
-        progress("documents", len(documents), len(documents))
+            tries[src_l] = cached_source_index(run, concepts, src_l, lem(src_l), doc.path)
+    n_jobs = parallel.plan_jobs(jobs, documents)
+    if n_jobs > 1:
+        work, skipped = _count_parallel(documents, concepts, tries, lem, n_jobs, progress)
+    else:
+        work, skipped = _count_sequential(documents, concepts, tries, lem, progress)
+
 
     references = _references(work)
     verdicts, items = _verdicts(work, references, Rules(lem, run.table))
@@ -261,6 +288,92 @@ def count(run: Run, *, progress: Optional[Progress] = None) -> Run:
         warnings.insert(0, alert)
     return replace(run, verdicts=tuple(verdicts), references=references, metric_items=tuple(items),
                    warnings=tuple(warnings), alerts=tuple(alerts), skipped_untranslated=skipped)
+
+
+def _count_sequential(documents, concepts, tries, lem, progress):
+    forms_cache: dict[tuple, list] = {}
+    work: list[Work] = []
+    skipped = 0
+    for n, doc in enumerate(documents):
+        if progress:
+            progress("documents", n, len(documents))
+        src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
+        trie, heads = tries[src_l]
+        w, sk = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, forms_cache)
+        work.extend(w)
+        skipped += sk
+    if progress:
+        progress("documents", len(documents), len(documents))
+    return work, skipped
+
+
+class _AskedSet(frozenset):
+    """The glossary renderings a worker excludes from mining, recording every key asked that is not one.
+
+    Sequential counting excludes the renderings of every concept met so far in the project (earlier
+    documents included); a worker knows only its own document's. A key it was asked about and did not
+    hold may be one of an earlier document's concepts: the parent checks, and counts such a document
+    again itself with the full set, so results never depend on the number of jobs.
+    """
+
+    def __new__(cls, keys, asked: set):
+        obj = super().__new__(cls, keys)
+        obj.asked = asked
+        return obj
+
+    def __contains__(self, key) -> bool:
+        if frozenset.__contains__(self, key):
+            return True
+        self.asked.add(key)
+        return False
+
+
+_WORK_LINKS = ("doc", "seg", "concept")
+
+
+def _count_parallel(documents, concepts, tries, lem, jobs, progress):
+    for doc in documents:  # built before forking, so that every worker inherits them
+        lem(normalise_tag(doc.tgt_lang))
+    plain = [f.name for f in fields(Work) if f.name not in _WORK_LINKS]
+
+    def task(n):
+        doc = documents[n]
+        src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
+        trie, heads = tries[src_l]
+        forms: dict[tuple, list] = {}
+        asked: set = set()
+        work, skipped = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, forms,
+                                          lambda keys: _AskedSet(keys, asked))
+        packed = [(w.seg.index, w.concept.id, *(getattr(w, k) for k in plain)) for w in work]
+        return packed, skipped, forms, asked
+
+    def tick(done):
+        if progress:
+            progress("documents", done, len(documents))
+
+    tick(0)
+    results = parallel.map_in_workers(task, len(documents), jobs, tick)
+    by_id = {c.id: c for c in concepts}
+    forms_cache: dict[tuple, list] = {}
+    seen_keys: set = set()
+    work: list[Work] = []
+    skipped = 0
+    for doc, (packed, sk, forms, asked) in zip(documents, results):
+        prior = dict(forms_cache)
+        forms_cache.update(forms)
+        seen_keys.update(f.key for fl in forms.values() for f in fl)
+        if asked & seen_keys:  # the worker lacked an earlier document's renderings: count it here
+            src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
+            trie, heads = tries[src_l]
+            w, sk = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, prior)
+            work.extend(w)
+        else:
+            segs = {s.index: s for s in doc.segments}
+            for seg_index, concept_id, *values in packed:
+                work.append(Work(doc=doc, seg=segs[seg_index], concept=by_id[concept_id],
+                                 **dict(zip(plain, values))))
+        skipped += sk
+    return work, skipped
 
 
 def judge_run(run: Run, settings: JudgeSettings, *, exhaustive: bool = False, domain: Optional[str] = None,
@@ -288,6 +401,32 @@ def finish(run: Run) -> CheckResult:
         signature=sig, metric_items=list(run.metric_items), warnings=list(run.warnings),
         accounting=run.accounting, skipped_untranslated=run.skipped_untranslated, alerts=list(run.alerts),
     )
+
+
+def cached_source_index(run: Run, concepts, src_l: str, lemmatiser, path) -> tuple:
+    """`_source_index` through the active index cache.
+
+    Keyed by a fingerprint of every designation that can enter the index (concept id, text, language,
+    status, type: what build_entries and the head terms read), the source language and the lemmatiser
+    (name = tool, version and tables; mode): the same termbase read another way gives the same key,
+    and any change to a term gives another.
+    """
+    cache = indexcache.active()
+    if not cache.enabled:
+        return _source_index(concepts, src_l, lemmatiser, path)
+    h = hashlib.sha256()
+    for c in concepts:
+        h.update(f"\x1e{c.id}".encode("utf-8", "surrogatepass"))
+        for t in c.terms:
+            h.update(f"\x1f{t.text}\x1f{t.lang}\x1f{t.status}\x1f{t.term_type}\x1f{t.matchable_only}"
+                     .encode("utf-8", "surrogatepass"))
+    key = indexcache.make_key("source-index", h.hexdigest(), src_l, lemmatiser.name, lemmatiser.mode)
+    hit = cache.load(key)
+    if isinstance(hit, tuple) and len(hit) == 2 and isinstance(hit[0], dt.TermTrie):
+        return hit
+    built = _source_index(concepts, src_l, lemmatiser, path)
+    cache.store(key, built)
+    return built
 
 
 def _source_index(concepts, src_l, lemmatiser, path):
@@ -356,7 +495,7 @@ def _give_languages(gl, files, src_lang, tgt_lang):
     return [g if g.languages or g.format not in ("csv", "tsv") else assign_languages(g, src, tgt) for g in gl]
 
 
-def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cache):
+def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cache, exclude_hook=None):
     """Occurrences of one document, with chains, first mentions and target spans."""
     by_id = {c.id: c for c in concepts}
     segs = [s for s in doc.segments if s.source.strip()]
@@ -418,7 +557,7 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
         for i, a in al.assign([pendings[i] for i in idxs], cands).items():
             work[i].alignment = a
     # pass 2: renderings established in the document for the chains that still have gaps
-    _align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l)
+    _align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, exclude_hook)
     # rendering keys (lemmas, leading articles stripped) for references and metrics
 
     for w in work:
@@ -429,7 +568,7 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
     return work, skipped
 
 
-def _align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l) -> None:
+def _align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, exclude_hook=None) -> None:
     """Align what pass 1 left open to renderings the document itself establishes.
 
     For each chain with gaps, recurring target n-grams of its unaligned segments (mined in
@@ -464,6 +603,8 @@ def _align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l) -> N
             claimed[id(idx)] = {c for c, p in enumerate(idx.pos) if any(a <= p < b for a, b in spans)}
         if glossary_keys is None:
             glossary_keys = frozenset(f.key for forms in forms_cache.values() for f in forms)
+            if exclude_hook is not None:  # a worker process records what it asks (check_parallel)
+                glossary_keys = exclude_hook(glossary_keys)
         mined = al.mine_renderings(chain_idx, doc_counts, stop, claimed=claimed, exclude=glossary_keys,
                                    allow=known)
         # a rendering shorter than the source term is usually just its head noun ("palier" for
