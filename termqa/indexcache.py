@@ -12,8 +12,8 @@ result each time, so the results are stored in the user cache folder and loaded 
 - `lemma-table-*`: a language's word -> lemma table, keyed by the data file it came from (path, size,
   modification time) and the spacy-lookups-data version.
 
-Every key also holds termqa's version and this module's FORMAT, so an upgrade never reads an older
-layout. Folder: `$TERMQA_CACHE_DIR` when set, else `<user cache dir>/termqa/index` (platformdirs, the
+Every key also holds termqa's version, a fingerprint of its source files and this module's FORMAT, so
+an upgrade (or an edit of the code in a working copy) never reads what older code built. Folder: `$TERMQA_CACHE_DIR` when set, else `<user cache dir>/termqa/index` (platformdirs, the
 folder the verdict cache lives in). `termqa cache clear` or deleting the folder empties it; a run with
 `--no-index-cache` neither reads nor writes it.
 
@@ -62,10 +62,43 @@ def default_folder() -> Optional[Path]:
         return None
 
 
+_CODE: Optional[str] = None
+
+
+def code_fingerprint() -> str:
+    """sha256 of termqa's own source files (the package and its readers).
+
+    The version number alone would let a cache outlive an edit of the code that built it (a working
+    copy, a patched install): the readers, lemmatiser and index code are hashed instead, once per process
+    (a few milliseconds).
+    """
+    global _CODE
+    if _CODE is None:
+        import termqa
+
+        h = hashlib.sha256(__version__.encode())
+        roots = {Path(termqa.__file__).resolve().parent}
+        try:
+            from termqa import formats
+
+            roots.add(Path(formats.__file__).resolve().parent)
+        except Exception:  # pragma: no cover - formats is part of the install
+            pass
+        for root in sorted(roots):
+            for f in sorted(root.rglob("*.py")):
+                try:
+                    h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
+                except OSError:
+                    pass
+        _CODE = h.hexdigest()
+    return _CODE
+
+
 def make_key(kind: str, *parts: Any) -> str:
-    """A file-name-safe key: the kind, then the sha256 of everything that decides the cached value."""
-    payload = json.dumps([FORMAT, __version__, kind, *parts], sort_keys=True, ensure_ascii=False,
-                         separators=(",", ":"), default=str)
+    """A file-name-safe key: the kind, then the sha256 of everything that decides the cached value
+    (termqa's version and code fingerprint included)."""
+    payload = json.dumps([FORMAT, __version__, code_fingerprint(), kind, *parts], sort_keys=True,
+                         ensure_ascii=False, separators=(",", ":"), default=str)
     return f"{kind}-{hashlib.sha256(payload.encode('utf-8')).hexdigest()[:32]}"
 
 
