@@ -186,8 +186,8 @@ def test_jobs_give_the_same_result_on_a_many_file_project(tmp_path, monkeypatch)
     project = gen.generate(24_000, 600, tmp_path, seed=3, words_per_file=3_000)
     xliff, gl = project / "xliff", project / "glossary.tbx"
     calls = []
-    real = parallel.map_in_workers
-    monkeypatch.setattr(parallel, "map_in_workers", lambda *a, **k: calls.append(a[2]) or real(*a, **k))
+    real = parallel.run_documents
+    monkeypatch.setattr(parallel, "run_documents", lambda *a, **k: calls.append(a[2]) or real(*a, **k))
     one = _result([xliff], gl, jobs=1, index_cache=False)
     assert calls == []
     three = _result([xliff], gl, jobs=3, index_cache=False)
@@ -227,3 +227,29 @@ def test_glossary_record_is_not_cached_twice(samples, tmp_path):
         h = read_glossary_cached(samples / "pump-terms.tbx")
     assert isinstance(h, Glossary) and g == h
     assert len(_files(tmp_path, "glossary")) == 1
+
+
+# --- big documents: detection in chunks -------------------------------------------------------------
+
+def test_detection_in_chunks_gives_the_same_result(samples, tmp_path, monkeypatch):
+    project = gen.generate(12_000, 400, tmp_path, seed=5, words_per_file=12_000)
+    for inputs, gl in (([samples], samples / "pump-terms.tbx"), ([project / "xliff"], project / "glossary.tbx")):
+        whole = _result(inputs, gl, index_cache=False)
+        monkeypatch.setattr(ck, "DETECT_CHUNK", 7)
+        chunked = _result(inputs, gl, index_cache=False)
+        monkeypatch.undo()
+        assert chunked == whole
+
+
+def test_detection_in_chunks_finds_acronyms_defined_anywhere(tmp_path, monkeypatch):
+    from tests.helpers import write_csv, write_xliff
+
+    pairs = [("Filler sentence number %d without terms." % i, "Phrase de remplissage %d." % i) for i in range(30)]
+    pairs[3] = ("Check the variable frequency drive (VFD) first.", "Vérifiez d'abord le variateur de fréquence (VFD).")
+    pairs[25] = ("Then restart the VFD.", "Puis redémarrez le VFD.")
+    write_xliff(tmp_path / "a.xlf", pairs)
+    write_csv(tmp_path / "g.csv", ["en", "fr"], [["variable frequency drive", "variateur de fréquence"]])
+    whole = _result([tmp_path / "a.xlf"], tmp_path / "g.csv", index_cache=False)
+    monkeypatch.setattr(ck, "DETECT_CHUNK", 4)
+    assert _result([tmp_path / "a.xlf"], tmp_path / "g.csv", index_cache=False) == whole
+    assert '"source_text": "VFD"' in whole

@@ -26,6 +26,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -168,10 +169,11 @@ class _Table:
                     for form, lf in zip(forms, loosed):
                         if lf == form:
                             continue
-                        lem = self.data[form].lower()
+                        lem = sys.intern(self.data[form].lower())
                         prev = idx.get(lf, False)
                         if prev is False:
-                            idx[lf] = (form.lower(), lem)
+                            low = form.lower()
+                            idx[lf] = (form if low == form else low, lem)  # shares the table's strings
                         elif prev is not None and prev[1] != lem:
                             idx[lf] = None
                     self._loose = idx
@@ -217,15 +219,18 @@ def _load_table(lang: str) -> Optional[_Table]:
 
 
 def _table_data(names, files, load_language_data) -> dict[str, str]:
+    # lemmas are interned: a French table has ~217k forms but ~36k lemmas (about 10 MB less per table,
+    # and the cached copy keeps the sharing)
+    intern = sys.intern
     if names == ["lemma_lookup"]:
         raw = load_language_data(files["lemma_lookup"])
-        return {k: (v if v.__class__ is str else v[0]) for k, v in raw.items() if v}
+        return {k: intern(v if v.__class__ is str else v[0]) for k, v in raw.items() if v}
     merged: dict[str, str] = {}
     for p in names:
         for k, v in load_language_data(files[p]).items():
             v = _first(v)
             if v and k not in merged:
-                merged[k] = v
+                merged[k] = intern(v)
     return merged
 
 

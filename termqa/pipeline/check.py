@@ -38,6 +38,9 @@ Progress = Callable[[str, int, int], None]
 # Above this many words (source + target), `--lemmatiser auto` uses the lookup tables even when a
 # trained spaCy pipeline is installed.
 TRAINED_MAX_WORDS = 50_000
+# A document with more segments than this (a big translation memory) is tokenised and matched this many
+# segments at a time, keeping only the tokens of segments that hold an occurrence.
+DETECT_CHUNK = 20_000
 
 
 @dataclass
@@ -307,71 +310,54 @@ def _count_sequential(documents, concepts, tries, lem, progress):
     return work, skipped
 
 
-class _AskedSet(frozenset):
-    """The glossary renderings a worker excludes from mining, recording every key asked that is not one.
-
-    Sequential counting excludes the renderings of every concept met so far in the project (earlier
-    documents included); a worker knows only its own document's. A key it was asked about and did not
-    hold may be one of an earlier document's concepts: the parent checks, and counts such a document
-    again itself with the full set, so results never depend on the number of jobs.
-    """
-
-    def __new__(cls, keys, asked: set):
-        obj = super().__new__(cls, keys)
-        obj.asked = asked
-        return obj
-
-    def __contains__(self, key) -> bool:
-        if frozenset.__contains__(self, key):
-            return True
-        self.asked.add(key)
-        return False
-
-
 _WORK_LINKS = ("doc", "seg", "concept")
 
 
 def _count_parallel(documents, concepts, tries, lem, jobs, progress):
+    """`_count_sequential` in worker processes, with the same results.
+
+    One thing crosses documents: mining a document's own renderings excludes the glossary renderings of
+    every concept met so far in the project, earlier documents included. Each worker reports the
+    renderings of its document's concepts as soon as it knows them, and when it needs the exclusion
+    set it gets the reports of all earlier documents from the parent (parallel.Channel).
+    """
     for doc in documents:  # built before forking, so that every worker inherits them
         lem(normalise_tag(doc.tgt_lang))
     plain = [f.name for f in fields(Work) if f.name not in _WORK_LINKS]
+    union: dict = {"upto": -1, "keys": frozenset()}  # per worker process: its documents only grow
 
-    def task(n):
+    def task(n, channel):
         doc = documents[n]
         src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
         trie, heads = tries[src_l]
-        forms: dict[tuple, list] = {}
-        asked: set = set()
-        work, skipped = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, forms,
-                                          lambda keys: _AskedSet(keys, asked))
-        packed = [(w.seg.index, w.concept.id, *(getattr(w, k) for k in plain)) for w in work]
-        return packed, skipped, forms, asked
+
+        def known(forms_cache):
+            channel.report(n, frozenset(f.key for forms in forms_cache.values() for f in forms))
+
+        def exclusion(_own_keys):
+            reports = channel.reports_upto(n)
+            if union["upto"] < n:
+                union["keys"] = union["keys"].union(*reports[union["upto"] + 1:])
+                union["upto"] = n
+            return union["keys"]
+
+        work, skipped = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, {},
+                                          exclusion, known)
+        return [(w.seg.index, w.concept.id, *(getattr(w, k) for k in plain)) for w in work], skipped
 
     def tick(done):
         if progress:
             progress("documents", done, len(documents))
 
     tick(0)
-    results = parallel.map_in_workers(task, len(documents), jobs, tick)
+    results = parallel.run_documents(task, len(documents), jobs, tick)
     by_id = {c.id: c for c in concepts}
-    forms_cache: dict[tuple, list] = {}
-    seen_keys: set = set()
     work: list[Work] = []
     skipped = 0
-    for doc, (packed, sk, forms, asked) in zip(documents, results):
-        prior = dict(forms_cache)
-        forms_cache.update(forms)
-        seen_keys.update(f.key for fl in forms.values() for f in fl)
-        if asked & seen_keys:  # the worker lacked an earlier document's renderings: count it here
-            src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
-            trie, heads = tries[src_l]
-            w, sk = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, prior)
-            work.extend(w)
-        else:
-            segs = {s.index: s for s in doc.segments}
-            for seg_index, concept_id, *values in packed:
-                work.append(Work(doc=doc, seg=segs[seg_index], concept=by_id[concept_id],
-                                 **dict(zip(plain, values))))
+    for doc, (packed, sk) in zip(documents, results):
+        segs = {s.index: s for s in doc.segments}
+        for seg_index, concept_id, *values in packed:
+            work.append(Work(doc=doc, seg=segs[seg_index], concept=by_id[concept_id], **dict(zip(plain, values))))
         skipped += sk
     return work, skipped
 
@@ -495,13 +481,23 @@ def _give_languages(gl, files, src_lang, tgt_lang):
     return [g if g.languages or g.format not in ("csv", "tsv") else assign_languages(g, src, tgt) for g in gl]
 
 
-def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cache, exclude_hook=None):
-    """Occurrences of one document, with chains, first mentions and target spans."""
+def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cache, exclude_hook=None,
+                      forms_known=None):
+    """Occurrences of one document, with chains, first mentions and target spans.
+
+    `forms_cache` holds the glossary target forms of the concepts met so far in the project; mining
+    never takes one of them for another concept's rendering. In a worker process (_count_parallel),
+    `forms_known(forms_cache)` is told this document's forms once they are known, and `exclude_hook`
+    gives the exclusion set of the whole project so far when mining needs it.
+    """
     by_id = {c.id: c for c in concepts}
     segs = [s for s in doc.segments if s.source.strip()]
-    src_tokens = lem_s.tokenize_many([s.source for s in segs])
-    tokens_by_seg = {s.index: t for s, t in zip(segs, src_tokens)}  # index: unique within a document
-    matches, _acronyms = dt.detect_document(doc, trie, tokens_by_seg, segs)
+    if len(segs) <= DETECT_CHUNK:
+        src_tokens = lem_s.tokenize_many([s.source for s in segs])
+        tokens_by_seg = {s.index: t for s, t in zip(segs, src_tokens)}  # index: unique within a document
+        matches, _acronyms = dt.detect_document(doc, trie, tokens_by_seg, segs)
+    else:
+        matches, tokens_by_seg = _detect_in_chunks(trie, segs, lem_s)
 
     work: list[Work] = []
     skipped = 0
@@ -549,6 +545,8 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
             source_text=w.source_text, dnt=w.concept.dnt, forms=forms,
             has_target_terms=any(f.kind == "glossary" for f in forms),
         )
+    if forms_known is not None:
+        forms_known(forms_cache)
     # pass 1: glossary designations, DNT items, untranslated copies
     for seg_key, idxs in by_seg.items():
         seg = work[idxs[0]].seg
@@ -566,6 +564,39 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
             toks = indexes[w.seg.index].tokens[a.tok_start:a.tok_end]
             w.rendering_key = term_key([t for t in toks if not dt.is_gap(t)]) or None
     return work, skipped
+
+
+def _detect_in_chunks(trie, segs, lem_s):
+    """`detect_document` on a big document (a whole translation memory), DETECT_CHUNK segments at a time.
+
+    Only the tokens of segments holding a match are kept (alignment and variation need them), so memory
+    follows the occurrences, not the document. Results are those of `detect_document`: the same tokens,
+    the same passes; the rare document that defines its own acronyms is tokenised again for them.
+    """
+    kept: dict = {}
+    matches: list = []
+    for a in range(0, len(segs), DETECT_CHUNK):
+        part = segs[a:a + DETECT_CHUNK]
+        for seg, toks in zip(part, lem_s.tokenize_many([s.source for s in part])):
+            found = dt.find_in_segment(trie, seg, toks)
+            if found:
+                matches.extend(found)
+                kept[seg.index] = toks
+    tokens = _Tokens(kept, segs, lem_s)
+    matches, _acronyms = dt.add_acronyms(trie, matches, tokens, segs)
+    return matches, tokens
+
+
+class _Tokens(dict):
+    """Kept tokens by segment index; any other segment of the document is tokenised when asked."""
+
+    def __init__(self, kept: dict, segs, lem):
+        super().__init__(kept)
+        self._text = {s.index: s.source for s in segs}
+        self._lem = lem
+
+    def __missing__(self, index):
+        return self._lem.tokenize(self._text[index])
 
 
 def _align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, exclude_hook=None) -> None:
@@ -603,7 +634,7 @@ def _align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, excl
             claimed[id(idx)] = {c for c, p in enumerate(idx.pos) if any(a <= p < b for a, b in spans)}
         if glossary_keys is None:
             glossary_keys = frozenset(f.key for forms in forms_cache.values() for f in forms)
-            if exclude_hook is not None:  # a worker process records what it asks (check_parallel)
+            if exclude_hook is not None:  # a worker process: the project's set, earlier documents included
                 glossary_keys = exclude_hook(glossary_keys)
         mined = al.mine_renderings(chain_idx, doc_counts, stop, claimed=claimed, exclude=glossary_keys,
                                    allow=known)
