@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import hashlib
+import importlib.util
 import json
 import os
 import pickle
@@ -74,15 +75,13 @@ def code_fingerprint() -> str:
     """
     global _CODE
     if _CODE is None:
-        import termqa
-
         h = hashlib.sha256(__version__.encode())
-        roots = {Path(termqa.__file__).resolve().parent}
-        try:
-            from termqa import formats
-
-            roots.add(Path(formats.__file__).resolve().parent)
-        except Exception:  # pragma: no cover - formats is part of the install
+        roots = {Path(__file__).resolve().parent}  # the termqa package
+        try:  # the readers install as termqa.formats from a folder of their own
+            spec = importlib.util.find_spec("termqa.formats")
+            if spec is not None and spec.submodule_search_locations:
+                roots.add(Path(list(spec.submodule_search_locations)[0]).resolve())
+        except (ImportError, ValueError):  # pragma: no cover - formats is part of the install
             pass
         for root in sorted(roots):
             for f in sorted(root.rglob("*.py")):
