@@ -45,7 +45,7 @@ def measure(argv: list[str], env: dict) -> dict:
         code = os.waitstatus_to_exitcode(status)
         err_f.seek(0)
         err = err_f.read().decode("utf-8", "replace")
-    return {"seconds": wall, "peak_mb": usage.ru_maxrss / 1024.0, "code": code, "stderr": err}
+    return {"seconds": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024.0, "code": code, "stderr": err}
 
 
 def pofilter_command(explicit: str | None) -> list[str]:

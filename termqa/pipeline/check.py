@@ -325,6 +325,7 @@ def _count_parallel(documents, concepts, tries, lem, jobs, progress):
         lem(normalise_tag(doc.tgt_lang))
     plain = [f.name for f in fields(Work) if f.name not in _WORK_LINKS]
     union: dict = {"upto": -1, "keys": frozenset()}  # per worker process: its documents only grow
+    worker_forms: dict = {}  # per worker process, across its documents (a concept's forms are computed once)
 
     def task(n, channel):
         doc = documents[n]
@@ -341,7 +342,9 @@ def _count_parallel(documents, concepts, tries, lem, jobs, progress):
                 union["upto"] = n
             return union["keys"]
 
-        work, skipped = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, {},
+        # the forms of this worker's earlier documents are reported again: documents before n, so the
+        # union of reports 0..n is the same
+        work, skipped = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, worker_forms,
                                           exclusion, known)
         return [(w.seg.index, w.concept.id, *(getattr(w, k) for k in plain)) for w in work], skipped
 

@@ -7,6 +7,7 @@ projects stay in one process too: starting workers and sending results back cost
 """
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from typing import Callable, Optional, Sequence, TypeVar
@@ -102,6 +103,9 @@ def run_documents(task: Callable[[int, Channel], R], count: int, jobs: int,
     _TASK = task
     ctx = multiprocessing.get_context("fork")
     procs, conns = [], {}
+    # objects that exist now are never collected in the workers: a collection there would write to every
+    # object's header and copy the whole inherited heap page by page (gc.freeze is meant for this)
+    gc.freeze()
     try:
         for w in range(jobs):
             parent_end, child_end = ctx.Pipe()
@@ -145,6 +149,7 @@ def run_documents(task: Callable[[int, Channel], R], count: int, jobs: int,
         return [results[n] for n in range(count)]
     finally:
         _TASK = None
+        gc.unfreeze()
         for conn in conns:
             conn.close()
         for p in procs:
