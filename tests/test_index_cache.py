@@ -75,9 +75,8 @@ def test_glossary_bytes_change_is_a_new_key(samples, tmp_path):
 
 
 def _index_files_after(concepts, lemmatiser, folder) -> list[Path]:
-    run = ck.Run(files=(), glossaries=(), concepts=tuple(concepts), documents=(), table={}, lem=None, settings={})
     with indexcache.using(indexcache.IndexCache(folder)):
-        ck.cached_source_index(run, concepts, "en", lemmatiser, "x")
+        ck.cached_source_index(concepts, "en", lemmatiser, "x")
     return _files(folder, "source-index")
 
 

@@ -273,13 +273,12 @@ def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] 
     for doc in documents:
         src_l = normalise_tag(doc.src_lang)
         if src_l not in tries:
-            tries[src_l] = cached_source_index(run, concepts, src_l, lem(src_l), doc.path)
+            tries[src_l] = cached_source_index(concepts, src_l, lem(src_l), doc.path)
     n_jobs = parallel.plan_jobs(jobs, documents)
     if n_jobs > 1:
         work, skipped = _count_parallel(documents, concepts, tries, lem, n_jobs, progress)
     else:
         work, skipped = _count_sequential(documents, concepts, tries, lem, progress)
-
 
     references = _references(work)
     verdicts, items = _verdicts(work, references, Rules(lem, run.table))
@@ -392,7 +391,7 @@ def finish(run: Run) -> CheckResult:
     )
 
 
-def cached_source_index(run: Run, concepts, src_l: str, lemmatiser, path) -> tuple:
+def cached_source_index(concepts, src_l: str, lemmatiser, path) -> tuple:
     """`_source_index` through the active index cache.
 
     Keyed by a fingerprint of every designation that can enter the index (concept id, text, language,
