@@ -455,6 +455,45 @@ def _unit_xml(uid: str, en: str, fr: Optional[str], state: str, rng: random.Rand
     return f'<trans-unit id="{uid}"><source>{en_x}</source><target state="{state}">{fr_x}</target></trans-unit>\n'
 
 
+def _tu_xml(uid: str, en: str, fr: Optional[str], rng: random.Random) -> str:
+    rng.random()  # the draw _unit_xml makes for inline codes: the same text stream as the XLIFF output
+    tgt = "" if fr is None else f'<tuv xml:lang="fr-FR"><seg>{_esc(fr)}</seg></tuv>'
+    return f'<tu tuid="{uid}"><tuv xml:lang="en-US"><seg>{_esc(en)}</seg></tuv>{tgt}</tu>\n'
+
+
+def generate_tmx(words: int, concepts_n: int, out: Path, seed: int = 7, term_rate: float = 0.04,
+                 zipf: float = 1.0) -> Path:
+    """One TMX 1.4 file (`tmx/memory.tmx`) of `words` source words, written as it is generated (a 10M-word
+    memory never sits in this process), with the glossary and a manifest like `generate`'s."""
+    t0 = time.perf_counter()
+    rng = random.Random(seed)
+    target = out / f"termqa-bench-{words}w-{concepts_n}c-s{seed}-tmx"
+    (target / "tmx").mkdir(parents=True, exist_ok=True)
+    concepts = make_concepts(concepts_n, rng)
+    write_tbx(target / "glossary.tbx", concepts)
+    w = Writer(concepts, rng, term_rate, zipf)
+    u = 0
+    with open(target / "tmx" / "memory.tmx", "w", encoding="utf-8") as fh:
+        fh.write('<?xml version="1.0" encoding="UTF-8"?>\n<tmx version="1.4">\n<header creationtool="termqa-bench" '
+                 'creationtoolversion="1" segtype="sentence" o-tmf="none" adminlang="en" srclang="en-US" '
+                 'datatype="plaintext"/>\n<body>\n')
+        while w.words < words:
+            en, fr = w.sentence()
+            if rng.random() < 0.1:
+                en2, fr2 = w.sentence()
+                en, fr = f"{en} {en2}", f"{fr} {fr2}"
+            u += 1
+            fh.write(_tu_xml(str(u), en, None if rng.random() < 0.005 else fr, rng))
+        fh.write("</body>\n</tmx>\n")
+    manifest = {"generator": "termqa bench/generate.py", "generator_version": GENERATOR_VERSION, "seed": seed,
+                "words_requested": words, "source_words": w.words, "term_tokens": w.term_tokens,
+                "occurrences": w.occurrences, "concept_request": concepts_n, "concepts": len(concepts),
+                "segments": u, "files": ["memory.tmx"], "glossary": "glossary.tbx",
+                "seconds": round(time.perf_counter() - t0, 2)}
+    (target / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return target
+
+
 def generate(words: int, concepts_n: int, out: Path, seed: int = 7, words_per_file: int = 100_000,
              term_rate: float = 0.04, zipf: float = 1.0) -> Path:
     t0 = time.perf_counter()
@@ -536,7 +575,14 @@ def main(argv=None) -> int:
     ap.add_argument("--words-per-file", type=int, default=100_000, help="split into XLIFF files of about this many words")
     ap.add_argument("--term-rate", type=float, default=0.04, help="share of source tokens inside term occurrences")
     ap.add_argument("--zipf", type=float, default=1.0, help="Zipf exponent of concept frequencies")
+    ap.add_argument("--tmx", action="store_true", help="write one TMX file (tmx/memory.tmx) instead of XLIFF files")
     a = ap.parse_args(argv)
+    if a.tmx:
+        target = generate_tmx(a.words, a.concepts, a.out, a.seed, a.term_rate, a.zipf)
+        m = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
+        print(f"{target}: {m['source_words']} words, {m['segments']} units in tmx/memory.tmx, "
+              f"{m['occurrences']} term occurrences, {m['concepts']} concepts, {m['seconds']} s")
+        return 0
     target = generate(a.words, a.concepts, a.out, a.seed, a.words_per_file, a.term_rate, a.zipf)
     m = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
     print(f"{target}: {m['source_words']} words, {m['segments']} segments in {len(m['files'])} files, "

@@ -6,6 +6,7 @@ from its extension) and dispatch to the reader module, imported lazily.
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 from typing import Union
 
@@ -95,13 +96,43 @@ def _dispatch(path, kind, data, root, *, src_lang=None, tgt_lang=None, default_l
     raise UnknownFormatError(path, "unknown format")  # pragma: no cover - kinds are closed
 
 
+# TMX files larger than this are read streaming (formats.tmx.read_stream): no XML tree in memory.
+STREAM_MIN_BYTES = 16 * 1024 * 1024
+_FIRST_ELEMENT = re.compile(rb"<(?![?!])([A-Za-z_][\w.:-]*)")
+
+
+def _big_tmx(path) -> bool:
+    """A TMX file large enough to stream (the first element is <tmx>; UTF-8 or another ASCII superset)."""
+    p = Path(path)
+    try:
+        if not p.is_file() or p.stat().st_size < STREAM_MIN_BYTES:
+            return False
+        with open(p, "rb") as fh:
+            head = fh.read(65536)
+    except OSError:
+        return False  # the ordinary path reports it
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in head[:200]:
+        return False  # UTF-16: the whole-file parser handles it
+    body = re.sub(rb"<!--.*?-->", b"", head, flags=re.S)
+    m = _FIRST_ELEMENT.search(body)
+    return m is not None and m.group(1).split(b":")[-1] == b"tmx"
+
+
 def read_any(path, *, src_lang=None, tgt_lang=None, default_lang=None) -> Union[BilingualFile, Glossary]:
     """Read a bilingual file or a glossary, whichever it is."""
+    if _big_tmx(path):
+        from . import tmx
+
+        return tmx.read_stream(str(path), src_lang=src_lang, tgt_lang=tgt_lang)
     kind, data, root = _parse(path)
     return _dispatch(path, kind, data, root, src_lang=src_lang, tgt_lang=tgt_lang, default_lang=default_lang)
 
 
 def read_bilingual(path, *, src_lang=None, tgt_lang=None) -> BilingualFile:
+    if _big_tmx(path):
+        from . import tmx
+
+        return tmx.read_stream(str(path), src_lang=src_lang, tgt_lang=tgt_lang)
     kind, data, root = _parse(path)
     if kind not in BILINGUAL:
         raise InputError(path, f"is a glossary ({kind}), not a bilingual file", fix="pass it with --glossary")

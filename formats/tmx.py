@@ -27,6 +27,7 @@ from termqa.errors import InputError, MissingLanguageError
 from termqa.lang.langtags import match_quality, normalise_tag
 from termqa.model import BilingualFile, Document, Segment
 
+from . import xmlsafe
 from .inline import TMX, flatten
 from .xmlsafe import XML_LANG, ns
 
@@ -80,33 +81,117 @@ def _pick(tuvs: list[tuple[str, object]], lang: str, exclude=None):
 def read(path: str, root, *, src_lang=None, tgt_lang=None) -> BilingualFile:
     """Read a TMX file whose root element `root` is already parsed (see formats.xmlsafe)."""
     uri = ns(root.tag)
-    warnings: list[str] = []
-    problems: list[str] = []
     header = next(iter(_elements(root, "header", uri)), None)
     body = next(iter(_elements(root, "body", uri)), None)
     if body is None:
         raise InputError(path, "has no <body>: not a usable TMX document")
+    info = {"srclang": header.get("srclang") if header is not None else None, "version": root.get("version"),
+            "body": True}
+    return _read_units(path, uri, info, lambda: iter(_elements(body, "tu", uri)), src_lang=src_lang,
+                       tgt_lang=tgt_lang)
 
-    # First pass: every unit's tuvs with their languages, and every language seen.
-    units: list[tuple[str, list[tuple[str, object]]]] = []
+
+def read_stream(path: str, *, src_lang=None, tgt_lang=None) -> BilingualFile:
+    """Read a TMX file without holding its XML tree: two passes of lxml's iterparse over the file.
+
+    The first pass gathers the languages (and the header's srclang), the second builds the segments;
+    each `<tu>` is dropped as soon as it is read, so memory holds the segments and no XML. Gives the
+    same record as `read` on the parsed tree (tested). The parser settings are formats.xmlsafe's:
+    no entities, no DTD, no network.
+    """
+    xmlsafe.refuse_entities(xmlsafe.prolog_of(path), path)
+    info: dict = {}
+    passes = iter((info, {}))  # the first pass fills `info` (root, header, body); the second needs none
+    uri = _stream_root(path)
+    return _read_units(path, uri, info, lambda: _stream_tus(path, uri, next(passes)), src_lang=src_lang,
+                       tgt_lang=tgt_lang)
+
+
+def _stream_root(path: str) -> str:
+    """The namespace of the root element, from the first event of a streaming parse."""
+    from lxml import etree
+
+    try:
+        for _event, el in etree.iterparse(path, events=("start",), **xmlsafe.PARSER_SETTINGS):
+            return ns(el.tag)
+    except etree.XMLSyntaxError as exc:
+        raise InputError(path, f"is not well-formed XML: {xmlsafe.syntax_message(exc)}") from None
+    except (ValueError, LookupError) as exc:
+        raise InputError(path, f"cannot be decoded: {exc}") from None
+    raise InputError(path, "has no root element")
+
+
+def _stream_tus(path: str, uri: str, info: dict):
+    """The `<tu>` elements of a TMX file one at a time, each cleared once the caller moves on.
+
+    `info` receives the root's version, the header's srclang and whether a body was seen.
+    """
+    from lxml import etree
+
+    depth = 0
+    tu_tag, body_tag, header_tag = _tag("tu", uri), _tag("body", uri), _tag("header", uri)
+    try:
+        for event, el in etree.iterparse(path, events=("start", "end"), **xmlsafe.PARSER_SETTINGS):
+            if event == "start":
+                depth += 1
+                if depth == 1:
+                    info["version"] = el.get("version")
+                elif depth == 2 and el.tag == body_tag and "body" not in info:
+                    info["body"] = el
+                continue
+            depth -= 1
+            if depth == 1 and el.tag == header_tag and "srclang" not in info:
+                info["srclang"] = el.get("srclang")
+            elif depth == 2 and el.tag == tu_tag and el.getparent() is not None and el.getparent().tag == body_tag:
+                if info.get("body") is not el.getparent():
+                    continue  # a second <body>: the tree reader reads the first only
+                yield el
+                el.clear()
+                parent = el.getparent()
+                while el.getprevious() is not None:  # units already read: drop them
+                    del parent[0]
+    except etree.XMLSyntaxError as exc:
+        raise InputError(path, f"is not well-formed XML: {xmlsafe.syntax_message(exc)}") from None
+    except (ValueError, LookupError) as exc:
+        raise InputError(path, f"cannot be decoded: {exc}") from None
+
+
+def _tag(name: str, uri: str) -> str:
+    return f"{{{uri}}}{name}" if uri else name
+
+
+def _read_units(path: str, uri: str, info: dict, tus, *, src_lang=None, tgt_lang=None) -> BilingualFile:
+    """The file's record from its `<tu>` elements: `tus()` gives them afresh for each of the two passes.
+
+    `info`: the header's srclang, the root's version and whether the file has a body (filled by the
+    first pass when streaming).
+    """
+    warnings: list[str] = []
+    problems: list[str] = []
+
+    # First pass: every language seen, and the first language of every unit.
     seen: dict[str, str] = {}  # lowercase tag -> normalised tag, in first-seen order
     first_langs: Counter = Counter()
-    for n, tu in enumerate(_elements(body, "tu", uri), start=1):
+    tuid_counts: Counter = Counter()
+    for n, tu in enumerate(tus(), start=1):
         uid = tu.get("tuid") or f"{n}"
-        tuvs = []
+        tuid_counts[uid] += 1
+        first = None
         for tuv in _elements(tu, "tuv", uri):
             lang = _tuv_lang(tuv)
             if not lang:
                 problems.append(f"tu {uid!r}: a <tuv> has no xml:lang; it was left out")
                 continue
             seen.setdefault(lang.lower(), lang)
-            tuvs.append((lang, tuv))
-        if tuvs:
-            first_langs[tuvs[0][0]] += 1
-        units.append((uid, tuvs))
+            if first is None:
+                first = lang
+        if first is not None:
+            first_langs[first] += 1
     languages = list(seen.values())
+    if info.get("body") is None:
+        raise InputError(path, "has no <body>: not a usable TMX document")
+    header_src = info.get("srclang") or ""
 
-    header_src = (header.get("srclang") if header is not None else None) or ""
     if src_lang:
         src = _resolve(path, src_lang, languages, "source", "--src-lang", warnings) if languages else normalise_tag(src_lang)
     elif header_src.strip() and header_src.strip() != "*all*":
@@ -132,10 +217,12 @@ def read(path: str, root, *, src_lang=None, tgt_lang=None) -> BilingualFile:
             candidates=tuple(others),
         )
 
+    # Second pass: the segments of the chosen pair.
     segments: list[Segment] = []
     without_source = 0
-    tuid_counts = Counter(uid for uid, _ in units)
-    for uid, tuvs in units:
+    for n, tu in enumerate(tus(), start=1):
+        uid = tu.get("tuid") or f"{n}"
+        tuvs = [(lang, tuv) for tuv in _elements(tu, "tuv", uri) if (lang := _tuv_lang(tuv))]
         s_tuv = _pick(tuvs, src)
         if s_tuv is None:
             without_source += 1
@@ -172,7 +259,7 @@ def read(path: str, root, *, src_lang=None, tgt_lang=None) -> BilingualFile:
         path=path,
         format="tmx",
         documents=(doc,),
-        version=root.get("version"),
+        version=info.get("version"),
         src_lang=src,
         tgt_lang=tgt,
         languages=tuple(languages),

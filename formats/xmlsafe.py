@@ -18,18 +18,47 @@ _ENTITY_DECL_16 = (
 )
 
 
+# The settings of every parser we make, the streaming one (lxml iterparse) included.
+PARSER_SETTINGS = dict(
+    resolve_entities=False,
+    no_network=True,
+    load_dtd=False,
+    dtd_validation=False,
+    huge_tree=False,
+    remove_comments=False,
+    strip_cdata=True,
+)
+
+
 def _parser():
     from lxml import etree
 
-    return etree.XMLParser(
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        dtd_validation=False,
-        huge_tree=False,
-        remove_comments=False,
-        strip_cdata=True,
-    )
+    return etree.XMLParser(**PARSER_SETTINGS)
+
+
+def prolog_of(path) -> bytes:
+    """The first bytes of a file (where a DOCTYPE may stand), for readers that stream the rest."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(65536)
+    except OSError as exc:
+        raise InputError(path, f"cannot be read: {exc.strerror}") from None
+
+
+def refuse_entities(head: bytes, path) -> None:
+    """InputError when the prolog declares entities (never expanded: XXE and entity bombs)."""
+    if _ENTITY_DECL.search(head) or any(p in head for p in _ENTITY_DECL_16):
+        raise InputError(
+            path,
+            "declares XML entities in its DOCTYPE; termqa never expands entities (XXE/entity-bomb protection)",
+            fix="remove the <!ENTITY ...> declarations",
+        )
+
+
+def syntax_message(exc) -> str:
+    """lxml's syntax error in one line, without the "(<string>, line N)" it appends."""
+    msg = (str(exc).splitlines() or ["malformed XML"])[0]
+    return re.sub(r"\s*\(<string>, line \d+(?:, column \d+)?\)", "", msg)
 
 
 def _prolog(data: bytes) -> bytes:

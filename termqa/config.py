@@ -22,7 +22,7 @@ KEYS = {
     "max_calls": "int", "max_cost": "float", "judge_timeout": "float", "judge_batch": "bool",
     "judge_batch_file": "path", "cache": "path", "offline": "bool", "exhaustive": "bool",
     "fail_on": "list", "penalties": "table", "annotate_level": "str", "its": "bool", "prices": "table",
-    "source_only_glossary": "bool", "decisions": "path", "variants": "str",
+    "source_only_glossary": "bool", "decisions": "path", "variants": "str", "jobs": "int", "index_cache": "bool",
 }
 
 

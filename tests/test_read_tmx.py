@@ -239,3 +239,59 @@ def test_tuv_without_language_is_a_problem(tmp_path):
     bf = read_bilingual(_write(tmp_path, body))
     assert bf.problems == ("tu 'x': a <tuv> has no xml:lang; it was left out",)
     assert [(s.source, s.target) for s in bf.segments] == [("A", "C")]
+
+
+# --- streaming reader (big files): the same record as the tree reader --------------------------------
+
+
+def _both(monkeypatch, path, **kw):
+    """(tree record or error text, streaming record or error text) of one file."""
+    import termqa.formats as fm
+
+    out = []
+    for threshold in (10 ** 12, 0):
+        monkeypatch.setattr(fm, "STREAM_MIN_BYTES", threshold)
+        try:
+            out.append(read_bilingual(path, **kw))
+        except InputError as exc:
+            out.append(str(exc))
+    return out
+
+
+@pytest.mark.parametrize("path", TMX_FILES, ids=[p.name for p in TMX_FILES])
+def test_streaming_reads_corpus_files_like_the_tree_reader(path, monkeypatch):
+    tree, stream = _both(monkeypatch, path)
+    if isinstance(tree, str) and "pass --tgt-lang" in tree:
+        tree, stream = _both(monkeypatch, path, tgt_lang=_languages(path)[1])
+    if isinstance(tree, str) and "UTF-16" not in tree:
+        assert stream == tree
+    else:
+        assert stream == tree
+
+
+def test_streaming_reads_fixtures_like_the_tree_reader(tmp_path, monkeypatch):
+    bodies = [
+        '<tu><tuv xml:lang="de"><seg>Eins</seg></tuv><tuv xml:lang="EN-us"><seg>One</seg></tuv></tu>'
+        '<tu><tuv xml:lang="en-US"><seg>Two</seg></tuv><tuv xml:lang="de"><seg>Zwei</seg></tuv></tu>',
+        '<tu tuid="a"><tuv lang="EN"><seg>Save <ph>&lt;br/&gt;</ph>now</seg></tuv><tuv lang="FR-ca"><seg>Enr'
+        '<hi>egis</hi>trer</seg></tuv></tu><tu tuid="a"><tuv lang="en"><seg>Open</seg></tuv></tu>'
+        '<tu tuid="c"><tuv lang="fr-CA"><seg>Fermer</seg></tuv></tu><tu><tuv><seg>B</seg></tuv></tu>',
+        "",
+    ]
+    for n, body in enumerate(bodies):
+        for header in ('srclang="en-US"', 'srclang="*all*"', ""):
+            path = _write(tmp_path, body, header=header, name=f"f{n}.tmx")
+            tree, stream = _both(monkeypatch, path)
+            assert stream == tree, (body, header)
+    bad = tmp_path / "bad.tmx"
+    bad.write_text('<tmx version="1.4"><header srclang="en"/><body><tu><tuv xml:lang="en"><seg>x</tuv></tu></body></tmx>')
+    tree, stream = _both(monkeypatch, str(bad))
+    assert isinstance(stream, str) and "not well-formed XML" in stream and isinstance(tree, str)
+    ent = tmp_path / "ent.tmx"
+    ent.write_text('<?xml version="1.0"?><!DOCTYPE tmx [<!ENTITY a "b">]><tmx version="1.4"><header srclang="en"/>'
+                   '<body/></tmx>')
+    tree, stream = _both(monkeypatch, str(ent))
+    assert stream == tree and "entities" in stream
+    nobody = tmp_path / "nobody.tmx"
+    nobody.write_text('<tmx version="1.4"><header srclang="en"/></tmx>')
+    assert _both(monkeypatch, str(nobody))[1] == _both(monkeypatch, str(nobody))[0]

@@ -87,6 +87,7 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
         penalties=penalties, judge=judge, exhaustive=bool(s.get("exhaustive")), domain=s.get("domain"),
         source_only_glossary=bool(s.get("source_only_glossary")), decisions=find_decisions(s.get("decisions")),
         progress=progress, variants=s.get("variants") or DEFAULT_LEVEL,
+        jobs=s.get("jobs"), index_cache=s.get("index_cache") is not False,
     )
     end_progress(progress)
     for alert in result.alerts:  # inputs that do not fit: said first, whatever else is printed

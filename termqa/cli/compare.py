@@ -64,6 +64,7 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
         src_lang=s.get("src_lang"), glossary_lang=s.get("glossary_lang"), lemmatiser=s.get("lemmatiser") or "auto",
         penalties=penalties, judge=judge, exhaustive=bool(s.get("exhaustive")), domain=s.get("domain"),
         source_only_glossary=bool(s.get("source_only_glossary")),
+        jobs=s.get("jobs"), index_cache=s.get("index_cache") is not False,
         alpha=cmp.DEFAULT_ALPHA if alpha is None else alpha,
         resamples=cmp.DEFAULT_RESAMPLES if resamples is None else resamples,
         seed=cmp.DEFAULT_SEED if seed is None else seed, progress=progress,

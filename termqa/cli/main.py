@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from termqa import config
+from termqa import config, indexcache
 from termqa.cli.check import check_command
 from termqa.cli.common import EXIT_INPUT, Group, epilog, wrote
 from termqa.cli.compare import compare_command
@@ -87,6 +87,28 @@ def rescore(verdicts, penalties_file, json_out):
         wrote(atomic_write(json_out, json_data=out), False)
 
     click.echo(rescore_table(data, out))
+
+
+# --- cache ---------------------------------------------------------------------------------------------
+
+@main.group("cache")
+def cache_group():
+    """The index cache: parsed glossaries, source indexes and lemma tables kept between runs."""
+
+
+@cache_group.command("path")
+def cache_path():
+    """Print the index cache folder ($TERMQA_CACHE_DIR, else the user cache folder)."""
+    folder = indexcache.default_folder()
+    click.echo(str(folder) if folder is not None else "(no cache folder on this system)")
+
+
+@cache_group.command("clear")
+def cache_clear():
+    """Delete every file of the index cache (the next run rebuilds what it needs)."""
+    cache = indexcache.default_cache()
+    n = cache.clear()
+    click.echo(f"removed {n} file{'s' if n != 1 else ''} from {cache.folder}")
 
 
 for command in (check_command, compare_command, decide_group, judge_group, *evaluate_commands):

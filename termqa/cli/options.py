@@ -17,6 +17,12 @@ _INPUT_OPTIONS = (
                       "(without this flag such a glossary is refused)."),
     click.option("--penalties", "penalties_file", type=click.Path(dir_okay=False),
                  help="JSON or TOML file overriding penalties, e.g. {\"A4\": 2, \"unjustified\": 1}."),
+    click.option("--jobs", type=click.IntRange(min=1), default=None,
+                 help="Worker processes for counting (default: the available cores, on projects over "
+                      "150k source words; results are the same for any value)."),
+    click.option("--index-cache/--no-index-cache", "index_cache", default=None,
+                 help="Keep parsed glossaries, source indexes and lemma tables in the user cache folder "
+                      "(default; $TERMQA_CACHE_DIR relocates it)."),
 )
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Mapping, Optional, Sequence
 
-from termqa import formats
+from termqa import formats, indexcache
 from termqa.errors import InputError, MissingLanguageError, UsageError
 from termqa.evaluate import stats
 from termqa.evaluate.stats import PermutationTest
@@ -35,7 +35,9 @@ from termqa.judge.stages import DocView, Stage, System, account, check_reference
 from termqa.lang.langtags import primary
 from termqa.model import GLOSSARY, OUTCOMES, PSEUDO, UNJUDGED, Reference, Span
 from termqa.pipeline import align as al, sanity
-from termqa.pipeline.check import TRAINED_MAX_WORDS, Lemmatisers, count, finish, prepare, project_words
+from termqa.pipeline.check import (
+    TRAINED_MAX_WORDS, Lemmatisers, count, finish, prepare, project_words, read_glossary_cached,
+)
 from termqa.pipeline.detect import keys_of, rendering_key
 from termqa.pipeline.score import validate_table
 
@@ -435,8 +437,22 @@ def compare(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     progress=None,
+    jobs: Optional[int] = None,
+    index_cache=True,
 ) -> CompareResult:
-    """Check several systems' translations of the same source against shared references."""
+    """Check several systems' translations of the same source against shared references.
+
+    `jobs` and `index_cache` as in `termqa.check` (worker processes for counting; the on-disk index cache).
+    """
+    with indexcache.using(indexcache.resolve(index_cache)):
+        return _compare(inputs, glossaries, names=names, tgt_langs=tgt_langs, src_lang=src_lang,
+                        glossary_lang=glossary_lang, lemmatiser=lemmatiser, penalties=penalties, judge=judge,
+                        exhaustive=exhaustive, domain=domain, source_only_glossary=source_only_glossary,
+                        alpha=alpha, resamples=resamples, seed=seed, progress=progress, jobs=jobs)
+
+
+def _compare(inputs, glossaries, *, names, tgt_langs, src_lang, glossary_lang, lemmatiser, penalties, judge,
+             exhaustive, domain, source_only_glossary, alpha, resamples, seed, progress, jobs) -> CompareResult:
 
     if not 0 < alpha < 1:
         raise UsageError(f"alpha must be between 0 and 1, not {alpha}")
@@ -449,7 +465,7 @@ def compare(
     files = [read_system(spec, src_lang) for spec in specs]
     read = [(spec, _documents(fs)) for spec, fs in zip(specs, files)]
     check_same_source(read)
-    gloss = [formats.read_glossary(g, default_lang=glossary_lang) for g in glossaries]  # once for all
+    gloss = [read_glossary_cached(g, glossary_lang) for g in glossaries]  # once for all
 
     # one lemmatiser mode for every system, so that all are read the same way
     mode = lemmatiser
@@ -464,7 +480,8 @@ def compare(
             progress("systems", n, len(specs))
         # the same stages as `termqa check`, with references shared before judging
         run = count(prepare(files[n], gloss, src_lang=src_lang, tgt_lang=spec.tgt_lang, glossary_lang=glossary_lang,
-                            lemmatiser=mode, penalties=table, source_only_glossary=source_only_glossary))
+                            lemmatiser=mode, penalties=table, source_only_glossary=source_only_glossary),
+                    jobs=jobs)
         res = finish(run)
         runs.append(SystemRun(spec, res, {d.doc_id: k for k, d in enumerate(res.documents)},
                               list(res.verdicts), {(r.doc_id, r.concept_id, r.source_form): r

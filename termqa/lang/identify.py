@@ -10,7 +10,7 @@ below another language's.
 """
 from __future__ import annotations
 
-import importlib
+import importlib.util
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -32,9 +32,24 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 
 @lru_cache(maxsize=None)
 def _stop_words(lang: str) -> frozenset:
+    """spaCy's stop-word list of `lang`, read from its file alone.
+
+    Importing `spacy.lang.<lang>.stop_words` as a module runs the language package's __init__ first,
+    which compiles its tokenizer exceptions (several seconds for French): the file itself only
+    defines a set, so it is loaded on its own, under a private module name.
+    """
     try:
-        return frozenset(importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS)
-    except (ImportError, AttributeError):
+        spec = importlib.util.find_spec("spacy")
+        if spec is None or not spec.submodule_search_locations:
+            return frozenset()
+        path = f"{list(spec.submodule_search_locations)[0]}/lang/{lang}/stop_words.py"
+        file_spec = importlib.util.spec_from_file_location(f"_termqa_stop_words_{lang}", path)
+        if file_spec is None or file_spec.loader is None:
+            return frozenset()
+        module = importlib.util.module_from_spec(file_spec)
+        file_spec.loader.exec_module(module)
+        return frozenset(module.STOP_WORDS)
+    except (ImportError, AttributeError, OSError, SyntaxError):
         return frozenset()
 
 

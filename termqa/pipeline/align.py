@@ -513,7 +513,10 @@ def align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lemma
     needed = {g for seg in {work[i].seg.index for _k, m in todo for i in m if work[i].alignment is None}
               for g in ngrams(indexes[seg], stop)}
     doc_counts, pair_of = _document_counts(work, indexes, stop, lemmatiser, needed)
-    all_forms = [f for (_cid, lang), forms in forms_cache.items() if lang == tgt_l for f in forms]
+    # the glossary renderings of the concepts found in this document: a document depends on itself
+    # only, so documents can be counted in any order or side by side (--jobs)
+    here = {w.concept.id for w in work}
+    all_forms = [f for (cid, lang), forms in forms_cache.items() if lang == tgt_l and cid in here for f in forms]
     glossary_keys = frozenset(f.key for f in all_forms)  # never mined as another concept's rendering
     gspans = _GlossarySpans(all_forms)
     protected: dict = {}

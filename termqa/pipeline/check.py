@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
 from typing import Callable, Mapping, Optional, Sequence, Union
 
-from termqa import formats, signature
+from termqa import formats, indexcache, signature
 from termqa.errors import LanguageError, UsageError
 from termqa.formats.annotate.replies import read_replies
 from termqa.formats.csvgloss import assign_languages
@@ -26,7 +28,7 @@ from termqa.lang.segcheck import misalignment
 from termqa.model import (
     ALLOWED_STATUSES, BilingualFile, Concept, Document, Glossary, Occurrence, Reference, Span, Verdict,
 )
-from termqa.pipeline import align as al, detect as dt, sanity, variants as vr
+from termqa.pipeline import align as al, detect as dt, parallel, sanity, variants as vr
 from termqa.pipeline.metrics import Item
 from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING, Rules, verdict_fields
 from termqa.pipeline.reference import glossary_reference, pseudo_reference
@@ -40,6 +42,9 @@ Progress = Callable[[str, int, int], None]
 # Above this many words (source + target), `--lemmatiser auto` uses the lookup tables even when a
 # trained spaCy pipeline is installed.
 TRAINED_MAX_WORDS = 50_000
+# A document with more segments than this (a big translation memory) is tokenised and matched this many
+# segments at a time, keeping only the tokens of segments that hold an occurrence.
+DETECT_CHUNK = 20_000
 
 
 @dataclass
@@ -150,6 +155,8 @@ def check(
     decisions: Union[None, str, DecisionBook] = None,
     progress: Optional[Progress] = None,
     variants: str = vr.DEFAULT_LEVEL,
+    jobs: Optional[int] = None,
+    index_cache: Union[bool, str, os.PathLike, None] = True,
 ) -> CheckResult:
     """Run the terminology check on bilingual files (or folders) against one or more glossaries.
 
@@ -161,11 +168,16 @@ def check(
     otherwise such a glossary is refused. `decisions`: a reviewer decisions file (path or DecisionBook),
     applied before the judge. `variants`: the detection level, none | static | dynamic (README,
     "Term variants").
+    `jobs`: worker processes for the counting stage (None: the available cores, on projects large enough
+    to gain from it); results are the same for any value.
+    `index_cache`: True (the user cache folder, or $TERMQA_CACHE_DIR), False (none) or a folder: parsed
+    glossaries, source indexes and lemma tables are kept there between runs (termqa.indexcache).
     """
-    run = prepare(inputs, glossaries, src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang,
-                  lemmatiser=lemmatiser, penalties=penalties, source_only_glossary=source_only_glossary,
-                  variants=variants)
-    run = count(run, progress=progress)
+    with indexcache.using(indexcache.resolve(index_cache)):
+        run = prepare(inputs, glossaries, src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang,
+                      lemmatiser=lemmatiser, penalties=penalties, source_only_glossary=source_only_glossary,
+                      variants=variants)
+        run = count(run, progress=progress, jobs=jobs)
     run = review(run, decisions if isinstance(decisions, DecisionBook) or decisions is None
                  else read_decisions(decisions))
     if judge is not None:
@@ -195,8 +207,7 @@ def prepare(
         raise UsageError(f"unknown variant level {variants!r}", fix=f"use one of: {', '.join(vr.LEVELS)}")
     table = validate_table(penalties or {})
     # paths are read here; records already read (termqa compare reads them once for all systems) pass
-    gl = [g if isinstance(g, Glossary) else formats.read_glossary(g, default_lang=glossary_lang)
-          for g in glossaries]
+    gl = [g if isinstance(g, Glossary) else read_glossary_cached(g, glossary_lang) for g in glossaries]
     files = [f if isinstance(f, BilingualFile) else formats.read_bilingual(f, src_lang=src_lang, tgt_lang=tgt_lang)
              for f in _expand_paths(inputs, expand)]
     gl = _give_languages(gl, files, src_lang, tgt_lang)
@@ -243,38 +254,51 @@ def _glossary_fits(concepts: Sequence[Concept], documents: Sequence[Document], s
     return alerts
 
 
+def read_glossary_cached(path, glossary_lang: Optional[str] = None) -> Glossary:
+    """`formats.read_glossary`, through the active index cache: keyed by the file's bytes, its path and
+    the reader option, so any edit of the file reads it again."""
+    cache = indexcache.active()
+    if not cache.enabled:
+        return formats.read_glossary(path, default_lang=glossary_lang)
+    try:
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:  # missing or unreadable: the reader says so in its own words
+        return formats.read_glossary(path, default_lang=glossary_lang)
+    key = indexcache.make_key("glossary", digest, str(path), glossary_lang)
+    hit = cache.load(key)
+    if isinstance(hit, Glossary) and hit.content_hash == digest:
+        return hit
+    g = formats.read_glossary(path, default_lang=glossary_lang)
+    cache.store(key, g)
+    return g
+
+
 def project_words(documents: Sequence[Document]) -> int:
     """Source and target words of a project (what the lemmatiser choice depends on)."""
     return sum(len(s.source.split()) + len((s.target or "").split()) for d in documents for s in d.segments)
 
 
-def count(run: Run, *, progress: Optional[Progress] = None) -> Run:
-    """Counting: detect every occurrence, align its rendering, fix references, decide what rules can."""
+def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] = None) -> Run:
+    """Counting: detect every occurrence, align its rendering, fix references, decide what rules can.
+
+    Documents are counted in `jobs` worker processes when that pays (see `parallel.plan_jobs`);
+    references and verdicts are then settled over all documents here, so results never depend on it.
+    """
     lem = run.lem
     concepts = list(run.concepts)
     warnings = list(run.warnings)
-    tries: dict[str, tuple] = {}
     level = str(run.settings.get("variants", vr.DEFAULT_LEVEL))
-    stops: dict[str, frozenset] = {}
-    forms_cache: dict[tuple, list] = {}
-    work: list[Work] = []
-    skipped = 0
     documents = run.documents
-    for n, doc in enumerate(documents):
-        if progress:
-            progress("documents", n, len(documents))
-        src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
+    tries: dict[str, tuple] = {}
+    for doc in documents:
+        src_l = normalise_tag(doc.src_lang)
         if src_l not in tries:
-            tries[src_l] = _source_index(concepts, src_l, lem(src_l), doc.path, level)
-        trie, heads = tries[src_l]
-        if level != "none" and src_l not in stops:
-            stops[src_l] = al.stop_words(primary(src_l))
-        w, sk = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, forms_cache,
-                                  level, stops.get(src_l, frozenset()))
-        work.extend(w)
-        skipped += sk
-    if progress:
-        progress("documents", len(documents), len(documents))
+            tries[src_l] = cached_source_index(concepts, src_l, lem(src_l), doc.path, level)
+    n_jobs = parallel.plan_jobs(jobs, documents)
+    if n_jobs > 1:
+        work, skipped = _count_parallel(documents, concepts, tries, lem, n_jobs, progress, level)
+    else:
+        work, skipped = _count_sequential(documents, concepts, tries, lem, progress, level)
 
     references = _references(work)
     verdicts, items = _verdicts(work, references, Rules(lem, run.table))
@@ -318,6 +342,65 @@ def review(run: Run, book: Optional[DecisionBook] = None) -> Run:
     return replace(run, verdicts=tuple(verdicts), review=report, warnings=tuple(warnings))
 
 
+def _count_sequential(documents, concepts, tries, lem, progress, level=vr.DEFAULT_LEVEL):
+    stops: dict[str, frozenset] = {}
+    forms_cache: dict[tuple, list] = {}
+    work: list[Work] = []
+    skipped = 0
+    for n, doc in enumerate(documents):
+        if progress:
+            progress("documents", n, len(documents))
+        src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
+        trie, heads = tries[src_l]
+        if level != "none" and src_l not in stops:
+            stops[src_l] = al.stop_words(primary(src_l))
+        w, sk = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, forms_cache,
+                                  level, stops.get(src_l, frozenset()))
+        work.extend(w)
+        skipped += sk
+    if progress:
+        progress("documents", len(documents), len(documents))
+    return work, skipped
+
+
+_WORK_LINKS = ("doc", "seg", "concept")
+
+
+def _count_parallel(documents, concepts, tries, lem, jobs, progress, level=vr.DEFAULT_LEVEL):
+    """`_count_sequential` in worker processes, with the same results: a document's occurrences depend
+    on that document alone (the glossary renderings mining keeps clear of are those of the concepts
+    found in it), so documents can be counted in any order."""
+    for doc in documents:  # built before forking, so that every worker inherits them
+        lem(normalise_tag(doc.tgt_lang))
+    stops = {src_l: al.stop_words(primary(src_l)) for src_l in tries} if level != "none" else {}
+    plain = [f.name for f in fields(Work) if f.name not in _WORK_LINKS]
+    worker_forms: dict = {}  # per worker process, across its documents (a concept's forms are computed once)
+
+    def task(n, _channel):
+        doc = documents[n]
+        src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
+        trie, heads = tries[src_l]
+        work, skipped = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, worker_forms,
+                                          level, stops.get(src_l, frozenset()))
+        return [(w.seg.index, w.concept.id, *(getattr(w, k) for k in plain)) for w in work], skipped
+
+    def tick(done):
+        if progress:
+            progress("documents", done, len(documents))
+
+    tick(0)
+    results = parallel.run_documents(task, len(documents), jobs, tick)
+    by_id = {c.id: c for c in concepts}
+    work: list[Work] = []
+    skipped = 0
+    for doc, (packed, sk) in zip(documents, results):
+        segs = {s.index: s for s in doc.segments}
+        for seg_index, concept_id, *values in packed:
+            work.append(Work(doc=doc, seg=segs[seg_index], concept=by_id[concept_id], **dict(zip(plain, values))))
+        skipped += sk
+    return work, skipped
+
+
 def judge_run(run: Run, settings: JudgeSettings, *, exhaustive: bool = False, domain: Optional[str] = None,
               progress: Optional[Progress] = None) -> Run:
     """The LLM judge on what counting left open (termqa.judge.stages)."""
@@ -347,11 +430,37 @@ def finish(run: Run) -> CheckResult:
     )
 
 
+def cached_source_index(concepts, src_l: str, lemmatiser, path, variants: str = vr.DEFAULT_LEVEL) -> tuple:
+    """`_source_index` through the active index cache.
+
+    Keyed by a fingerprint of every designation that can enter the index (concept id, text, language,
+    status, type: what build_entries and the head terms read), the source language, the lemmatiser
+    (name = tool, version and tables; mode) and the variant level (static variants enter the index):
+    the same termbase read another way gives the same key, and any change to a term gives another.
+    """
+    cache = indexcache.active()
+    if not cache.enabled:
+        return _source_index(concepts, src_l, lemmatiser, path, variants)
+    h = hashlib.sha256()
+    for c in concepts:
+        h.update(f"\x1e{c.id}".encode("utf-8", "surrogatepass"))
+        for t in c.terms:
+            h.update(f"\x1f{t.text}\x1f{t.lang}\x1f{t.status}\x1f{t.term_type}\x1f{t.matchable_only}"
+                     .encode("utf-8", "surrogatepass"))
+    key = indexcache.make_key("source-index", h.hexdigest(), src_l, lemmatiser.name, lemmatiser.mode, variants)
+    hit = cache.load(key)
+    if isinstance(hit, tuple) and len(hit) == 2 and isinstance(hit[0], dt.TermTrie):
+        return hit
+    built = _source_index(concepts, src_l, lemmatiser, path, variants)
+    cache.store(key, built)
+    return built
+
+
 def _source_index(concepts, src_l, lemmatiser, path, variants: str = vr.DEFAULT_LEVEL):
     """The trie of every source designation, and each concept's head term (its preferred term).
 
-    `variants` decides which entries the trie holds (static variants from "static" on): a cache of
-    the index must key on it."""
+    `variants` decides which entries the trie holds (static variants from "static" on): the cache of
+    the index keys on it."""
     entries = dt.build_entries(concepts, src_l, lemmatiser, variants=variants)
     if not entries:
         have = sorted({t.lang for c in concepts for t in c.terms if t.lang})
@@ -418,12 +527,20 @@ def _give_languages(gl, files, src_lang, tgt_lang):
 
 
 def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cache, level="none", stop=frozenset()):
-    """Occurrences of one document, with chains, first mentions and target spans."""
+    """Occurrences of one document, with chains, first mentions and target spans.
+
+    Everything here depends on this document only (the forms cache holds pure functions of a concept),
+    so documents can be counted in any order, or side by side in worker processes.
+    """
     by_id = {c.id: c for c in concepts}
     segs = [s for s in doc.segments if s.source.strip()]
-    src_tokens = lem_s.tokenize_many([s.source for s in segs])
-    tokens_by_seg = {s.index: t for s, t in zip(segs, src_tokens)}  # index: unique within a document
-    matches, _acronyms = dt.detect_document(doc, trie, tokens_by_seg, segs, level, primary(doc.src_lang or ""), stop)
+    src_lang = primary(doc.src_lang or "")
+    if len(segs) <= DETECT_CHUNK:
+        src_tokens = lem_s.tokenize_many([s.source for s in segs])
+        tokens_by_seg = {s.index: t for s, t in zip(segs, src_tokens)}  # index: unique within a document
+        matches, _acronyms = dt.detect_document(doc, trie, tokens_by_seg, segs, level, src_lang, stop)
+    else:
+        matches, tokens_by_seg = _detect_in_chunks(trie, segs, lem_s, level, src_lang, stop)
 
     work: list[Work] = []
     skipped = 0
@@ -501,6 +618,41 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
                                                  a.form if a and a.kind == "glossary" else None,
                                                  preferred[w.concept.id])
     return work, skipped
+
+
+def _detect_in_chunks(trie, segs, lem_s, level="none", lang="", stop=frozenset()):
+    """`detect_document` on a big document (a whole translation memory), DETECT_CHUNK segments at a time.
+
+    Only the tokens of segments holding a match are kept (alignment and variation need them), so memory
+    follows the occurrences, not the document. Results are those of `detect_document`: the same tokens,
+    the same passes; the rare document that defines its own acronyms is tokenised again for them.
+    """
+    kept: dict = {}
+    matches: list = []
+    for a in range(0, len(segs), DETECT_CHUNK):
+        part = segs[a:a + DETECT_CHUNK]
+        for seg, toks in zip(part, lem_s.tokenize_many([s.source for s in part])):
+            found = dt.find_in_segment(trie, seg, toks)
+            if found:
+                matches.extend(found)
+                kept[seg.index] = toks
+    tokens = _Tokens(kept, segs, lem_s)
+    if level != "none":  # variants may stand in segments without a glossary match: asked of `tokens`
+        matches = dt.find_variants(matches, trie, tokens, segs, level, lang, stop)
+    matches, _acronyms = dt.add_acronyms(trie, matches, tokens, segs)
+    return matches, tokens
+
+
+class _Tokens(dict):
+    """Kept tokens by segment index; any other segment of the document is tokenised when asked."""
+
+    def __init__(self, kept: dict, segs, lem):
+        super().__init__(kept)
+        self._text = {s.index: s.source for s in segs}
+        self._lem = lem
+
+    def __missing__(self, index):
+        return self._lem.tokenize(self._text[index])
 
 
 def _references(work: Sequence[Work]) -> dict:

@@ -279,6 +279,15 @@ def detect_document(doc: Document, trie: TermTrie, tokens_by_seg: dict, segments
         matches.extend(find_in_segment(trie, seg, tokens_by_seg[seg.index]))
     if variants != "none":
         matches = find_variants(matches, trie, tokens_by_seg, segments, variants, lang, stop)
+    return add_acronyms(trie, matches, tokens_by_seg, segments)
+
+
+def add_acronyms(trie: TermTrie, matches: list, tokens_by_seg, segments: Sequence[Segment]):
+    """`matches` (the glossary's, in document order) with the acronyms the document defines added.
+
+    `tokens_by_seg` must give the tokens of every segment holding a match; those of the other segments
+    are asked only when the document defines an acronym (it may be used anywhere).
+    """
     acronyms = [a for a in find_acronyms(matches, tokens_by_seg)
                 if trie.longest_at([(a.key[0],)], 0)[1] == []]
     if acronyms:

@@ -1,0 +1,235 @@
+"""The index cache: what every run against an unchanged termbase would rebuild identically, kept on disk.
+
+A team checks each delivery against the same termbase. Reading a 20k-concept TBX, lemmatising every
+term into the source trie and loading spaCy's lemma tables cost seconds per run and give the same
+result each time, so the results are stored in the user cache folder and loaded on the next run:
+
+- `glossary-*`: a parsed glossary (its concepts), keyed by the file's bytes (sha256), its path and the
+  reader options;
+- `source-index-*`: the source trie and head terms of a set of glossaries for one source language,
+  keyed by the glossaries' content hashes and languages, the lemmatiser's name (tool, version, tables)
+  and mode;
+- `lemma-table-*`: a language's word -> lemma table, keyed by the data file it came from (path, size,
+  modification time) and the spacy-lookups-data version.
+
+Every key also holds termqa's version, a fingerprint of its source files and this module's FORMAT, so
+an upgrade (or an edit of the code in a working copy) never reads what older code built. Folder: `$TERMQA_CACHE_DIR` when set, else `<user cache dir>/termqa/index` (platformdirs, the
+folder the verdict cache lives in). `termqa cache clear` or deleting the folder empties it; a run with
+`--no-index-cache` neither reads nor writes it.
+
+Safety. The files are pickles, and unpickling runs code named in the file: a cache file must only ever
+be one this module wrote. The folder is the user's own (like their shell history), so anyone who can
+write there can already run code as the user; we still never trust a file blindly: each starts with a
+magic line, the format version, and the sha256 of the payload, and a file that fails any check (or
+fails to unpickle) is ignored, rebuilt and overwritten. Writes go to a temporary file in the same
+folder, then one rename (termqa.fileio.atomic_write): two runs writing the same key both succeed (the
+last rename wins, both wrote the same content) and a reader never sees half a file. Any OS error
+(read-only home, full disk) only means no cache: results are the same with and without it.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import hashlib
+import importlib.util
+import json
+import os
+import pickle
+import shutil
+from pathlib import Path
+from typing import Any, Callable, Iterator, Optional, TypeVar
+
+from termqa.errors import TermqaError
+from termqa.fileio import atomic_write
+from termqa.version import __version__
+
+FORMAT = 1
+MAGIC = b"termqa-index-cache\n"
+ENV_DIR = "TERMQA_CACHE_DIR"
+
+T = TypeVar("T")
+
+
+def default_folder() -> Optional[Path]:
+    """`$TERMQA_CACHE_DIR`, else `<user cache dir>/termqa/index`; None when neither can be found."""
+    env = os.environ.get(ENV_DIR)
+    if env:
+        return Path(env).expanduser()
+    try:
+        from platformdirs import user_cache_dir
+
+        return Path(user_cache_dir("termqa")) / "index"
+    except Exception:  # no platformdirs or no home folder: run without a cache
+        return None
+
+
+_CODE: Optional[str] = None
+
+
+def code_fingerprint() -> str:
+    """sha256 of termqa's own source files (the package and its readers).
+
+    The version number alone would let a cache outlive an edit of the code that built it (a working
+    copy, a patched install): the readers, lemmatiser and index code are hashed instead, once per process
+    (a few milliseconds).
+    """
+    global _CODE
+    if _CODE is None:
+        h = hashlib.sha256(__version__.encode())
+        roots = {Path(__file__).resolve().parent}  # the termqa package
+        try:  # the readers install as termqa.formats from a folder of their own
+            spec = importlib.util.find_spec("termqa.formats")
+            if spec is not None and spec.submodule_search_locations:
+                roots.add(Path(list(spec.submodule_search_locations)[0]).resolve())
+        except (ImportError, ValueError):  # pragma: no cover - formats is part of the install
+            pass
+        for root in sorted(roots):
+            for f in sorted(root.rglob("*.py")):
+                try:
+                    h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
+                except OSError:
+                    pass
+        _CODE = h.hexdigest()
+    return _CODE
+
+
+def make_key(kind: str, *parts: Any) -> str:
+    """A file-name-safe key: the kind, then the sha256 of everything that decides the cached value
+    (termqa's version and code fingerprint included)."""
+    payload = json.dumps([FORMAT, __version__, code_fingerprint(), kind, *parts], sort_keys=True,
+                         ensure_ascii=False, separators=(",", ":"), default=str)
+    return f"{kind}-{hashlib.sha256(payload.encode('utf-8')).hexdigest()[:32]}"
+
+
+class IndexCache:
+    """Cached values in one folder, one file per key. `folder=None` is a cache that never hits."""
+
+    def __init__(self, folder: Optional[Path]):
+        self.folder = Path(folder) if folder is not None else None
+        self.hits = 0
+        self.misses = 0
+
+    @property
+    def enabled(self) -> bool:
+        return self.folder is not None
+
+    def path_of(self, key: str) -> Path:
+        assert self.folder is not None  # internal: callers check `enabled`
+        return self.folder / f"{key}.pickle"
+
+    def load(self, key: str) -> Any:
+        """The value stored under `key`, or None when absent, damaged or written by another layout."""
+        if self.folder is None:
+            return None
+        try:
+            data = self.path_of(key).read_bytes()
+        except OSError:
+            self.misses += 1
+            return None
+        value = _decode(data)
+        if value is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return value
+
+    def store(self, key: str, value: Any) -> None:
+        """Write `value` under `key` atomically; failing to write only means no cache next time."""
+        if self.folder is None:
+            return
+        try:
+            payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            header = MAGIC + f"{FORMAT} {hashlib.sha256(payload).hexdigest()}\n".encode("ascii")
+            atomic_write(self.path_of(key), header + payload, make_folder=True)
+        except (OSError, TermqaError, pickle.PicklingError, RecursionError):
+            pass
+
+    def get_or_build(self, key: str, build: Callable[[], T]) -> T:
+        """The cached value under `key`, or `build()` stored there (a damaged file is overwritten)."""
+        value = self.load(key)
+        if value is not None:
+            return value
+        value = build()
+        self.store(key, value)
+        return value
+
+    def clear(self) -> int:
+        """Delete every cache file of the folder (and temporary files left by killed runs)."""
+        if self.folder is None or not self.folder.is_dir():
+            return 0
+        n = 0
+        for p in self.folder.iterdir():
+            if p.is_file() and (p.suffix == ".pickle" or p.name.endswith(".termqa-tmp")):
+                with contextlib.suppress(OSError):
+                    p.unlink()
+                    n += 1
+        with contextlib.suppress(OSError):
+            if not any(self.folder.iterdir()):
+                shutil.rmtree(self.folder)
+        return n
+
+
+def _decode(data: bytes) -> Any:
+    """The value of a cache file, or None when any check fails (never raises)."""
+    if not data.startswith(MAGIC):
+        return None
+    nl = data.find(b"\n", len(MAGIC))
+    if nl < 0:
+        return None
+    try:
+        version, digest = data[len(MAGIC):nl].decode("ascii").split(" ")
+    except (UnicodeDecodeError, ValueError):
+        return None
+    payload = data[nl + 1:]
+    if version != str(FORMAT) or hashlib.sha256(payload).hexdigest() != digest:
+        return None
+    try:
+        return pickle.loads(payload)
+    except Exception:  # a class renamed since the file was written, or anything else: rebuild
+        return None
+
+
+# The cache a run uses. A context variable rather than an argument threaded through every reader:
+# the lemma tables are loaded deep inside the lemmatiser, once per process, whoever asks first.
+_ACTIVE: contextvars.ContextVar[Optional[IndexCache]] = contextvars.ContextVar("termqa_index_cache", default=None)
+_DEFAULT: Optional[IndexCache] = None
+
+
+def default_cache() -> IndexCache:
+    """The cache in `default_folder()` (the folder is looked up once per process)."""
+    global _DEFAULT
+    folder = default_folder()
+    if _DEFAULT is None or _DEFAULT.folder != folder:
+        _DEFAULT = IndexCache(folder)
+    return _DEFAULT
+
+
+def resolve(setting: Any) -> IndexCache:
+    """The cache for a run's `index_cache` setting: True/None -> default folder, False -> none, a path -> there."""
+    if setting is None or setting is True:
+        return default_cache()
+    if setting is False:
+        return IndexCache(None)
+    if isinstance(setting, IndexCache):
+        return setting
+    return IndexCache(Path(setting))
+
+
+def active() -> IndexCache:
+    """The cache of the run in progress (the default folder outside a run)."""
+    cache = _ACTIVE.get()
+    return cache if cache is not None else default_cache()
+
+
+@contextlib.contextmanager
+def using(cache: IndexCache) -> Iterator[IndexCache]:
+    """Make `cache` the active one for the duration of a run."""
+    token = _ACTIVE.set(cache)
+    try:
+        yield cache
+    finally:
+        _ACTIVE.reset(token)
+
+
+__all__ = ["IndexCache", "FORMAT", "ENV_DIR", "default_folder", "default_cache", "make_key", "resolve", "active",
+           "using"]

@@ -1,0 +1,254 @@
+"""The index cache (termqa.indexcache) and worker processes (--jobs): same results, whatever is cached.
+
+Stages: glossary reading and the source index go through the cache; counting goes through workers.
+Each test uses its own cache folder, so what another test left there never matters.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import multiprocessing
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from termqa import indexcache
+from termqa.cli.main import main
+from termqa.lang.lemma import get_lemmatiser
+from termqa.model import Glossary
+from termqa.pipeline import check as ck
+from termqa.pipeline import parallel
+from termqa.pipeline.check import check, read_glossary_cached
+
+from .conftest import SAMPLES
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+import generate as gen  # noqa: E402
+
+
+def _files(folder: Path, kind: str) -> list[Path]:
+    return sorted(folder.glob(f"{kind}-*.pickle"))
+
+
+def _result(inputs, glossary, **kw) -> str:
+    """The whole JSON result as one string (it holds no timing)."""
+    return json.dumps(check(inputs, [glossary], **kw).to_dict(), sort_keys=True, ensure_ascii=False)
+
+
+@pytest.fixture
+def samples(tmp_path) -> Path:
+    out = tmp_path / "samples"
+    shutil.copytree(SAMPLES, out)
+    return out
+
+
+def test_warm_run_gives_the_cold_result_and_no_cache_the_same(samples, tmp_path):
+    folder = tmp_path / "cache"
+    gl = samples / "pump-terms.tbx"
+    none = _result([samples], gl, index_cache=False)
+    assert not folder.exists()
+    cold = _result([samples], gl, index_cache=folder)
+    assert _files(folder, "glossary") and _files(folder, "source-index")
+    warm = _result([samples], gl, index_cache=folder)
+    assert none == cold == warm
+
+
+def test_glossary_bytes_change_is_a_new_key(samples, tmp_path):
+    folder = tmp_path / "cache"
+    gl = samples / "pump-terms.tbx"
+    with indexcache.using(indexcache.IndexCache(folder)):
+        first = read_glossary_cached(gl)
+        text = gl.read_text(encoding="utf-8")
+        pref = first.concepts[0].terms[0].text
+        gl.write_text(text.replace(f">{pref}<", f">{pref}x<", 1), encoding="utf-8")
+        second = read_glossary_cached(gl)
+    assert second.content_hash != first.content_hash
+    assert second.concepts[0].terms[0].text == pref + "x"
+    assert len(_files(folder, "glossary")) == 2
+    # and the run against the edited file finds the edited term
+    res = check([samples], [gl], index_cache=folder)
+    assert any(t.text == pref + "x" for c in res.concepts.values() for t in c.terms)
+
+
+def _index_files_after(concepts, lemmatiser, folder) -> list[Path]:
+    with indexcache.using(indexcache.IndexCache(folder)):
+        ck.cached_source_index(concepts, "en", lemmatiser, "x")
+    return _files(folder, "source-index")
+
+
+def test_source_index_key_holds_lemmatiser_terms_and_version(samples, tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    with indexcache.using(indexcache.IndexCache(None)):
+        concepts = read_glossary_cached(samples / "pump-terms.tbx").concepts
+    lem = get_lemmatiser("en", mode="lookup")
+    assert len(_index_files_after(concepts, lem, folder)) == 1
+    assert len(_index_files_after(concepts, lem, folder)) == 1  # unchanged: the same file
+    other = copy.copy(lem)
+    other.name = lem.name + " (another table version)"
+    assert len(_index_files_after(concepts, other, folder)) == 2
+    edited = list(concepts)
+    t0 = edited[0].terms[0]
+    edited[0] = type(edited[0])(**{**edited[0].__dict__, "terms": (type(t0)(**{**t0.__dict__, "status": "deprecated"}),
+                                                                     *edited[0].terms[1:])})
+    assert len(_index_files_after(edited, lem, folder)) == 3
+    monkeypatch.setattr(indexcache, "__version__", "99.0")
+    assert len(_index_files_after(concepts, lem, folder)) == 4
+
+
+def test_a_cache_of_another_format_is_not_read(tmp_path, monkeypatch):
+    cache = indexcache.IndexCache(tmp_path)
+    cache.store("k", {"a": 1})
+    assert cache.load("k") == {"a": 1}
+    monkeypatch.setattr(indexcache, "FORMAT", indexcache.FORMAT + 1)
+    assert cache.load("k") is None
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "flipped", "empty", "bad pickle"])
+def test_corrupt_files_are_rebuilt(samples, tmp_path, damage):
+    folder = tmp_path / "cache"
+    gl = samples / "pump-terms.tbx"
+    good = _result([samples], gl, index_cache=folder)
+    files = list(folder.glob("*.pickle"))
+    assert files
+    for f in files:
+        data = f.read_bytes()
+        if damage == "garbage":
+            f.write_bytes(b"\x80\x05not a cache file at all")
+        elif damage == "truncated":
+            f.write_bytes(data[: len(data) // 2])
+        elif damage == "flipped":
+            f.write_bytes(data[:-10] + bytes([data[-10] ^ 0xFF]) + data[-9:])
+        elif damage == "empty":
+            f.write_bytes(b"")
+        else:  # right header, payload that cannot be unpickled: still refused, never trusted
+            import hashlib
+
+            payload = b"\x80\x05\x95garbage"
+            f.write_bytes(indexcache.MAGIC + f"{indexcache.FORMAT} {hashlib.sha256(payload).hexdigest()}\n".encode()
+                          + payload)
+    assert _result([samples], gl, index_cache=folder) == good
+    cache = indexcache.IndexCache(folder)
+    for f in files:  # every damaged file was overwritten with a valid one
+        assert cache.load(f.stem) is not None
+
+
+def _writer(folder: str, key: str, n: int, rounds: int) -> None:
+    cache = indexcache.IndexCache(Path(folder))
+    value = {"writer": n, "payload": list(range(200_000))}
+    for _ in range(rounds):
+        cache.store(key, value)
+
+
+def test_concurrent_writers_and_readers_never_see_half_a_file(tmp_path):
+    ctx = multiprocessing.get_context("spawn" if not parallel.can_fork() else "fork")
+    writers = [ctx.Process(target=_writer, args=(str(tmp_path), "same", n, 15)) for n in range(3)]
+    for w in writers:
+        w.start()
+    cache = indexcache.IndexCache(tmp_path)
+    seen = 0
+    while any(w.is_alive() for w in writers):
+        v = cache.load("same")
+        if v is not None:
+            assert v["payload"][-1] == 199_999 and v["writer"] in (0, 1, 2)
+            seen += 1
+    for w in writers:
+        w.join()
+        assert w.exitcode == 0
+    assert cache.load("same")["writer"] in (0, 1, 2)
+    assert not list(tmp_path.glob("*.termqa-tmp"))  # no temporary file left behind
+    assert seen >= 0
+
+
+def test_unwritable_folder_means_no_cache_not_an_error(samples, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    res = _result([samples], samples / "pump-terms.tbx", index_cache=blocker / "cache")
+    assert res == _result([samples], samples / "pump-terms.tbx", index_cache=False)
+
+
+# --- worker processes -------------------------------------------------------------------------------
+
+@pytest.mark.skipif(not parallel.can_fork(), reason="worker processes need fork")
+def test_jobs_give_the_same_result_on_samples(samples, tmp_path):
+    gl = samples / "pump-terms.tbx"
+    one = _result([samples], gl, jobs=1, index_cache=tmp_path / "c")
+    two = _result([samples], gl, jobs=2, index_cache=tmp_path / "c")
+    assert one == two
+
+
+@pytest.mark.skipif(not parallel.can_fork(), reason="worker processes need fork")
+def test_jobs_give_the_same_result_on_a_many_file_project(tmp_path, monkeypatch):
+    project = gen.generate(24_000, 600, tmp_path, seed=3, words_per_file=3_000)
+    xliff, gl = project / "xliff", project / "glossary.tbx"
+    calls = []
+    real = parallel.run_documents
+    monkeypatch.setattr(parallel, "run_documents", lambda *a, **k: calls.append(a[2]) or real(*a, **k))
+    one = _result([xliff], gl, jobs=1, index_cache=False)
+    assert calls == []
+    three = _result([xliff], gl, jobs=3, index_cache=False)
+    assert calls == [3]
+    assert one == three
+
+
+def test_plan_jobs_keeps_small_projects_in_one_process(samples):
+    docs = [d for f in check([samples], [samples / "pump-terms.tbx"], index_cache=False).files for d in f.documents]
+    assert parallel.plan_jobs(None, docs) == 1  # default: too small to gain
+    assert parallel.plan_jobs(8, docs) == min(8, len(docs))  # asked: honoured, bounded by documents
+    assert parallel.plan_jobs(4, docs[:1]) == 1
+
+
+# --- command line -----------------------------------------------------------------------------------
+
+def test_cli_no_index_cache_writes_nothing_and_cache_clear_empties(samples, tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("TERMQA_CACHE_DIR", str(folder))
+    base = ["check", str(samples), "--glossary", str(samples / "pump-terms.tbx"), "-q"]
+    r = CliRunner().invoke(main, base + ["--no-index-cache", "--jobs", "2"])
+    assert r.exit_code in (0, 1), r.output
+    assert not folder.exists()
+    r = CliRunner().invoke(main, base)
+    assert r.exit_code in (0, 1), r.output
+    assert list(folder.glob("*.pickle"))
+    r = CliRunner().invoke(main, ["cache", "path"])
+    assert r.output.strip() == str(folder)
+    r = CliRunner().invoke(main, ["cache", "clear"])
+    assert r.exit_code == 0 and "removed" in r.output
+    assert not list(folder.glob("*.pickle")) if folder.exists() else True
+
+
+def test_glossary_record_is_not_cached_twice(samples, tmp_path):
+    with indexcache.using(indexcache.IndexCache(tmp_path)):
+        g = read_glossary_cached(samples / "pump-terms.tbx")
+        h = read_glossary_cached(samples / "pump-terms.tbx")
+    assert isinstance(h, Glossary) and g == h
+    assert len(_files(tmp_path, "glossary")) == 1
+
+
+# --- big documents: detection in chunks -------------------------------------------------------------
+
+def test_detection_in_chunks_gives_the_same_result(samples, tmp_path, monkeypatch):
+    project = gen.generate(12_000, 400, tmp_path, seed=5, words_per_file=12_000)
+    for inputs, gl in (([samples], samples / "pump-terms.tbx"), ([project / "xliff"], project / "glossary.tbx")):
+        whole = _result(inputs, gl, index_cache=False)
+        monkeypatch.setattr(ck, "DETECT_CHUNK", 7)
+        chunked = _result(inputs, gl, index_cache=False)
+        monkeypatch.undo()
+        assert chunked == whole
+
+
+def test_detection_in_chunks_finds_acronyms_defined_anywhere(tmp_path, monkeypatch):
+    from tests.helpers import write_csv, write_xliff
+
+    pairs = [("Filler sentence number %d without terms." % i, "Phrase de remplissage %d." % i) for i in range(30)]
+    pairs[3] = ("Check the variable frequency drive (VFD) first.", "Vérifiez d'abord le variateur de fréquence (VFD).")
+    pairs[25] = ("Then restart the VFD.", "Puis redémarrez le VFD.")
+    write_xliff(tmp_path / "a.xlf", pairs)
+    write_csv(tmp_path / "g.csv", ["en", "fr"], [["variable frequency drive", "variateur de fréquence"]])
+    whole = _result([tmp_path / "a.xlf"], tmp_path / "g.csv", index_cache=False)
+    monkeypatch.setattr(ck, "DETECT_CHUNK", 4)
+    assert _result([tmp_path / "a.xlf"], tmp_path / "g.csv", index_cache=False) == whole
+    assert '"source_text": "VFD"' in whole
