@@ -91,7 +91,7 @@ def rescore(verdicts, penalties_file, json_out):
 
 # --- cache ---------------------------------------------------------------------------------------------
 
-@main.group("cache")
+@main.group("cache", epilog=epilog("termqa cache path", "termqa cache clear"))
 def cache_group():
     """The index cache: parsed glossaries, source indexes and lemma tables kept between runs."""
 
