@@ -160,7 +160,8 @@ def build_compare_view(data: dict) -> dict:
                 continue
             t = tests[(a, b)]
             cells.append({"p": _fmt_p(t["p_value"]), "diff": _fmt_diff(t["mean_diff"]),
-                          "significant": t["significant"], "documents": t["documents"], "method": t["method"],
+                          "significant": t["significant"], "pairs": t.get("pairs", t["documents"]),
+                          "unit": t.get("unit", "document"), "method": t["method"],
                           "better": t["better"] == a, "worse": t["better"] == b, "b": b,
                           "bg": _heat(t["p_value"], t["better"] == a, t["better"] == b)})
         matrix.append({"name": a, "cells": cells})
@@ -201,7 +202,8 @@ def build_compare_view(data: dict) -> dict:
         "metrics": metrics, "documents": doc_rows, "same_doc_ids": same_ids, "concepts": concepts,
         "warnings": warnings, "identical": identical, "columns": columns,
         "compact_matrix": len(order) > 8,
-        "few_documents": len(docs) < FEW_DOCUMENTS and not any("no difference can reach" in w for w in warnings),
+        "few_documents": len(docs) < FEW_DOCUMENTS and not any(
+            "no difference can reach" in w or "paired segment scores" in w for w in warnings),
         "min_p": _fmt_p(2 / 2 ** len(docs)) if docs else "—",
         "agreeing_rows": sum(cv["agreeing_rows"] for cv in concepts),
         "accounting": [(k, v) for k, v in acc.items() if not isinstance(v, dict)] if acc else None,

@@ -169,10 +169,15 @@ def test_sample_scores_ranking_and_errors(sample_compare):
     assert set(sysd["A"]["labels"]) >= {"F", "A1", "A5"}
     assert sysd["B"]["scores"]["system"] < sysd["A"]["scores"]["system"]
     assert [r["name"] for r in data["ranking"]] == ["B", "A"]
-    # one document: the smallest p is 1, so they tie, and the output says why
+    # one document: a test over documents could never separate them; segments are paired instead, and
+    # the difference (a few errors of A in 38 scored segments) is not significant: a tie, said so
+    pw = data["pairwise"][0]
+    assert (pw["unit"], pw["pairs"], pw["documents"], pw["method"]) == ("segment", 37, 1, "sampled")
+    assert 0.05 < pw["p_value"] < 0.5
     assert [(r["rank"], r["tie"]) for r in data["ranking"]] == [(1, True), (1, True)]
-    assert data["pairwise"][0]["p_value"] == 1.0 and data["pairwise"][0]["method"] == "exact"
-    assert data["warnings"][0].startswith("with 1 document(s) no difference can reach p < 0.05")
+    assert data["warnings"][0] == ("1 document(s): systems are compared on paired segment scores (38 segments "
+                                   "hold scored terms)")
+    assert data["signature"]["test"]["unit"] == "segment"
     assert sysd["B"]["shared_references_changed"] == {"references": 0, "verdicts": 0}
     assert sysd["A"]["shared_references_changed"]["references"] == 2
     assert "|compare:2|refs:shared" in data["signature"]["string"]
@@ -186,7 +191,7 @@ def test_console_and_html(sample_compare, tmp_path):
     text = cmp.render_text(data)
     lines = text.splitlines()
     assert any(line.startswith("1=    B ") for line in lines) and any(line.startswith("1=    A ") for line in lines)
-    assert "A vs B: mean diff +" in text and "p = 1.0000 (exact)" in text
+    assert "A vs B: mean diff +" in text and "over 37 segment(s)" in text and "(sampled)" in text
     html = render_compare_html(data)
     assert "<script" not in html and "Content-Security-Policy" in html
     assert "anneau d&#39;usure" in html and "chaise de palier" in html and ">tie<" in html
@@ -339,7 +344,7 @@ def test_judge_mode_validates_shared_references_once_and_shares_questions(server
     assert data["accounting"]["cached"] >= asked[1]["error"] + asked[1]["consistency"]
     a_occ = _occ(data, "c1", "u2")
     assert a_occ["a"] == a_occ["b"] == ("tuyauterie d'aspiration", "justified", "document_usage")
-    assert data["pairwise"][0]["p_value"] == 1.0
+    assert data["pairwise"][0]["unit"] == "segment" and data["pairwise"][0]["p_value"] >= 0.05
     assert data["signature"]["judge"]["model"] == "scripted-judge"
 
 

@@ -52,6 +52,8 @@ MAX_CONSOLE_PAIRS = 10
 # A spread of coverage (share of occurrences scored) above this is worth a warning: unjudged
 # occurrences are left out of scores, so systems would be scored on different occurrences.
 COVERAGE_GAP = 0.10
+# Below this many documents systems are tested on paired segment scores rather than document scores.
+SEGMENT_PAIRING_BELOW = 6
 
 
 # --- statistics ------------------------------------------------------------------------------------
@@ -558,11 +560,21 @@ def _compare(inputs, glossaries, *, names, tgt_langs, src_lang, glossary_lang, l
             "verdicts": sum(1 for a, b in zip(v0, run.verdicts)
                             if (a.outcome, a.label, a.penalty) != (b.outcome, b.label, b.penalty)),
         })
-    min_p = stats.smallest_p_value(n_docs, exact_max=EXACT_MAX_DOCUMENTS, resamples=resamples)
+    if n_docs < SEGMENT_PAIRING_BELOW:
+        # too few documents for a test over documents: systems are paired on segment scores instead
+        units = len({(k, v.occurrence.segment_index) for run in runs for v in run.verdicts
+                     if v.penalty is not None for k in (run.doc_index[v.occurrence.doc_id],)})
+        what = (f"{n_docs} document(s): systems are compared on paired segment scores ({units} segments hold "
+                "scored terms)")
+        warnings.insert(len(alerts), what)
+    else:
+        units, what = n_docs, f"{n_docs} document(s)"
+    min_p = stats.smallest_p_value(units, exact_max=EXACT_MAX_DOCUMENTS, resamples=resamples)
     if min_p >= alpha:
-        warnings.insert(len(alerts), f"with {n_docs} document(s) no difference can reach p < {alpha} (the "
-                                     f"smallest possible p-value is {min_p:.3g}): every pair is a tie; compare more "
-                                     "documents")
+        warnings.insert(len(alerts) + (n_docs < SEGMENT_PAIRING_BELOW),
+                        f"with {what.split(':')[0] if n_docs >= SEGMENT_PAIRING_BELOW else f'{units} segments'} no "
+                        f"difference can reach p < {alpha} (the smallest possible p-value is {min_p:.3g}): every pair "
+                        "is a tie; compare more documents")
     return CompareResult(runs, results, alpha, resamples, seed, changed, accounting, asked, warnings,
                          flags=flags, alerts=alerts)
 
@@ -573,22 +585,41 @@ def _rowkey(o: dict, k: int) -> tuple:
     return (k, o["segment_index"], o["source_span"][0], o["source_span"][1], o["concept_id"])
 
 
+def segment_scores(names: Sequence[str], datas: Sequence[dict]) -> dict[str, dict[tuple, float]]:
+    """Per system, the mean penalty of each segment's scored occurrences, keyed by (document position,
+    segment index): the same key for every system, since they translate the same segments."""
+    out = {}
+    for n, data in zip(names, datas):
+        kidx = {d["doc_id"]: k for k, d in enumerate(data["documents"])}
+        pens: dict = defaultdict(list)
+        for o in data["occurrences"]:
+            if o["penalty"] is not None:
+                pens[(kidx[o["doc_id"]], o["segment_index"])].append(o["penalty"])
+        out[n] = {k: sum(v) / len(v) for k, v in pens.items()}
+    return out
+
+
 def compare_dict(cr: CompareResult) -> dict:
     names = [r.spec.name for r in cr.runs]
     datas = [res.to_dict() for res in cr.results]
     n_docs = len(cr.results[0].documents)
     doc_scores = {n: [d["score"] for d in data["documents"]] for n, data in zip(names, datas)}
 
+    # with few documents a test over documents cannot tell systems apart: pair segments instead
+    unit = "segment" if n_docs < SEGMENT_PAIRING_BELOW else "document"
+    unit_scores = segment_scores(names, datas) if unit == "segment" else \
+        {n: dict(enumerate(doc_scores[n])) for n in names}
     tests = {}
     pairwise = []
     for a, b in itertools.combinations(names, 2):
-        ks = [k for k in range(n_docs) if doc_scores[a][k] is not None and doc_scores[b][k] is not None]
-        t = paired_permutation_test([doc_scores[a][k] for k in ks], [doc_scores[b][k] for k in ks],
+        ks = sorted(k for k, v in unit_scores[a].items() if v is not None and unit_scores[b].get(k) is not None)
+        t = paired_permutation_test([unit_scores[a][k] for k in ks], [unit_scores[b][k] for k in ks],
                                     resamples=cr.resamples, seed=cr.seed)
         tests[(a, b)] = tests[(b, a)] = t
+        both_docs = sum(1 for k in range(n_docs) if doc_scores[a][k] is not None and doc_scores[b][k] is not None)
         pairwise.append({
-            "a": a, "b": b, "documents": t.n, "mean_diff": _r(t.mean_diff), "p_value": _r(t.p_value),
-            "method": t.method, "resamples": t.resamples,
+            "a": a, "b": b, "unit": unit, "pairs": t.n, "documents": both_docs, "mean_diff": _r(t.mean_diff),
+            "p_value": _r(t.p_value), "method": t.method, "resamples": t.resamples,
             "significant": t.p_value is not None and t.p_value < cr.alpha,
             "better": None if t.mean_diff in (None, 0) or t.p_value is None or t.p_value >= cr.alpha
             else (a if t.mean_diff < 0 else b),
@@ -648,8 +679,8 @@ def compare_dict(cr: CompareResult) -> dict:
     signature = replace(sig0, lemmatisers=lemmatisers).with_extra(compare=len(names), refs="shared").with_settings(
         tgt_langs=[s["tgt_lang"] for s in systems], **({"config": cr.config_path} if cr.config_path else {})).to_dict()
     signature.update({
-        "test": {"name": "paired sign-flip permutation test over documents",
-                 "statistic": "mean difference of document scores", "alpha": cr.alpha,
+        "test": {"name": f"paired sign-flip permutation test over {unit}s", "unit": unit,
+                 "statistic": f"mean difference of {unit} scores", "alpha": cr.alpha,
                  "resamples": cr.resamples, "seed": cr.seed, "exact_up_to_documents": EXACT_MAX_DOCUMENTS},
     })
     acc = cr.accounting
@@ -793,7 +824,8 @@ def render_text(data: dict) -> str:
                 lines.append(f"  {p['a']} vs {p['b']}: no document scored in both")
                 continue
             verdict = f"{p['better']} better" if p["better"] else "no significant difference"
-            lines.append(f"  {p['a']} vs {p['b']}: mean diff {p['mean_diff']:+.3f} over {p['documents']} doc(s), "
+            over = f"{p.get('pairs', p['documents'])} {p.get('unit', 'document')}(s)"
+            lines.append(f"  {p['a']} vs {p['b']}: mean diff {p['mean_diff']:+.3f} over {over}, "
                          f"p = {p['p_value']:.4f} ({p['method']}): {verdict}")
     for s in data["systems"]:
         if s["labels"]:
