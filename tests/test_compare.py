@@ -393,3 +393,17 @@ def test_registered_in_the_termqa_command():
 
     r = CliRunner().invoke(main, ["compare", "--help"])
     assert r.exit_code == 0 and "one TMX with several target" in r.output
+
+
+def test_variant_level_is_shared_by_every_system_and_signed(tmp_path):
+    a = write_xliff(tmp_path / "a.xlf", [("Check the pump.", "Vérifiez la pompe."), ("Drain it.", "Videz-la.")])
+    b = write_xliff(tmp_path / "b.xlf", [("Check the pump.", "Contrôlez la pompe."), ("Drain it.", "Vidangez.")])
+    g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c1", "pump", "pompe"]])
+    default = cmp.compare([a, b], [g], lemmatiser="lookup").to_dict()
+    none = cmp.compare([a, b], [g], lemmatiser="lookup", variants="none").to_dict()
+    assert "|var:dynamic|" in default["signature"]["string"]
+    assert "var:" not in none["signature"]["string"]
+    assert all("var:" not in s["signature"] for s in none["systems"])
+    r = invoke(a, b, "-g", g, "--lemmatiser", "lookup", "--variants", "static", "--json", str(tmp_path / "c.json"))
+    assert r.exit_code == 0, r.output
+    assert "|var:static|" in json.loads((tmp_path / "c.json").read_text())["signature"]["string"]

@@ -63,10 +63,6 @@ def source_words(result) -> int:
 @judge_options
 @click.option("--decisions", type=click.Path(dir_okay=False),
               help="Reviewer decisions file (default: ./termqa-decisions.json when it exists).")
-@click.option("--variants", type=click.Choice(["none", "static", "dynamic"]), default=None,
-              help="Term variants to find beyond the glossary's forms: none; static (compound spellings, "
-                   "'X of Y' / 'Y X'); dynamic (also inserted modifiers, coordinations, the bare head after "
-                   "a full mention). Default: dynamic.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the gate result.")
 def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, xlsx_out, issues_only, report,
                   annotate, in_place, **flags):

@@ -40,6 +40,7 @@ from termqa.pipeline.check import (
 )
 from termqa.pipeline.detect import keys_of, rendering_key
 from termqa.pipeline.score import validate_table
+from termqa.pipeline.variants import DEFAULT_LEVEL as DEFAULT_VARIANTS
 
 COMPARE_VERSION = 1
 DEFAULT_ALPHA = 0.05
@@ -441,20 +442,23 @@ def compare(
     progress=None,
     jobs: Optional[int] = None,
     index_cache=True,
+    variants: str = DEFAULT_VARIANTS,
 ) -> CompareResult:
     """Check several systems' translations of the same source against shared references.
 
-    `jobs` and `index_cache` as in `termqa.check` (worker processes for counting; the on-disk index cache).
+    `jobs`, `index_cache` and `variants` as in `termqa.check` (worker processes for counting; the on-disk
+    index cache; the term-variant detection level, the same for every system).
     """
     with indexcache.using(indexcache.resolve(index_cache)):
         return _compare(inputs, glossaries, names=names, tgt_langs=tgt_langs, src_lang=src_lang,
                         glossary_lang=glossary_lang, lemmatiser=lemmatiser, penalties=penalties, judge=judge,
                         exhaustive=exhaustive, domain=domain, source_only_glossary=source_only_glossary,
-                        alpha=alpha, resamples=resamples, seed=seed, progress=progress, jobs=jobs)
+                        alpha=alpha, resamples=resamples, seed=seed, progress=progress, jobs=jobs, variants=variants)
 
 
 def _compare(inputs, glossaries, *, names, tgt_langs, src_lang, glossary_lang, lemmatiser, penalties, judge,
-             exhaustive, domain, source_only_glossary, alpha, resamples, seed, progress, jobs) -> CompareResult:
+             exhaustive, domain, source_only_glossary, alpha, resamples, seed, progress, jobs,
+             variants=DEFAULT_VARIANTS) -> CompareResult:
 
     if not 0 < alpha < 1:
         raise UsageError(f"alpha must be between 0 and 1, not {alpha}")
@@ -482,7 +486,8 @@ def _compare(inputs, glossaries, *, names, tgt_langs, src_lang, glossary_lang, l
             progress("systems", n, len(specs))
         # the same stages as `termqa check`, with references shared before judging
         run = count(prepare(files[n], gloss, src_lang=src_lang, tgt_lang=spec.tgt_lang, glossary_lang=glossary_lang,
-                            lemmatiser=mode, penalties=table, source_only_glossary=source_only_glossary),
+                            lemmatiser=mode, penalties=table, source_only_glossary=source_only_glossary,
+                            variants=variants),
                     jobs=jobs)
         res = finish(run)
         runs.append(SystemRun(spec, res, {d.doc_id: k for k, d in enumerate(res.documents)},
