@@ -12,7 +12,6 @@ import html
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 from collections import Counter
@@ -22,20 +21,14 @@ import pytest
 
 from termqa.reports import render_html
 
+from .browser_pipe import find_chromium
 from .fixtures_result import build_result
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 
 
 def _chromium():
-    env = os.environ.get("TERMQA_CHROMIUM")
-    if env:
-        return env
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
+    return find_chromium()
 
 
 CHROMIUM = _chromium()
