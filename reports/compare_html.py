@@ -200,7 +200,10 @@ def build_compare_view(data: dict) -> dict:
         "mode": (sig.get("settings") or {}).get("mode", "counting"),
         "test": sig.get("test") or {}, "ranking": ranking, "verdicts": verdicts, "matrix": matrix,
         "metrics": metrics, "documents": doc_rows, "same_doc_ids": same_ids, "concepts": concepts,
-        "warnings": warnings, "identical": identical, "columns": columns,
+        # an identical-systems alert of the compare JSON is said once, by the group's own line
+        "warnings": [w for w in warnings if not ("are identical" in w and any(
+            all(n in w for n in g) for g in identical))],
+        "identical": identical, "columns": columns,
         "compact_matrix": len(order) > 8,
         "few_documents": len(docs) < FEW_DOCUMENTS and not any(
             "no difference can reach" in w or "paired segment scores" in w for w in warnings),

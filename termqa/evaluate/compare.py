@@ -498,11 +498,12 @@ def _compare(inputs, glossaries, *, names, tgt_langs, src_lang, glossary_lang, l
     concepts = runs[0].result.concepts
     alerts: list[str] = []
     flags: dict[str, list[str]] = {s.name: [] for s in specs}
-    for a, b in sanity.identical_systems([s.name for s in specs], [docs for _s, docs in read]):
-        alerts.append(f"{a} and {b} are identical (the same target text in every segment): comparing them "
+    for group in sanity.identical_systems([s.name for s in specs], [docs for _s, docs in read]):
+        names_ = ", ".join(group[:-1]) + f" and {group[-1]}"
+        alerts.append(f"{names_} are identical (the same target text in every segment): comparing them "
                       "measures nothing; was a file given twice?")
-        flags[a].append(f"identical to {b}")
-        flags[b].append(f"identical to {a}")
+        for n in group:
+            flags[n].append("identical to " + ", ".join(m for m in group if m != n))
     for run in runs:
         for alert in run.result.alerts:
             alerts.append(f"{run.spec.name}: {alert}")

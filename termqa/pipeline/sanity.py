@@ -41,18 +41,11 @@ def nothing_found(documents: Sequence[Document], concepts: Sequence[Concept]) ->
             "project and that the source language is right")
 
 
-def identical_systems(names: Sequence[str], documents: Sequence[Sequence[Document]]) -> list[tuple[str, str]]:
-    """Pairs of systems whose target text is the same in every segment (a file given twice, or an
-    engine that did not change anything): comparing them measures nothing."""
-    def fingerprint(docs: Sequence[Document]) -> tuple:
-        return tuple(" ".join((s.target or "").split()) for d in docs for s in d.segments)
-
-    seen: dict[tuple, str] = {}
-    pairs = []
+def identical_systems(names: Sequence[str], documents: Sequence[Sequence[Document]]) -> list[list[str]]:
+    """Groups (2+, in input order) of systems whose target text is the same in every segment (a file
+    given twice, or an engine that did not change anything): comparing them measures nothing."""
+    groups: dict[tuple, list[str]] = {}
     for name, docs in zip(names, documents):
-        fp = fingerprint(docs)
-        if fp in seen:
-            pairs.append((seen[fp], name))
-        else:
-            seen[fp] = name
-    return pairs
+        fp = tuple(" ".join((s.target or "").split()) for d in docs for s in d.segments)
+        groups.setdefault(fp, []).append(name)
+    return [g for g in groups.values() if len(g) > 1]
