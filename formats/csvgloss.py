@@ -31,7 +31,7 @@ from dataclasses import replace
 from typing import Optional
 
 from termqa.errors import InputError
-from termqa.lang.langtags import normalise_tag
+from termqa.lang.langtags import LANGUAGE_CODES, normalise_tag
 from termqa.model import Concept, Glossary, Term
 
 from . import status as st
@@ -66,13 +66,7 @@ _ROLE_NAMES = {
 # "source" is both a long-layout column and a bibliographic field (in "ignore"): the layout decides.
 _LONG_ONLY = ("src_lang", "tgt_lang", "src_term", "tgt_term", "src_status", "tgt_status")
 
-_LANGUAGE_NAMES = {
-    "english": "en", "french": "fr", "german": "de", "spanish": "es", "italian": "it",
-    "portuguese": "pt", "dutch": "nl", "japanese": "ja", "chinese": "zh", "korean": "ko",
-    "russian": "ru", "polish": "pl", "swedish": "sv", "danish": "da", "finnish": "fi",
-    "norwegian": "no", "turkish": "tr", "arabic": "ar", "czech": "cs", "greek": "el",
-    "hebrew": "he", "hungarian": "hu", "romanian": "ro", "ukrainian": "uk", "catalan": "ca",
-}  # fmt: skip
+_LANGUAGE_NAMES = LANGUAGE_CODES  # a column may name its language in English ("French")
 
 _LANG_TAG = re.compile(r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$")
 _SUFFIXED = re.compile(r"^(?P<lang>.+?)[ _\-.](?P<what>status|type|termtype)$", re.IGNORECASE)

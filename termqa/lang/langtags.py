@@ -83,6 +83,8 @@ _NAMES = {
     "uk": "Ukrainian", "vi": "Vietnamese", "zh": "Chinese",
 }
 
+# English name -> tag, for headers that name a language ("French" column in a CSV glossary)
+LANGUAGE_CODES = {name.lower(): tag for tag, name in _NAMES.items()}
 
 _NAME_TAG = re.compile(r"[a-z]{1,8}(?:-[A-Za-z0-9]{1,8}){0,6}")
 
