@@ -136,22 +136,16 @@ def resolve(config_path: Optional[str] = None, **flags) -> tuple[Optional[Path],
 
 def load_penalties(path: str) -> dict:
     """A penalty table from a JSON or TOML file (a TOML file may hold it under `[penalties]`)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
-    try:
-        if str(path).endswith(".toml"):
-            try:
-                import tomllib
-            except ModuleNotFoundError:  # Python 3.10
-                import tomli as tomllib
-            data = tomllib.loads(text)
-            data = data.get("penalties", data)
-        else:
-            data = json.loads(text)
-    except ValueError as exc:
-        raise ConfigError(f"{path}: cannot read penalties: {exc}") from None
+    if str(path).endswith(".toml"):
+        data = _load_toml(Path(path))
+        data = data.get("penalties", data)
+    else:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
+        except ValueError as exc:
+            raise ConfigError(f"{path}: cannot read penalties: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: penalties must be an object of label -> number")
     return data

@@ -37,7 +37,7 @@ import os
 import pickle
 import shutil
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional, TypeVar
+from typing import Any, Iterator, Optional
 
 from termqa.errors import TermqaError
 from termqa.fileio import atomic_write
@@ -46,8 +46,6 @@ from termqa.version import __version__
 FORMAT = 1
 MAGIC = b"termqa-index-cache\n"
 ENV_DIR = "TERMQA_CACHE_DIR"
-
-T = TypeVar("T")
 
 
 def default_folder() -> Optional[Path]:
@@ -143,15 +141,6 @@ class IndexCache:
             atomic_write(self.path_of(key), header + payload, make_folder=True)
         except (OSError, TermqaError, pickle.PicklingError, RecursionError):
             pass
-
-    def get_or_build(self, key: str, build: Callable[[], T]) -> T:
-        """The cached value under `key`, or `build()` stored there (a damaged file is overwritten)."""
-        value = self.load(key)
-        if value is not None:
-            return value
-        value = build()
-        self.store(key, value)
-        return value
 
     def clear(self) -> int:
         """Delete every cache file of the folder (and temporary files left by killed runs)."""

@@ -99,6 +99,3 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
         click.echo(incomplete, err=True)
         sys.exit(EXIT_INCOMPLETE)
 
-
-# termqa.cli.main registers the command under this name
-compare = compare_command

@@ -2,18 +2,18 @@
 files, list them. The next `termqa check` applies them before the judge."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
 import click
 
 from termqa.cli.common import epilog, guarded
-from termqa.errors import TermqaError, UsageError
+from termqa.errors import UsageError
 from termqa.formats.decisions import (
     ACCEPT, DEFAULT_NAME, REJECT, SCOPES, DecisionBook, decisions_from_result, merge, read_decisions, with_decisions,
     write_decisions,
 )
+from termqa.results.serialise import load_result
 
 EPILOG = epilog(
     'termqa decide add result.json --source "wear ring" --rendering "bague d\'usure" --accept --scope project',
@@ -77,10 +77,7 @@ def add_command(result, accept, label, scope, occurrences, concept, source, rend
     """Decide the occurrences of a saved `termqa check --json` RESULT that the filters select."""
     if accept == bool(label):
         raise UsageError("say --accept or --reject LABEL (one of them)")
-    try:
-        data = json.loads(Path(result).read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise TermqaError(f"{result}: is not a termqa JSON result: {exc}") from None
+    data = load_result(result)
     picked = _select(data, set(occurrences), concept, source, rendering, unit, document)
     if not picked:
         raise UsageError("no occurrence of the result matches those filters")

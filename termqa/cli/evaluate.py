@@ -5,7 +5,6 @@ argument of a library call. Typed errors propagate to the group, which prints th
 """
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 
@@ -13,13 +12,14 @@ import click
 
 from termqa import formats
 from termqa.cli.common import epilog
-from termqa.errors import TermqaError, UsageError
+from termqa.errors import UsageError
 from termqa.evaluate import meta_eval as me
 from termqa.evaluate.backlog import backlog, render_text, write
 from termqa.evaluate.biomqm_checks import run_checks
 from termqa.fileio import atomic_write
 from termqa.formats import biomqm
 from termqa.inputs import merge_glossaries
+from termqa.results.serialise import load_result
 
 
 def _split(value):
@@ -140,10 +140,7 @@ def biomqm_export_cmd(biomqm_dir, out_dir, pair, systems, docs):
 def backlog_cmd(verdicts, out, glossary, glossary_lang, min_count, examples, json_out):
     """Candidate terms, glossary terms never found, forbidden terms used: from a --json result."""
 
-    try:
-        data = json.loads(Path(verdicts).read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise TermqaError(f"{verdicts}: is not a termqa JSON result: {exc}") from None
+    data = load_result(verdicts)
     concepts = None
     if glossary:
         gl = [formats.read_glossary(g, default_lang=glossary_lang) for g in glossary]

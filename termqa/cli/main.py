@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import click
 
@@ -19,10 +18,10 @@ from termqa.cli.console import rescore_table
 from termqa.cli.decide import decide_group
 from termqa.cli.evaluate import COMMANDS as evaluate_commands
 from termqa.cli.judge import judge_group
-from termqa.errors import TermqaError
 from termqa.evaluate.rescore import rescore_result
 from termqa.fileio import atomic_write
 from termqa.inspect import inspect_file, render_text
+from termqa.results.serialise import load_result
 from termqa.version import __version__
 
 
@@ -78,10 +77,7 @@ def inspect(files, as_json, src_lang, tgt_lang, glossary_lang):
 def rescore(verdicts, penalties_file, json_out):
     """Recompute every score from a saved --json result under other penalties, with no LLM call."""
 
-    try:
-        data = json.loads(Path(verdicts).read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise TermqaError(f"{verdicts}: is not a termqa JSON result: {exc}") from None
+    data = load_result(verdicts)
     out = rescore_result(data, config.load_penalties(penalties_file))
     if json_out:
         wrote(atomic_write(json_out, json_data=out), False)

@@ -52,6 +52,7 @@ from termqa.evaluate import stats
 from termqa.formats.biomqm import DEFAULT_WEIGHTING, SpanRepairs, Weighting, _natural, weighting as mqm_weighting
 from termqa.formats.xmlsafe import local, parse_bytes
 from termqa.lang.langtags import lang_matches
+from termqa.results.serialise import load_result
 
 TOL = 1e-9  # scores closer than this are equal (human ties, metric ties at epsilon 0)
 
@@ -350,10 +351,7 @@ def load_runs(paths: Sequence[str]) -> list[Run]:
             raise InputError(p, "does not exist")
     runs = []
     for f in files:
-        try:
-            data = json.loads(f.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise InputError(f, f"is not a termqa JSON result: {exc}") from None
+        data = load_result(f)
         if not isinstance(data, dict) or data.get("termqa_result") is None or "occurrences" not in data:
             raise InputError(f, "is not a termqa result (written by termqa check --json)")
         runs.append(Run(f.stem, data, doc_keys(data, [f.parent])))

@@ -516,10 +516,6 @@ def _expect(question: Question) -> Optional[Expect]:
     return None
 
 
-def prompt_id_for(question: Question) -> str:
-    return _PROMPTS[type(question)][0]
-
-
 def to_request(question: Question, library: Optional[PromptLibrary] = None) -> Request:
     """Render the question with its template (default: the packaged prompts)."""
 

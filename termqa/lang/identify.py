@@ -31,7 +31,7 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 
 
 @lru_cache(maxsize=None)
-def _stop_words(lang: str) -> frozenset:
+def spacy_stop_words(lang: str) -> frozenset:
     """spaCy's stop-word list of `lang`, read from its file alone.
 
     Importing `spacy.lang.<lang>.stop_words` as a module runs the language package's __init__ first,
@@ -81,7 +81,7 @@ def guess_language(texts: Iterable[str], max_words: int = 4000) -> LanguageGuess
         return LanguageGuess(None, {}, len(words))
     shares = {}
     for lang in CANDIDATES:
-        stop = _stop_words(lang)
+        stop = spacy_stop_words(lang)
         if stop:
             shares[lang] = sum(1 for w in words if w in stop) / len(words)
     best = max(shares, key=shares.get) if shares else None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Iterable, Optional
+from typing import Optional
 
 
 @lru_cache(maxsize=4096)  # a run sees a handful of tags, asked about for every term
@@ -57,16 +57,6 @@ def match_quality(want: str, have: str) -> int:
     if "-" not in w or "-" not in h:
         return 2
     return 1
-
-
-def best_match(want: str, candidates: Iterable[str]) -> Optional[str]:
-    """The candidate that best matches `want`, or None."""
-    best, best_q = None, 0
-    for c in candidates:
-        q = match_quality(want, c)
-        if q > best_q:
-            best, best_q = c, q
-    return best
 
 
 # --- language names (for prompts, notes and messages) ---------------------------------------------

@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from termqa import indexcache
-from termqa.errors import UsageError
+from termqa.errors import TermqaError, UsageError
+from termqa.fileio import atomic_write
 from termqa.gcpause import paused_gc
 from termqa.lang.fold import loose
 from termqa.lang.langtags import primary
@@ -750,11 +751,8 @@ def _blank(lang: str):
     nlp.tokenizer.token_match = None
     if cache is not None:
         try:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
-            tmp.write_bytes(nlp.tokenizer.to_bytes(exclude=["vocab", "token_match"]))
-            os.replace(tmp, cache)
-        except OSError:  # read-only home: no cache, same results
+            atomic_write(cache, nlp.tokenizer.to_bytes(exclude=["vocab", "token_match"]), make_folder=True)
+        except (OSError, TermqaError):  # read-only home: no cache, same results
             pass
     return _TokenizerOnly(nlp.tokenizer)
 

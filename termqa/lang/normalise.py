@@ -255,7 +255,7 @@ def _word_ok(f: Token, e: Token, lang: str, rule: SpellingRule) -> bool:
     if loose(f.text) == loose(e.text):
         ref: Optional[str] = e.text
     else:
-        ref = _known_form(f.text, lang)
+        ref = known_form(f.text, lang)
     if ref is not None and not _accents_ok(f.text, ref, rule):
         # "infecte" is not "infecté" misspelt but another form of the same verb: a word the language
         # knows that can be a form of the expected word's lemma is an inflection, not a misspelling
@@ -283,9 +283,3 @@ def _same_lemma(f: Token, e: Token, lang: str) -> bool:
     if not is_target_word(f.text, lang):
         return False
     return bool(lemmas_of(f.text, lang) & lemmas_of(e.text, lang))
-
-
-def _known_form(word: str, lang: str) -> Optional[str]:
-    """The correctly accented spelling of `word` in the language's lookup table, if any."""
-
-    return known_form(word, lang)

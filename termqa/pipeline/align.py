@@ -22,8 +22,10 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Optional, Sequence
 
+from termqa.lang.identify import spacy_stop_words
 from termqa.lang.langtags import primary
 from termqa.lang.lemma import is_target_word
 from termqa.lang.normalise import loose
@@ -616,33 +618,19 @@ def _document_counts(work, indexes, stop, lemmatiser, needed) -> tuple[Counter, 
     return counts, pair_of
 
 
+@lru_cache(maxsize=None)
 def stop_words(lang: str) -> frozenset:
     """spaCy's stop words for the language, loose-normalised (empty when spaCy has none).
 
-    Read from spaCy's `lang/<xx>/stop_words.py` directly: importing the language package would also
-    compile its tokenizer exceptions, seconds of work for French that this does not need.
+    Read from spaCy's `lang/<xx>/stop_words.py` alone (termqa.lang.identify): importing the language
+    package would also compile its tokenizer exceptions, seconds of work for French that this does not need.
     """
+    words = spacy_stop_words(lang)
+    if not words:
+        try:  # an unusual spaCy layout: ask spaCy the ordinary way
+            from spacy.util import get_lang_class
 
-    return frozenset(loose(w) for w in _spacy_stop_words(lang))
-
-
-def _spacy_stop_words(lang: str):
-    import importlib.util
-    from pathlib import Path
-
-    try:
-        spec = importlib.util.find_spec("spacy")
-        path = Path(spec.submodule_search_locations[0]) / "lang" / lang / "stop_words.py"
-        if path.is_file():
-            mod_spec = importlib.util.spec_from_file_location(f"_termqa_stop_words_{lang}", path)
-            module = importlib.util.module_from_spec(mod_spec)
-            mod_spec.loader.exec_module(module)
-            return module.STOP_WORDS
-    except Exception:  # an unusual layout: ask spaCy the ordinary way below
-        pass
-    try:
-        from spacy.util import get_lang_class
-
-        return get_lang_class(lang).Defaults.stop_words
-    except Exception:  # unknown language: no stop list, mining is just less selective
-        return ()
+            words = get_lang_class(lang).Defaults.stop_words
+        except Exception:  # unknown language: no stop list, mining is just less selective
+            words = ()
+    return frozenset(loose(w) for w in words)

@@ -336,7 +336,7 @@ def review(run: Run, book: Optional[DecisionBook] = None) -> Run:
         warnings.append(f"{len(report.stale)} reviewer decision(s) in {book.path if book else 'the decisions'} match "
                         "nothing any more (the segment changed, or the term or rendering is gone): see decisions.stale")
     if reply_report:
-        used = sum(1 for r in reply_report if r["result"].endswith("occurrence(s)"))
+        used = sum(1 for r in reply_report if r.get("applied"))
         warnings.append(f"{len(reply_report)} answer(s) to termqa's notes read from the files, {used} applied as "
                         "decisions: see decisions.replies")
     return replace(run, verdicts=tuple(verdicts), review=report, warnings=tuple(warnings))
@@ -376,7 +376,7 @@ def _count_parallel(documents, concepts, tries, lem, jobs, progress, level=vr.DE
     plain = [f.name for f in fields(Work) if f.name not in _WORK_LINKS]
     worker_forms: dict = {}  # per worker process, across its documents (a concept's forms are computed once)
 
-    def task(n, _channel):
+    def task(n):
         doc = documents[n]
         src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
         trie, heads = tries[src_l]

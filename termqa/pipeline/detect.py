@@ -22,7 +22,6 @@ MORPHOSYNTACTIC = "morphosyntactic"  # inflection
 REDUCTION = "reduction"
 EXPANSION = "expansion"
 LEXICAL = "lexical"  # a synonym listed in the glossary
-COMBINED = "combined"  # a variant of a variant (a compound spelling of a synonym...)
 
 _ACRONYM = re.compile(r"^[A-Z][A-Za-z0-9&]{0,2}[A-Z0-9&]{0,8}s?$")
 _OPEN = {"(", "["}

@@ -18,6 +18,8 @@ from termqa.model import Document
 PARALLEL_MIN_WORDS = 150_000
 
 R = TypeVar("R")
+
+
 def available_cores() -> int:
     """The cores this process may run on (its affinity mask where the OS has one)."""
     counter = getattr(os, "process_cpu_count", None)  # Python 3.13+
@@ -46,37 +48,13 @@ def plan_jobs(jobs: Optional[int], documents: Sequence[Document]) -> int:
     return max(1, min(int(jobs), len(documents)))
 
 
-class Channel:
-    """A worker's line to the parent while it counts one of its documents.
-
-    `report(n, value)` hands the parent what document n contributes to the project-wide state;
-    `reports_upto(n)` returns the reports of documents 0..n (in order), waiting until all are in. A
-    worker counts its documents in increasing order and reports each before it waits, so the lowest
-    waiting document never waits for anything that is not already on its way.
-    """
-
-    def __init__(self, conn):
-        self._conn = conn
-        self._reports: list = []
-
-    def report(self, n: int, value) -> None:
-        self._conn.send(("report", n, value))
-
-    def reports_upto(self, n: int) -> list:
-        if len(self._reports) < n + 1:
-            self._conn.send(("need", n, len(self._reports)))
-            self._reports.extend(self._conn.recv())
-        return self._reports[: n + 1]
-
-
-_TASK: Optional[Callable[[int, Channel], object]] = None  # set in the parent just before forking
+_TASK: Optional[Callable[[int], object]] = None  # set in the parent just before forking
 
 
 def _worker(conn, mine: list[int]) -> None:
     try:
-        channel = Channel(conn)
         for n in mine:
-            result = _TASK(n, channel)  # type: ignore[misc]
+            result = _TASK(n)  # type: ignore[misc]
             conn.send(("done", n, result))
     except BaseException:  # noqa: BLE001 - everything goes back to the parent, which raises it
         import traceback
@@ -89,13 +67,13 @@ def _worker(conn, mine: list[int]) -> None:
         conn.close()
 
 
-def run_documents(task: Callable[[int, Channel], R], count: int, jobs: int,
+def run_documents(task: Callable[[int], R], count: int, jobs: int,
                   progress: Optional[Callable[[int], None]] = None) -> list[R]:
-    """[task(0, channel), ..., task(count - 1, channel)] in `jobs` forked processes, in order.
+    """[task(0), ..., task(count - 1)] in `jobs` forked processes, in order.
 
     Documents go to the workers in turn (n % jobs), each worker counting its own in increasing order.
     `task` may be any callable (a closure over the run's data): the workers inherit it by forking; only
-    reports, requests and results (pickled) travel between processes.
+    the results (pickled) travel back. Documents are independent, so nothing else needs to.
     """
     global _TASK
     from multiprocessing.connection import wait
@@ -114,9 +92,6 @@ def run_documents(task: Callable[[int, Channel], R], count: int, jobs: int,
             child_end.close()
             procs.append(p)
             conns[parent_end] = p
-        reports: dict[int, object] = {}
-        contiguous = 0  # reports 0..contiguous-1 are all in
-        waiting: list = []  # (conn, n, have)
         results: dict[int, R] = {}
         while len(results) < count:
             if not conns:
@@ -127,25 +102,12 @@ def run_documents(task: Callable[[int, Channel], R], count: int, jobs: int,
                 except EOFError:
                     del conns[conn]
                     continue
-                if kind == "report":
-                    reports[n] = value
-                    while contiguous in reports:
-                        contiguous += 1
-                elif kind == "need":
-                    waiting.append((conn, n, value))
-                elif kind == "done":
+                if kind == "done":
                     results[n] = value
                     if progress:
                         progress(len(results))
                 else:
                     raise RuntimeError(f"a counting worker process failed:\n{value}")
-            still = []
-            for conn, n, have in waiting:
-                if n < contiguous:
-                    conn.send([reports[i] for i in range(have, n + 1)])
-                else:
-                    still.append((conn, n, have))
-            waiting = still
         return [results[n] for n in range(count)]
     finally:
         _TASK = None
@@ -158,4 +120,4 @@ def run_documents(task: Callable[[int, Channel], R], count: int, jobs: int,
                 p.terminate()
 
 
-__all__ = ["PARALLEL_MIN_WORDS", "Channel", "available_cores", "can_fork", "plan_jobs", "run_documents"]
+__all__ = ["PARALLEL_MIN_WORDS", "available_cores", "can_fork", "plan_jobs", "run_documents"]

@@ -151,6 +151,7 @@ def decisions_from_replies(replies: Sequence[Reply], verdicts: Sequence[Verdict]
                     label=label if r.decision == REJECT else None, source=o.source_text,
                     by=r.author or "translator", at=r.date, comment=f"answer in the file: {r.text}", unit=o.unit_id))
                 made += 1
+            entry["applied"] = made
             entry["result"] = (f"{r.decision}ed {made} occurrence(s)" if made else
                                "reject needs a label (A1-A7, C-H): not applied")
         report.append(entry)

@@ -4,8 +4,11 @@ Its shape is documented in README.md ("JSON output") and versioned by `termqa_re
 """
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
+from pathlib import Path
 
+from termqa.errors import InputError
 from termqa.model import OUTCOMES, UNJUDGED
 from termqa.pipeline.metrics import all_metrics, per_document, variation_shares
 from termqa.pipeline.score import scores
@@ -165,3 +168,12 @@ def result_dict(res) -> dict:
         "alerts": list(res.alerts),
         "decisions": res.review.to_dict() if res.review else None,
     }
+
+
+def load_result(path) -> dict:
+    """A saved result (`termqa check --json`, or any termqa JSON output) read back; a file that is not
+    JSON is an InputError naming it (a missing file is the OSError the caller reports)."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise InputError(path, f"is not a termqa JSON result: {exc}") from None
