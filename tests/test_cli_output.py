@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -113,14 +114,17 @@ def test_rescore_prints_before_and_after(checked, tmp_path):
     assert f"termqa: wrote {tmp_path / 's.json'}" in r.stderr
 
 
-def _commands(group):
+def _commands(group, prefix=()):
+    """Every command and sub-command of the group, as the words that call it."""
     for name, cmd in group.commands.items():
-        yield name, cmd
+        yield (*prefix, name)
+        if isinstance(cmd, click.Group):
+            yield from _commands(cmd, (*prefix, name))
 
 
-@pytest.mark.parametrize("name", sorted(dict(_commands(main))))
-def test_every_help_has_examples_and_exit_codes(name):
-    r = run(name, "--help")
+@pytest.mark.parametrize("words", sorted(_commands(main)), ids=" ".join)
+def test_every_help_has_examples_and_exit_codes(words):
+    r = run(*words, "--help")
     assert r.exit_code == 0
     assert re.search(r"^  Examples:\n    termqa ", r.output, re.M), r.output
     assert re.search(r"^  Exit codes:\n    0 ", r.output, re.M), r.output

@@ -160,7 +160,7 @@ def test_concurrent_writers_and_readers_never_see_half_a_file(tmp_path):
         assert w.exitcode == 0
     assert cache.load("same")["writer"] in (0, 1, 2)
     assert not list(tmp_path.glob("*.termqa-tmp"))  # no temporary file left behind
-    assert seen >= 0
+    assert seen > 0  # readers did read while the writers wrote
 
 
 def test_unwritable_folder_means_no_cache_not_an_error(samples, tmp_path):
@@ -173,10 +173,14 @@ def test_unwritable_folder_means_no_cache_not_an_error(samples, tmp_path):
 # --- worker processes -------------------------------------------------------------------------------
 
 @pytest.mark.skipif(not parallel.can_fork(), reason="worker processes need fork")
-def test_jobs_give_the_same_result_on_samples(samples, tmp_path):
+def test_jobs_give_the_same_result_on_samples(samples, tmp_path, monkeypatch):
     gl = samples / "pump-terms.tbx"
+    calls = []
+    real = parallel.run_documents
+    monkeypatch.setattr(parallel, "run_documents", lambda *a, **k: calls.append(a[2]) or real(*a, **k))
     one = _result([samples], gl, jobs=1, index_cache=tmp_path / "c")
     two = _result([samples], gl, jobs=2, index_cache=tmp_path / "c")
+    assert calls == [2]  # the second run did count in two worker processes
     assert one == two
 
 
@@ -208,16 +212,17 @@ def test_cli_no_index_cache_writes_nothing_and_cache_clear_empties(samples, tmp_
     monkeypatch.setenv("TERMQA_CACHE_DIR", str(folder))
     base = ["check", str(samples), "--glossary", str(samples / "pump-terms.tbx"), "-q"]
     r = CliRunner().invoke(main, base + ["--no-index-cache", "--jobs", "2"])
-    assert r.exit_code in (0, 1), r.output
+    assert r.exit_code == 0, r.output
     assert not folder.exists()
     r = CliRunner().invoke(main, base)
-    assert r.exit_code in (0, 1), r.output
-    assert list(folder.glob("*.pickle"))
+    assert r.exit_code == 0, r.output
+    n = len(list(folder.glob("*.pickle")))
+    assert n > 0
     r = CliRunner().invoke(main, ["cache", "path"])
     assert r.output.strip() == str(folder)
     r = CliRunner().invoke(main, ["cache", "clear"])
-    assert r.exit_code == 0 and "removed" in r.output
-    assert not list(folder.glob("*.pickle")) if folder.exists() else True
+    assert r.exit_code == 0 and f"removed {n} file" in r.output
+    assert not folder.exists()
 
 
 def test_glossary_record_is_not_cached_twice(samples, tmp_path):

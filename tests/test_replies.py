@@ -42,6 +42,7 @@ def test_answers_under_xliff_notes_become_decisions(tmp_path):
     out = tmp_path / "annotated.xlf"
     annotate_files(first.files, annotations_from_result(data), out=str(out))
     text = out.read_text(encoding="utf-8")
+    assert text.count('"strainer" is left in English') == 1
     # the translator answers in two units (a note after termqa's, as a CAT tool adds one), and asks in a third
     units = {o["unit_id"] for o in _occ(data, "strainer", "strainer") + _occ(data, "impeller", "hélice")}
     assert len(units) == 2

@@ -91,7 +91,7 @@ def add_command(result, accept, label, scope, occurrences, concept, source, rend
         click.echo(f"termqa: warning: changed decision: {c}", err=True)
 
 
-@decide_group.command("merge")
+@decide_group.command("merge", epilog=epilog("termqa decide merge ana.json bo.json --out termqa-decisions.json"))
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, exists=True))
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="The merged decisions file.")
 @guarded
@@ -104,7 +104,7 @@ def merge_command(files, out):
         click.echo(f"termqa: warning: conflicting decisions, newer kept: {c}", err=True)
 
 
-@decide_group.command("list")
+@decide_group.command("list", epilog=epilog("termqa decide list", "termqa decide list --decisions review/termqa-decisions.json"))
 @click.option("--decisions", "decisions_path", type=click.Path(dir_okay=False, exists=True), default=DEFAULT_NAME,
               show_default=True)
 @guarded

@@ -40,7 +40,7 @@ def _report_line(rep, prices) -> str:
             f"at the batch price")
 
 
-@judge_group.command("collect")
+@judge_group.command("collect", epilog=epilog("termqa judge collect", "termqa judge collect --cache cache.db --judge-base-url https://api.openai.com/v1"))
 @click.option("--cache", type=click.Path(dir_okay=False), help="Verdict cache file (SQLite).")
 @click.option("--judge-base-url", help="The endpoint the batches were submitted to (or OPENAI_BASE_URL).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Config file.")
@@ -72,7 +72,7 @@ def collect_command(cache, judge_base_url, config_path):
         click.echo("re-run the same 'termqa check' to go on (it may submit the next stage as a new batch)")
 
 
-@judge_group.command("ingest")
+@judge_group.command("ingest", epilog=epilog("termqa judge ingest vllm-output.jsonl --cache cache.db"))
 @click.argument("results", type=click.Path(dir_okay=False, exists=True))
 @click.option("--cache", type=click.Path(dir_okay=False), help="Verdict cache file (SQLite).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Config file.")

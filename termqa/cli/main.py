@@ -92,14 +92,14 @@ def cache_group():
     """The index cache: parsed glossaries, source indexes and lemma tables kept between runs."""
 
 
-@cache_group.command("path")
+@cache_group.command("path", epilog=epilog("termqa cache path"))
 def cache_path():
     """Print the index cache folder ($TERMQA_CACHE_DIR, else the user cache folder)."""
     folder = indexcache.default_folder()
     click.echo(str(folder) if folder is not None else "(no cache folder on this system)")
 
 
-@cache_group.command("clear")
+@cache_group.command("clear", epilog=epilog("termqa cache clear"))
 def cache_clear():
     """Delete every file of the index cache (the next run rebuilds what it needs)."""
     cache = indexcache.default_cache()
