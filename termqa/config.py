@@ -14,6 +14,7 @@ from typing import Optional
 
 from termqa.errors import ConfigError
 from termqa.judge.llm import JudgeSettings, parse_price, settings_from_env
+from termqa.pipeline.variants import DEFAULT_LEVEL as DEFAULT_VARIANTS
 
 # key -> kind; anything else in the file is refused with the list of known keys.
 KEYS = {
@@ -186,3 +187,15 @@ def judge_settings(settings: dict, environ: Optional[dict] = None) -> Optional[J
     if prices:
         kw["prices"] = prices
     return settings_from_env(environ, **kw)
+
+
+def check_options(settings: dict) -> dict:
+    """The keyword arguments `termqa.check` and `termqa.compare` share, from resolved settings (the
+    defaults of the library where a setting is not given)."""
+    return {
+        "src_lang": settings.get("src_lang"), "glossary_lang": settings.get("glossary_lang"),
+        "lemmatiser": settings.get("lemmatiser") or "auto", "exhaustive": bool(settings.get("exhaustive")),
+        "domain": settings.get("domain"), "source_only_glossary": bool(settings.get("source_only_glossary")),
+        "variants": settings.get("variants") or DEFAULT_VARIANTS, "jobs": settings.get("jobs"),
+        "index_cache": settings.get("index_cache") is not False,
+    }

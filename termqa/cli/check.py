@@ -18,7 +18,6 @@ from termqa.formats.annotate import annotate_files, annotations_from_result
 from termqa.formats.decisions import find_decisions
 from termqa.inputs import expand
 from termqa.pipeline.check import check as run_check
-from termqa.pipeline.variants import DEFAULT_LEVEL
 from termqa.reports.csvout import write_csv
 from termqa.reports.html import write_html
 from termqa.reports.xlsx import write_xlsx
@@ -78,12 +77,8 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
     judge = config.judge_settings(s)
     progress = progress_bar(quiet)
     result = run_check(
-        list(files), s.get("glossary") or [], src_lang=s.get("src_lang"), tgt_lang=s.get("tgt_lang"),
-        glossary_lang=s.get("glossary_lang"), lemmatiser=s.get("lemmatiser") or "auto",
-        penalties=penalties, judge=judge, exhaustive=bool(s.get("exhaustive")), domain=s.get("domain"),
-        source_only_glossary=bool(s.get("source_only_glossary")), decisions=find_decisions(s.get("decisions")),
-        progress=progress, variants=s.get("variants") or DEFAULT_LEVEL,
-        jobs=s.get("jobs"), index_cache=s.get("index_cache") is not False,
+        list(files), s.get("glossary") or [], tgt_lang=s.get("tgt_lang"), penalties=penalties, judge=judge,
+        decisions=find_decisions(s.get("decisions")), progress=progress, **config.check_options(s),
     )
     end_progress(progress)
     for alert in result.alerts:  # inputs that do not fit: said first, whatever else is printed

@@ -16,7 +16,6 @@ from termqa.cli.common import EXIT_INCOMPLETE, end_progress, epilog, guarded, in
 from termqa.cli.options import input_options, judge_options
 from termqa.evaluate import compare as cmp
 from termqa.fileio import atomic_write
-from termqa.pipeline.variants import DEFAULT_LEVEL as DEFAULT_VARIANTS
 from termqa.reports.compare_html import write_compare_html
 
 
@@ -62,10 +61,7 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
     progress = progress_bar(quiet)
     result = cmp.compare(
         list(files), s.get("glossary") or [], names=list(names), tgt_langs=list(tgt or ()),
-        src_lang=s.get("src_lang"), glossary_lang=s.get("glossary_lang"), lemmatiser=s.get("lemmatiser") or "auto",
-        penalties=penalties, judge=judge, exhaustive=bool(s.get("exhaustive")), domain=s.get("domain"),
-        source_only_glossary=bool(s.get("source_only_glossary")), variants=s.get("variants") or DEFAULT_VARIANTS,
-        jobs=s.get("jobs"), index_cache=s.get("index_cache") is not False,
+        penalties=penalties, judge=judge, **config.check_options(s),
         alpha=cmp.DEFAULT_ALPHA if alpha is None else alpha,
         resamples=cmp.DEFAULT_RESAMPLES if resamples is None else resamples,
         seed=cmp.DEFAULT_SEED if seed is None else seed, progress=progress,
