@@ -36,11 +36,15 @@ def _parser():
     return etree.XMLParser(**PARSER_SETTINGS)
 
 
+# The bytes before the root element, where a DOCTYPE may stand, are looked for within this many.
+PROLOG_BYTES = 65536
+
+
 def prolog_of(path) -> bytes:
     """The first bytes of a file (where a DOCTYPE may stand), for readers that stream the rest."""
     try:
         with open(path, "rb") as fh:
-            return fh.read(65536)
+            return fh.read(PROLOG_BYTES)
     except OSError as exc:
         raise InputError(path, f"cannot be read: {exc.strerror}") from None
 
@@ -61,31 +65,17 @@ def syntax_message(exc) -> str:
     return re.sub(r"\s*\(<string>, line \d+(?:, column \d+)?\)", "", msg)
 
 
-def _prolog(data: bytes) -> bytes:
-    """The bytes before the root element, where a DOCTYPE may stand (bounded for speed)."""
-    return data[:65536]
-
-
 def parse_bytes(data: bytes, path: str):
     """Parse `data` (the whole file) and return the root element, or raise InputError."""
     from lxml import etree
 
-    head = _prolog(data)
-    if _ENTITY_DECL.search(head) or any(p in head for p in _ENTITY_DECL_16):
-        raise InputError(
-            path,
-            "declares XML entities in its DOCTYPE; termqa never expands entities (XXE/entity-bomb protection)",
-            fix="remove the <!ENTITY ...> declarations",
-        )
+    refuse_entities(data[:PROLOG_BYTES], path)
     if not data.strip():
         raise InputError(path, "is empty")
     try:
         root = etree.fromstring(data, parser=_parser())
     except etree.XMLSyntaxError as exc:
-        # lxml appends "(<string>, line N)" after a message that already says where: drop it
-        msg = (str(exc).splitlines() or ["malformed XML"])[0]
-        msg = re.sub(r"\s*\(<string>, line \d+(?:, column \d+)?\)", "", msg)
-        raise InputError(path, f"is not well-formed XML: {msg}") from None
+        raise InputError(path, f"is not well-formed XML: {syntax_message(exc)}") from None
     except (ValueError, LookupError) as exc:  # unknown encoding names and the like
         raise InputError(path, f"cannot be decoded: {exc}") from None
     if root is None:
