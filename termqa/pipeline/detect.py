@@ -339,6 +339,8 @@ def find_variants(matches: Sequence[Match], trie: TermTrie, tokens_by_seg: dict,
             by_key.setdefault(e.key, e)
             by_key.setdefault(e.skey or e.key, e)
     dynamic = level == "dynamic"
+    ins_index = _insertion_index(multi) if dynamic else {}
+    lengths = sorted({m for (_k, m, _l) in ins_index})
     by_seg: dict = {}
     for m in matches:
         by_seg.setdefault(m.segment.index, []).append(m)
@@ -356,7 +358,7 @@ def find_variants(matches: Sequence[Match], trie: TermTrie, tokens_by_seg: dict,
         for i, e in vr.split_index(keys, singles):
             found.append(vr.Found(i, i + 2, e, "split_compound"))
         if dynamic:
-            found += _insertions(keys, toks, pos, multi, stop)
+            found += _insertions(keys, toks, pos, ins_index, lengths, stop)
             found += _coordinations(by_seg.get(seg.index, ()), keys, at, by_key)
         new = []
         partners = set()
@@ -380,25 +382,46 @@ def find_variants(matches: Sequence[Match], trie: TermTrie, tokens_by_seg: dict,
     return [m for seg in segments for m in by_seg.get(seg.index, ())]
 
 
-def _insertions(keys, toks, pos, multi: dict, stop: frozenset) -> list:
+def _insertion_index(multi: dict) -> dict:
+    """(first key, length, last key) -> [(rank, entry)]: the designations `_insertions` can try at a
+    position, found by the words at both ends instead of trying every designation that starts there.
+    `rank` keeps each first key's order of `multi`, so candidates are tried in the same order."""
+    index: dict = {}
+    for k, entries in multi.items():
+        for rank, e in enumerate(entries):
+            sk = e.skey or e.key
+            for last in dict.fromkeys((e.key[-1], sk[-1])):
+                index.setdefault((k, len(e.key), last), []).append((rank, e))
+    return index
+
+
+def _insertions(keys, toks, pos, index: dict, lengths: Sequence[int], stop: frozenset) -> list:
     """One modifier inside a multi-word designation: "centrifugal feed pump" for "centrifugal pump"."""
     out = []
     n = len(keys)
+    content: dict[int, bool] = {}
     for i in range(n):
-        cands = [e for k in dict.fromkeys(keys[i][:2]) for e in multi.get(k, ())]
-        for e in cands:
-            m = len(e.key)
-            sk = e.skey or e.key
-            if i + m + 1 > n:
-                continue
-            for g in range(1, m):
-                ins = i + g
-                if not vr.is_content(toks[pos[ins]], keys[ins][0], stop):
-                    continue
-                ok = all(_fits(e.key[t], sk[t], keys[i + t] if t < g else keys[i + t + 1]) for t in range(m))
-                if ok:
-                    out.append(vr.Found(i, i + m + 1, e, "insertion"))
+        for k in dict.fromkeys(keys[i][:2]):
+            found: dict[int, object] = {}
+            for m in lengths:
+                if i + m + 1 > n:
                     break
+                for last in dict.fromkeys(keys[i + m][:2]):
+                    for rank, e in index.get((k, m, last), ()):
+                        found.setdefault(rank, e)
+            for _rank, e in sorted(found.items(), key=lambda x: x[0]):
+                m = len(e.key)
+                sk = e.skey or e.key
+                for g in range(1, m):
+                    ins = i + g
+                    ok = content.get(ins)
+                    if ok is None:
+                        ok = content[ins] = vr.is_content(toks[pos[ins]], keys[ins][0], stop)
+                    if not ok:
+                        continue
+                    if all(_fits(e.key[t], sk[t], keys[i + t] if t < g else keys[i + t + 1]) for t in range(m)):
+                        out.append(vr.Found(i, i + m + 1, e, "insertion"))
+                        break
     return out
 
 
