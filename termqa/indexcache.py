@@ -9,8 +9,15 @@ result each time, so the results are stored in the user cache folder and loaded 
 - `source-index-*`: the source trie and head terms of a set of glossaries for one source language,
   keyed by the glossaries' content hashes and languages, the lemmatiser's name (tool, version, tables)
   and mode;
-- `lemma-table-*`: a language's word -> lemma table, keyed by the data file it came from (path, size,
-  modification time) and the spacy-lookups-data version.
+- `lemma-table-*` and `lemma-lexicon-*`: a language's word -> lemma table and the set of words and
+  lemmas its tables know, keyed by the data files they came from (path, size, modification time) and
+  the spacy-lookups-data version;
+- `analyses-*`: what a lemmatiser made of the text it saw (in lookup mode each whitespace-delimited
+  chunk's tokens and lemmas, with a trained pipeline each whole text's), keyed by the lemmatiser's name
+  (spaCy, pipeline and table versions), so a run over text seen before needs neither spaCy nor its
+  tables: this run's analyses first, then older ones, up to 400,000 entries per lemmatiser;
+- `blank-language-*` and `tokenizer-spacy-*.bin`: which blank spaCy tokenizer serves a language and
+  that tokenizer's rules (loaded without importing the language's exception lists).
 
 Every key also holds termqa's version, a fingerprint of its source files and this module's FORMAT, so
 an upgrade (or an edit of the code in a working copy) never reads what older code built. Folder: `$TERMQA_CACHE_DIR` when set, else `<user cache dir>/termqa/index` (platformdirs, the
@@ -148,7 +155,7 @@ class IndexCache:
             return 0
         n = 0
         for p in self.folder.iterdir():
-            if p.is_file() and (p.suffix == ".pickle" or p.name.endswith(".termqa-tmp")):
+            if p.is_file() and (p.suffix in (".pickle", ".bin") or p.name.endswith(".termqa-tmp")):
                 with contextlib.suppress(OSError):
                     p.unlink()
                     n += 1

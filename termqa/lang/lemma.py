@@ -23,7 +23,9 @@ Token rules that matching relies on (see normalise.py):
 """
 from __future__ import annotations
 
+import gzip
 import importlib.util
+import json
 import os
 import re
 import sys
@@ -143,7 +145,6 @@ class _Table:
         self._files = files or {}  # spacy-lookups-data entry points, for the lexicon (loaded on need)
         self._alternatives = alternatives or {}  # forms the table gives several lemmas
         self._loose: Optional[dict[str, Optional[tuple[str, str]]]] = None
-        self._lexicon: Optional[_Lexicon] = None
         self._lock = threading.Lock()
 
     def get(self, word: str) -> Optional[str]:
@@ -184,20 +185,91 @@ class _Table:
                     self._loose = idx
         return self._loose
 
-    def lexicon(self) -> "_Lexicon":
-        """Every word the language's tables know, and what a word's lemmas can be (built on first need)."""
-        if self._lexicon is None:
-            with self._lock:
-                if self._lexicon is None:
-                    self._lexicon = _Lexicon(self)
-        return self._lexicon
 
-    def known_form(self, word: str) -> Optional[str]:
-        """The table's spelling of `word` (lowercase) when it knows the word up to accents/case."""
-        if word.lower() in self.data or word in self.data:
-            return word.lower()
-        hit = self.loose_index().get(loose(word))
-        return hit[0] if hit else None
+class _SortedWords:
+    """A large set of words kept as one sorted, newline-joined string; membership by binary search
+    over its lines.
+
+    The index cache stores the string as it is: loading it is a copy of bytes, where a set of the
+    same 400k words would hash every one of them on each run, for the handful of words a run asks.
+    """
+
+    __slots__ = ("_text",)
+
+    def __init__(self, words=()):
+        self._text = "\n".join(sorted({w for w in words if w and "\n" not in w}))
+
+    @classmethod
+    def from_text(cls, text: str) -> "_SortedWords":
+        out = cls()
+        out._text = text
+        return out
+
+    def text(self) -> str:
+        return self._text
+
+    def __contains__(self, word) -> bool:
+        text = self._text
+        lo, hi = 0, len(text)  # the word, if there, is a whole line inside text[lo:hi]
+        while lo < hi:
+            mid = (lo + hi) // 2
+            start = text.rfind("\n", lo, mid) + 1 or lo
+            end = text.find("\n", mid, hi)
+            if end < 0:
+                end = hi
+            line = text[start:end]
+            if line == word:
+                return True
+            if line < word:
+                lo = end + 1
+            else:
+                hi = start - 1
+        return False
+
+    def __iter__(self):
+        return iter(self._text.split("\n") if self._text else ())
+
+    def __len__(self) -> int:
+        return self._text.count("\n") + 1 if self._text else 0
+
+
+class _SortedPairs:
+    """A large word -> value mapping kept like `_SortedWords`: sorted "word<TAB>value" lines, looked up
+    by binary search (values hold no newline; several values are tab-separated)."""
+
+    __slots__ = ("_text",)
+
+    def __init__(self, pairs: Optional[dict[str, str]] = None):
+        self._text = "\n".join(f"{k}\t{v}" for k, v in sorted((pairs or {}).items())
+                               if k and "\n" not in k and "\t" not in k and "\n" not in v)
+
+    @classmethod
+    def from_text(cls, text: str) -> "_SortedPairs":
+        out = cls()
+        out._text = text
+        return out
+
+    def text(self) -> str:
+        return self._text
+
+    def get(self, word: str) -> Optional[str]:
+        text = self._text
+        lo, hi = 0, len(text)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            start = text.rfind("\n", lo, mid) + 1 or lo
+            end = text.find("\n", mid, hi)
+            if end < 0:
+                end = hi
+            tab = text.find("\t", start, end)
+            key = text[start:tab]
+            if key == word:
+                return text[tab + 1:end]
+            if key < word:
+                lo = end + 1
+            else:
+                hi = start - 1
+        return None
 
 
 class _Lexicon:
@@ -210,45 +282,67 @@ class _Lexicon:
     rules that land on an indexed lemma of the same part of speech (where the language has them).
     """
 
-    def __init__(self, table: "_Table"):
-        from spacy.util import load_language_data
+    def __init__(self, lang: str, parts: tuple):
+        self.lang = lang
+        words, lemmas, index, exc, self.rules, forms, loose_forms = parts
+        self.words = _SortedWords.from_text(words)
+        self.lemmas = _SortedWords.from_text(lemmas)
+        self.index = {pos: _SortedWords.from_text(ws) for pos, ws in index.items()}
+        self.exc = {pos: _SortedPairs.from_text(t) for pos, t in exc.items()}
+        self.forms = _SortedPairs.from_text(forms)  # the lookup table: form -> its lemma(s), tab-separated
+        self.loose = _SortedPairs.from_text(loose_forms)  # the table's loose index: "form<TAB>lemma", "" ambiguous
+        self._cache: dict[str, frozenset[str]] = {}
 
+    @staticmethod
+    def parts_of(table: "_Table") -> tuple:
+        """(words, lemmas, {part of speech: lemmas}, exceptions, suffix rules) of a table and the data files
+        beside it; word lists as newline-joined sorted text (see _SortedWords)."""
         files = table._files
-        self.words: set[str] = set()
-        self.lemmas: set[str] = set()
+        words: set[str] = set()
+        lemmas: set[str] = set()
         # lemmas keep the table's case: German "Gut" (goods) is not "gut" (good)
         for k, v in table.data.items():
-            self.words.add(k.lower())
-            self.lemmas.add(v)
+            words.add(k.lower())
+            lemmas.add(v)
         for vs in table._alternatives.values():
-            self.lemmas.update(vs)
-        self.index: dict[str, frozenset[str]] = {}
-        self.exc: dict[str, dict[str, tuple[str, ...]]] = {}
-        self.rules: list[tuple[str, str, str]] = []  # (part of speech, old suffix, new suffix)
+            lemmas.update(vs)
+        index: dict[str, frozenset[str]] = {}
+        exc: dict[str, dict[str, tuple[str, ...]]] = {}
+        rules: list[tuple[str, str, str]] = []  # (part of speech, old suffix, new suffix)
         try:
             if "lemma_index" in files:
-                self.index = {pos: frozenset(w.lower() for w in ws)
-                              for pos, ws in load_language_data(files["lemma_index"]).items()}
+                index = {pos: frozenset(w.lower() for w in ws) for pos, ws in _read_data(files["lemma_index"]).items()}
             if "lemma_exc" in files:
-                self.exc = {pos: {k.lower(): tuple(x.lower() for x in (v if isinstance(v, list) else [v]))
-                                  for k, v in d.items()}
-                            for pos, d in load_language_data(files["lemma_exc"]).items()}
-            if "lemma_rules" in files and self.index:
-                for group, rules in load_language_data(files["lemma_rules"]).items():
+                exc = {pos: {k.lower(): tuple(x.lower() for x in (v if isinstance(v, list) else [v]))
+                             for k, v in d.items()}
+                       for pos, d in _read_data(files["lemma_exc"]).items()}
+            if "lemma_rules" in files and index:
+                for group, rs in _read_data(files["lemma_rules"]).items():
                     pos = group.split("_")[0]  # Spanish groups rules by inflection: verb_fin_ind_...
-                    if pos in self.index and isinstance(rules, list):
-                        self.rules.extend((pos, old, new) for old, new in rules if old)
+                    if pos in index and isinstance(rs, list):
+                        rules.extend((pos, old, new) for old, new in rs if old)
         except Exception:  # an unexpected table layout: the lookup table alone still answers
-            self.index, self.exc, self.rules = {}, {}, []
-        for ws in self.index.values():
-            self.lemmas.update(ws)
-        for d in self.exc.values():
-            self.words.update(d)
+            index, exc, rules = {}, {}, []
+        for ws in index.values():
+            lemmas.update(ws)
+        for d in exc.values():
+            words.update(d)
             for vs in d.values():
-                self.lemmas.update(vs)
-        self.words |= {w.lower() for w in self.lemmas}
-        self._table = table
-        self._cache: dict[str, frozenset[str]] = {}
+                lemmas.update(vs)
+        words |= {w.lower() for w in lemmas}
+        forms = {k: "\t".join(dict.fromkeys((v, *table._alternatives.get(k, ())))) for k, v in table.data.items()}
+        loose_forms = {k: "\t".join(v) if v else "" for k, v in table.loose_index().items()}
+        return (_SortedWords(words).text(), _SortedWords(lemmas).text(),
+                {pos: _SortedWords(ws).text() for pos, ws in index.items()},
+                {pos: _SortedPairs({k: "\t".join(v) for k, v in d.items()}).text() for pos, d in exc.items()},
+                rules, _SortedPairs(forms).text(), _SortedPairs(loose_forms).text())
+
+    def known_form(self, word: str) -> Optional[str]:
+        """The table's spelling of `word` (lowercase) when it knows the word up to accents/case."""
+        if self.forms.get(word.lower()) is not None or self.forms.get(word) is not None:
+            return word.lower()
+        hit = self.loose.get(loose(word))
+        return hit.split("\t")[0] if hit else None
 
     def is_word(self, word: str) -> bool:
         """Is `word` (any case, accents exact) a form the language's tables know?"""
@@ -267,19 +361,19 @@ class _Lexicon:
         w = _apostrophe(word)
         low = w.lower()
         out: set[str] = set()
-        data, alts = self._table.data, self._table._alternatives
         for form in dict.fromkeys((w, low, w[:1] + w[1:].lower())):
-            v = data.get(form)
+            v = self.forms.get(form)
             if v is not None:
-                out.add(v)
-                out.update(alts.get(form, ()))
+                out.update(v.split("\t"))
                 break
         for form in dict.fromkeys((w, low, w[:1] + w[1:].lower())):
             if form in self.lemmas:
                 out.add(form)
                 break
         for d in self.exc.values():
-            out.update(d.get(low, ()))
+            v = d.get(low)
+            if v:
+                out.update(v.split("\t"))
         for pos, old, new in self.rules:
             if low.endswith(old):
                 cand = low[: len(low) - len(old)] + new
@@ -290,6 +384,34 @@ class _Lexicon:
             self._cache.clear()
         self._cache[word] = res
         return res
+
+
+_LEXICONS: dict[str, Optional[_Lexicon]] = {}
+
+
+def _lexicon(lang: str) -> Optional[_Lexicon]:
+    """The language's lexicon (None without tables), from the index cache when it is there: building
+    it loads the table, reads three more data files and walks every form (about 2 s for French)."""
+    if lang in _LEXICONS:
+        return _LEXICONS[lang]
+    names = _table_names(lang)
+    lex = None
+    if names:
+        cache = indexcache.active()
+        key = _table_key(lang, names, _lookup_files(lang), kind="lemma-lexicon") if cache.enabled else None
+        hit = cache.load(key) if key is not None else None
+        if isinstance(hit, tuple) and len(hit) == 7 and isinstance(hit[0], str):
+            lex = _Lexicon(lang, hit)
+        else:
+            table = _load_table(lang)
+            if table is not None:
+                parts = _Lexicon.parts_of(table)
+                lex = _Lexicon(lang, parts)
+                if key is not None:
+                    cache.store(key, parts)
+    with _TABLES_LOCK:
+        _LEXICONS[lang] = lex
+    return lex
 
 
 def _apostrophe(word: str) -> str:
@@ -310,21 +432,44 @@ def _load_table(lang: str) -> Optional[_Table]:
         if lang in _TABLES:
             return _TABLES[lang]
         table = None
-        try:
-            from spacy.util import load_language_data, registry
-
-            files = registry.lookups.get(lang) if lang in registry.lookups else {}
-        except Exception:  # no spacy-lookups-data: fallback mode
-            files = {}
+        files = _lookup_files(lang)
         if "lemma_lookup" in files:
             names = ["lemma_lookup"]
         else:
             names = sorted(k for k in files if k.startswith("lemma_lookup_"))
             names.sort(key=lambda k: (k != "lemma_lookup_noun", k != "lemma_lookup_adj", k))
         if names:
-            table = _cached_table(lang, names, files, load_language_data)
+            table = _cached_table(lang, names, files, _read_data)
         _TABLES[lang] = table
         return table
+
+
+def _lookup_files(lang: str) -> dict:
+    """spacy-lookups-data's data files for `lang` (name -> path), found through the `spacy_lookups`
+    entry point it declares (where spaCy's registry finds them): no spaCy import, which alone costs
+    about 1.5 s per process. Empty when the package is missing (fallback mode)."""
+    try:
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group="spacy_lookups"):
+            if ep.name == lang:
+                files = ep.load()
+                return dict(files) if isinstance(files, dict) else {}
+    except Exception:  # a broken install: no tables, fallback mode says so in the signature
+        pass
+    return {}
+
+
+def _read_data(path) -> object:
+    """A spacy-lookups-data file (JSON, or gzipped JSON next to the name given), as spaCy reads it."""
+    p = Path(path)
+    if not p.exists() and Path(f"{p}.gz").exists():
+        p = Path(f"{p}.gz")
+    if p.suffix == ".gz":
+        with gzip.open(p, "rt", encoding="utf-8") as f:
+            return json.load(f)
+    with open(p, encoding="utf-8") as f:
+        return json.load(f)
 
 
 def _table_data(names, files, load_language_data) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
@@ -356,14 +501,7 @@ def _cached_table(lang: str, names: list[str], files, load_language_data) -> _Ta
     cache = indexcache.active()
     key = None
     if cache.enabled:
-        stamp = []
-        for n in names:
-            try:
-                st = os.stat(files[n])
-                stamp.append([n, str(files[n]), st.st_size, st.st_mtime_ns])
-            except OSError:
-                stamp.append([n, str(files[n])])
-        key = indexcache.make_key("lemma-table", lang, source, _lookups_version(), stamp)
+        key = _table_key(lang, names, files)
         hit = cache.load(key)
         if isinstance(hit, tuple) and len(hit) == 3 and isinstance(hit[0], dict) and isinstance(hit[2], dict):
             table = _Table(lang, hit[0], source, files, hit[2])
@@ -377,10 +515,24 @@ def _cached_table(lang: str, names: list[str], files, load_language_data) -> _Ta
     return table
 
 
+def _table_key(lang: str, names: list[str], files: dict, kind: str = "lemma-table") -> str:
+    """The index cache key of what is built from a language's tables: the data files (path, size,
+    modification time) and the package version, so an upgrade of spacy-lookups-data is a new key."""
+    source = "+".join(names) if names != ["lemma_lookup"] else "lemma_lookup"
+    stamp = []
+    for n in names:
+        try:
+            st = os.stat(files[n])
+            stamp.append([n, str(files[n]), st.st_size, st.st_mtime_ns])
+        except OSError:
+            stamp.append([n, str(files[n])])
+    return indexcache.make_key(kind, lang, source, _lookups_version(), stamp)
+
+
 def known_form(word: str, lang: str) -> Optional[str]:
     """The correctly accented form of `word` in `lang`'s lookup table (lowercase), or None."""
-    table = _load_table(primary(lang))
-    return table.known_form(word) if table else None
+    lex = _lexicon(primary(lang))
+    return lex.known_form(word) if lex is not None else None
 
 
 def is_target_word(word: str, lang: str) -> bool:
@@ -388,14 +540,14 @@ def is_target_word(word: str, lang: str) -> bool:
 
     False when the language has no tables: nothing is known, so nothing is claimed.
     """
-    table = _load_table(primary(lang))
-    return bool(table) and table.lexicon().is_word(word)
+    lex = _lexicon(primary(lang))
+    return lex is not None and lex.is_word(word)
 
 
 def lemmas_of(word: str, lang: str) -> frozenset[str]:
     """Every lemma `word` can be a form of in `lang` (homographs included); empty when unknown."""
-    table = _load_table(primary(lang))
-    return table.lexicon().lemmas_of(word) if table else frozenset()
+    lex = _lexicon(primary(lang))
+    return lex.lemmas_of(word) if lex is not None else frozenset()
 
 
 # --- the lemmatiser ---------------------------------------------------------------------------
@@ -419,12 +571,16 @@ class Lemmatiser:
     _WORD_CACHE_MAX = 500_000
 
     def __init__(self, lang: str, mode: str, name: str, nlp, table: Optional[_Table],
-                 trained: bool = False):
+                 trained: bool = False, *, load_nlp=None, load_table=None):
         self.lang = lang
         self.mode = mode
         self.name = name
+        # the spaCy pipeline and the lemma table are loaded on first need (load_nlp / load_table):
+        # a run whose texts were all analysed before (the analyses cache) never imports spaCy
         self._nlp = nlp
-        self._table = table
+        self._load_nlp = load_nlp
+        self._table_value = table
+        self._load_table = load_table
         self._trained = trained
         self._articles = ARTICLES.get(lang, frozenset())
         self._rules = PLURAL_RULES.get(lang, ())
@@ -434,6 +590,68 @@ class Lemmatiser:
         self._lemmas: dict[str, str] = {}
         self._texts: dict[str, tuple[Token, ...]] = {}
         self._lock = threading.Lock()
+        self._load_lock = threading.Lock()
+        # analyses kept between runs (see `analyses_key`): loaded on first use; `_fresh` holds what this
+        # process analysed that the stored ones lacked (chunks in lookup mode, whole texts when trained)
+        self._stored: Optional[dict] = None
+        self._fresh: dict[str, tuple[_Piece, ...]] = {}
+
+    @property
+    def nlp(self):
+        if self._nlp is None and self._load_nlp is not None:
+            with self._load_lock:
+                if self._nlp is None:
+                    self._nlp = self._load_nlp()
+        return self._nlp
+
+    @property
+    def _table(self) -> Optional[_Table]:
+        if self._table_value is None and self._load_table is not None:
+            with self._load_lock:
+                if self._table_value is None and self._load_table is not None:
+                    self._table_value = self._load_table()
+                    self._load_table = None
+        return self._table_value
+
+    # -- analyses kept between runs -------------------------------------------------------------
+
+    _STORED_MAX = 400_000  # entries kept on disk per lemmatiser: this run's first, then older ones
+
+    def analyses_key(self) -> str:
+        return indexcache.make_key("analyses", self.name, self.mode, self.lang)
+
+    def _stored_analyses(self) -> dict:
+        if self._stored is None:
+            cache = indexcache.active()
+            hit = cache.load(self.analyses_key()) if cache.enabled else None
+            self._stored = hit if isinstance(hit, dict) else {}
+            if not self._trained and self._stored:
+                self._chunks.update(self._stored)
+        return self._stored
+
+    def take_fresh(self) -> dict[str, tuple]:
+        """What this process analysed since the last call (for a parent process to keep)."""
+        fresh, self._fresh = self._fresh, {}
+        return fresh
+
+    def absorb(self, fresh: dict[str, tuple]) -> None:
+        """Analyses made by a worker process, kept as if made here."""
+        self._fresh.update(fresh)
+
+    def save_analyses(self) -> None:
+        """Store this run's new analyses with the earlier ones (nothing to do when there are none)."""
+        cache = indexcache.active()
+        if not self._fresh or not cache.enabled:
+            return
+        stored = self._stored_analyses()
+        merged = dict(self._fresh)
+        for k, v in stored.items():
+            if len(merged) >= self._STORED_MAX:
+                break
+            merged.setdefault(k, v)
+        cache.store(self.analyses_key(), merged)
+        self._stored = merged
+        self._fresh = {}
 
     def __repr__(self) -> str:
         return f"Lemmatiser({self.name!r})"
@@ -520,8 +738,13 @@ class Lemmatiser:
                 todo[t] = None
         if todo:
             todo_list = list(todo)
+            stored = self._stored_analyses()
             if self._trained:
-                results = self._run_trained(todo_list)
+                missing = [t for t in todo_list if t not in stored]
+                made = dict(zip(missing, self._run_trained(missing))) if missing else {}
+                for t, toks in made.items():
+                    self._fresh[t] = tuple((x.text, x.start, x.end, x.lemma, x.key, x.article, x.punct) for x in toks)
+                results = [made[t] if t in made else tuple(Token(*p) for p in stored[t]) for t in todo_list]
             else:
                 results = self._run_lookup(todo_list)
             with self._lock:
@@ -562,7 +785,7 @@ class Lemmatiser:
         words = self._words
         out: list[_Piece] = []
         seps = [(m.start(), m.end()) for m in MARKUP.finditer(chunk)]
-        for t in self._nlp.tokenizer(chunk):
+        for t in self.nlp.tokenizer(chunk):
             s = t.text
             if seps and _touches(seps, t.idx, t.idx + len(s), s):
                 out.extend(self._cut(s, t.idx, seps))  # markup glued to a word: cut it apart
@@ -579,11 +802,12 @@ class Lemmatiser:
         if len(self._chunks) > self._WORD_CACHE_MAX:
             self._chunks.clear()
         self._chunks[chunk] = res
+        self._fresh[chunk] = res
         return res
 
     def _run_trained(self, texts: list[str]) -> list[tuple[Token, ...]]:
         results = []
-        for text, doc in zip(texts, self._nlp.pipe(texts, batch_size=64)):
+        for text, doc in zip(texts, self.nlp.pipe(texts, batch_size=64)):
             toks: list[Token] = []
             seps = [(m.start(), m.end()) for m in MARKUP.finditer(text)]
             for t in doc:
@@ -681,31 +905,91 @@ def _build(lang: str, mode: str) -> Lemmatiser:
             f"no trained spaCy pipeline for '{lang}' is installed",
             fix=f"pip install {pkg.replace('_', '-')} (or use the lookup lemmatiser)",
         )
-    import spacy
-
     if mode == "trained":
-        # parser and NER do nothing for lemmas; leaving them out roughly halves the cost
-        nlp = spacy.load(pkg, exclude=["parser", "ner", "senter"])
-        meta = nlp.meta
+        meta = _package_meta(pkg)
         name = f"{meta.get('lang', lang)}_{meta.get('name', 'pipeline')}-{meta.get('version', '?')}"
-        return Lemmatiser(lang, "trained", name, nlp, _load_table(lang), trained=True)
 
-    blank_lang = lang
-    try:
-        nlp = _blank(lang)
-    except Exception:  # no language class, or one needing an extra package (ja, ko, th, vi)
-        nlp = _blank("xx")
-        blank_lang = "xx"
-    table = _load_table(lang) if blank_lang != "xx" else None
-    head = f"spacy-{spacy.__version__} blank:{blank_lang}"
-    if table is not None:
+        def load_pipeline():
+            import spacy
+
+            # parser and NER do nothing for lemmas; leaving them out roughly halves the cost
+            return spacy.load(pkg, exclude=["parser", "ner", "senter"])
+
+        return Lemmatiser(lang, "trained", name, None, None, trained=True, load_nlp=load_pipeline,
+                          load_table=lambda: _load_table(lang))
+
+    blank_lang, nlp = _blank_language(lang)
+    names = _table_names(lang) if blank_lang != "xx" else []
+    head = f"spacy-{_spacy_version()} blank:{blank_lang}"
+    if names:
         name = f"{head} + spacy-lookups-data-{_lookups_version()}"
-        if table.source != "lemma_lookup":
-            name += f" ({table.source})"
-        return Lemmatiser(lang, "lookup", name, nlp, table)
+        if names != ["lemma_lookup"]:
+            name += f" ({'+'.join(names)})"
+        return Lemmatiser(lang, "lookup", name, nlp, None, load_nlp=lambda: _blank(blank_lang),
+                          load_table=lambda: _load_table(lang))
     rules = " + plural rules" if lang in PLURAL_RULES else ""
     name = f"{head} + fallback:{lang} (no lookup table{rules})"
-    return Lemmatiser(lang, "fallback", name, nlp, None)
+    return Lemmatiser(lang, "fallback", name, nlp, None, load_nlp=lambda: _blank(blank_lang))
+
+
+def _table_names(lang: str) -> list[str]:
+    """The spacy-lookups-data tables `_load_table` merges for `lang` (empty: no table)."""
+    files = _lookup_files(lang)
+    if "lemma_lookup" in files:
+        return ["lemma_lookup"]
+    names = sorted(k for k in files if k.startswith("lemma_lookup_"))
+    names.sort(key=lambda k: (k != "lemma_lookup_noun", k != "lemma_lookup_adj", k))
+    return names
+
+
+def _package_meta(pkg: str) -> dict:
+    """A trained pipeline package's meta.json (lang, name, version), read without loading it."""
+    try:
+        spec = importlib.util.find_spec(pkg)
+        folder = list(spec.submodule_search_locations)[0] if spec and spec.submodule_search_locations else None
+        if folder:
+            with open(Path(folder) / "meta.json", encoding="utf-8") as f:
+                meta = json.load(f)
+            if isinstance(meta, dict):
+                return meta
+    except (OSError, ValueError, ImportError):
+        pass
+    import spacy  # an unusual package layout: ask spaCy
+
+    return dict(spacy.load(pkg, exclude=["parser", "ner", "senter"]).meta)
+
+
+def _spacy_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("spacy")
+    except Exception:
+        import spacy
+
+        return spacy.__version__
+
+
+def _blank_language(lang: str):
+    """(language whose blank tokenizer serves `lang`, that tokenizer or None when not built yet).
+
+    `lang` itself, or the multilingual "xx" when spaCy has no class for it or the class needs a
+    package that is missing (ja, ko, th, vi). Finding out means building the tokenizer (and importing
+    spaCy): the answer is kept in the index cache, so later runs build it only when a text needs it.
+    """
+    cache = indexcache.active()
+    key = indexcache.make_key("blank-language", _spacy_version(), lang) if cache.enabled else None
+    if key is not None:
+        hit = cache.load(key)
+        if hit in (lang, "xx"):
+            return hit, None
+    try:
+        nlp, got = _blank(lang), lang
+    except Exception:  # no language class, or one needing an extra package
+        nlp, got = _blank("xx"), "xx"
+    if key is not None:
+        cache.store(key, got)
+    return got, nlp
 
 
 class _TokenizerOnly:
@@ -716,14 +1000,10 @@ class _TokenizerOnly:
 
 
 def _tokenizer_cache(lang: str):
-    import spacy
-
-    try:
-        from platformdirs import user_cache_dir
-
-        return Path(user_cache_dir("termqa")) / f"tokenizer-spacy-{spacy.__version__}-{lang}.bin"
-    except Exception:  # no cache folder: build the tokenizer every time
+    cache = indexcache.active()
+    if not cache.enabled:
         return None
+    return cache.folder / f"tokenizer-spacy-{_spacy_version()}-{lang}.bin"
 
 
 def _blank(lang: str):

@@ -105,6 +105,11 @@ class Lemmatisers:
     def names(self) -> dict[str, str]:
         return {k: v.name for k, v in sorted(self._by_lang.items())}
 
+    def save_analyses(self) -> None:
+        """Keep what the lemmatisers analysed for the next run (termqa.lang.lemma's analyses cache)."""
+        for lemmatiser in self._by_lang.values():
+            lemmatiser.save_analyses()
+
 
 @dataclass(frozen=True)
 class Run:
@@ -171,7 +176,7 @@ def check(
     `jobs`: worker processes for the counting stage (None: the available cores, on projects large enough
     to gain from it); results are the same for any value.
     `index_cache`: True (the user cache folder, or $TERMQA_CACHE_DIR), False (none) or a folder: parsed
-    glossaries, source indexes and lemma tables are kept there between runs (termqa.indexcache).
+    glossaries, source indexes, lemma tables and text analyses are kept there between runs (termqa.indexcache).
     """
     with indexcache.using(indexcache.resolve(index_cache)):
         run = prepare(inputs, glossaries, src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang,
@@ -303,6 +308,7 @@ def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] 
     references = _references(work)
     verdicts, items = _verdicts(work, references, Rules(lem, run.table))
     verdicts = _flag_misaligned(verdicts, documents, warnings)
+    lem.save_analyses()
     alerts = list(run.alerts)
     if not work and not skipped and documents:
         alert = sanity.nothing_found(documents, concepts)
@@ -382,7 +388,8 @@ def _count_parallel(documents, concepts, tries, lem, jobs, progress, level=vr.DE
         trie, heads = tries[src_l]
         work, skipped = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, worker_forms,
                                           level, stops.get(src_l, frozenset()))
-        return [(w.seg.index, w.concept.id, *(getattr(w, k) for k in plain)) for w in work], skipped
+        fresh = {lg: lem(lg).take_fresh() for lg in dict.fromkeys((src_l, tgt_l))}
+        return [(w.seg.index, w.concept.id, *(getattr(w, k) for k in plain)) for w in work], skipped, fresh
 
     def tick(done):
         if progress:
@@ -393,7 +400,9 @@ def _count_parallel(documents, concepts, tries, lem, jobs, progress, level=vr.DE
     by_id = {c.id: c for c in concepts}
     work: list[Work] = []
     skipped = 0
-    for doc, (packed, sk) in zip(documents, results):
+    for doc, (packed, sk, fresh) in zip(documents, results):
+        for lg, analyses in fresh.items():  # kept by the parent for the next run
+            lem(lg).absorb(analyses)
         segs = {s.index: s for s in doc.segments}
         for seg_index, concept_id, *values in packed:
             work.append(Work(doc=doc, seg=segs[seg_index], concept=by_id[concept_id], **dict(zip(plain, values))))
