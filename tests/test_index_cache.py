@@ -257,3 +257,111 @@ def test_detection_in_chunks_finds_acronyms_defined_anywhere(tmp_path, monkeypat
     monkeypatch.setattr(ck, "DETECT_CHUNK", 4)
     assert _result([tmp_path / "a.xlf"], tmp_path / "g.csv", index_cache=False) == whole
     assert '"source_text": "VFD"' in whole
+
+
+# --- warm runs without spaCy: analyses, tables and the lexicon from the cache -------------------------
+
+_RUN_AND_SAY_SPACY = (
+    "import sys\n"
+    "from termqa.cli.main import main\n"
+    "try:\n"
+    "    main(sys.argv[1:], standalone_mode=False)\n"
+    "finally:\n"
+    "    print('spacy imported' if 'spacy' in sys.modules else 'spacy not imported', file=sys.stderr)\n"
+)
+
+
+def _run_cli(args, cache: Path):
+    import os
+    import subprocess
+
+    env = {**os.environ, "TERMQA_CACHE_DIR": str(cache)}
+    return subprocess.run([sys.executable, "-c", _RUN_AND_SAY_SPACY, *args], env=env, capture_output=True,
+                          text=True, timeout=600)
+
+
+@pytest.mark.parametrize("mode", ["lookup", "auto"])
+def test_a_second_run_over_the_same_text_never_imports_spacy(samples, tmp_path, mode):
+    """Tokens and lemmas of every text seen before come from the cache (whole texts with a trained
+    pipeline, whitespace-delimited chunks with the lookup tables), and so do the tables and the
+    lexicon: the rerun neither imports spaCy nor loads a pipeline, and its result is the same."""
+    cache = tmp_path / "cache"
+    args = ["check", str(samples), "-g", str(samples / "pump-terms.tbx"), "--lemmatiser", mode, "-q"]
+    first = _run_cli(args + ["--json", str(tmp_path / "first.json")], cache)
+    assert first.returncode in (0, 1), first.stderr
+    assert "spacy imported" in first.stderr
+    assert sorted(cache.glob("analyses-*.pickle")) and sorted(cache.glob("lemma-lexicon-*.pickle"))
+    second = _run_cli(args + ["--json", str(tmp_path / "second.json")], cache)
+    assert second.returncode == first.returncode, second.stderr
+    assert "spacy not imported" in second.stderr
+    a, b = (json.loads((tmp_path / f"{n}.json").read_text(encoding="utf-8")) for n in ("first", "second"))
+    assert a == b
+
+
+def test_a_new_text_loads_spacy_on_need_and_is_kept(samples, tmp_path):
+    """A segment never seen before is analysed by spaCy in that run, then kept: same tokens either way."""
+    from termqa.lang import lemma
+
+    folder = tmp_path / "cache"
+    text = "Remplacez le joint d'étanchéité du corps de pompe avant la mise en service."
+    with indexcache.using(indexcache.IndexCache(folder)):
+        fresh = lemma.Lemmatiser("fr", "lookup", "test-lookup-fr", None, None,
+                                 load_nlp=lambda: lemma._blank("fr"), load_table=lambda: lemma._load_table("fr"))
+        toks = fresh.tokenize(text)
+        assert fresh._nlp is not None  # built on need
+        fresh.save_analyses()
+        again = lemma.Lemmatiser("fr", "lookup", "test-lookup-fr", None, None,
+                                 load_nlp=lambda: pytest.fail("spaCy asked for a text seen before"),
+                                 load_table=lambda: pytest.fail("the table asked for a text seen before"))
+        assert again.tokenize(text) == toks
+        assert again._nlp is None
+
+
+@pytest.mark.parametrize("lang", ["fr", "en", "de"])
+def test_the_cached_lexicon_answers_like_a_fresh_one(tmp_path, lang):
+    """is_target_word, known_form and lemmas_of read the lexicon as sorted text from the cache: the same
+    answers as the lexicon built from the tables in this run, on real table words and their variants."""
+    import random
+
+    from termqa.lang import lemma
+
+    table = lemma._load_table(lang)
+    rng = random.Random(3)
+    forms = rng.sample(sorted(table.data), 400) + ["Infecte", "ETATS", "Etats", "côte", "cote", "Mütter",
+                                                   "zzqx", "l'eau", "Waren", "GUT", "débit", "debit"]
+    words = forms + [f.upper() for f in forms[:50]] + [f.capitalize() for f in forms[50:100]]
+
+    def answers():
+        return [(lemma.is_target_word(w, lang), lemma.known_form(w, lang), sorted(lemma.lemmas_of(w, lang)))
+                for w in words]
+
+    with indexcache.using(indexcache.IndexCache(tmp_path / "cache")):
+        lemma._LEXICONS.pop(lang, None)
+        built = answers()  # built from the table, and stored
+        assert sorted((tmp_path / "cache").glob("lemma-lexicon-*.pickle"))
+        lemma._LEXICONS.pop(lang, None)
+        cached = answers()
+    lemma._LEXICONS.pop(lang, None)
+    assert built == cached
+    assert any(a[0] for a in built) and any(not a[0] for a in built)
+
+
+def test_sorted_words_and_pairs_behave_like_a_set_and_a_dict():
+    """The lexicon's binary search over lines agrees with Python's set and dict on random words
+    (accented, capitalised, prefixes of each other)."""
+    import random
+
+    from termqa.lang.lemma import _SortedPairs, _SortedWords
+
+    rng = random.Random(11)
+    alphabet = "aàbcéeE'-z"
+    for _ in range(300):
+        words = {"".join(rng.choice(alphabet) for _ in range(rng.randint(1, 6))) for _ in range(rng.randint(0, 60))}
+        pairs = {w: "\t".join(rng.choice(["x", "y", "zé"]) for _ in range(rng.randint(1, 3))) for w in words}
+        sw, sp = _SortedWords(words), _SortedPairs(pairs)
+        probes = words | {"".join(rng.choice(alphabet) for _ in range(rng.randint(1, 6))) for _ in range(80)}
+        for q in probes:
+            assert (q in sw) == (q in words)
+            assert sp.get(q) == pairs.get(q)
+        assert sorted(sw) == sorted(words) and len(sw) == len(words)
+        assert _SortedWords.from_text(sw.text()).text() == sw.text()

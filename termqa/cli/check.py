@@ -1,7 +1,6 @@
 """`termqa check`: the click command over `termqa.check` (registered by termqa.cli.main)."""
 from __future__ import annotations
 
-import json
 import sys
 
 import click
@@ -13,7 +12,7 @@ from termqa.cli.common import (
 )
 from termqa.cli.console import summary
 from termqa.cli.options import input_options, judge_options
-from termqa.fileio import atomic_write
+from termqa.fileio import atomic_write, dump_json
 from termqa.formats.annotate import annotate_files, annotations_from_result
 from termqa.formats.decisions import find_decisions
 from termqa.inputs import expand
@@ -89,7 +88,7 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
     stdout_is_json = json_out == "-"
     if stdout_is_json:  # for pipes (jq, other tools): the JSON is the only thing on stdout
         try:
-            json.dump(data, sys.stdout, ensure_ascii=False, indent=1)
+            dump_json(data, sys.stdout)
             sys.stdout.write("\n")
             sys.stdout.flush()
         except BrokenPipeError:  # `| head`: the reader has what it wanted; go on with the files

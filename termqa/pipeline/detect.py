@@ -66,15 +66,24 @@ class Match:
 class TermTrie:
     """A token trie over normalised term keys. Values are lists of entries ending at a node."""
 
-    __slots__ = ("root", "size", "entries")
+    __slots__ = ("root", "size", "entries", "derived")
 
     def __init__(self):
         self.root: dict = {}
         self.size = 0
         self.entries: list[SourceEntry] = []  # every entry added, in order (variant passes read them)
+        self.derived: dict = {}  # indexes the variant passes build from `entries`: once per trie, not per document
+
+    def __getstate__(self):
+        return self.root, self.size, self.entries
+
+    def __setstate__(self, state):
+        self.root, self.size, self.entries = state
+        self.derived = {}
 
     def add(self, entry: SourceEntry) -> None:
         self.entries.append(entry)
+        self.derived.clear()
         for path in dict.fromkeys((entry.key, entry.skey or entry.key)):
             if not path:
                 continue
@@ -207,10 +216,16 @@ def content_positions(tokens) -> list[int]:
     return [i for i, t in enumerate(tokens) if not (t.punct and t.text in GAPS)]
 
 
-def find_in_segment(trie: TermTrie, segment: Segment, tokens) -> list[Match]:
-    """Leftmost-longest matches of the trie in one segment's source tokens."""
+def positions_and_keys(tokens) -> tuple[list[int], list[tuple[str, str, str]]]:
+    """(content positions, their keys) of a text's tokens: what every matching pass reads."""
     pos = content_positions(tokens)
-    keys = text_keys(tokens, pos)
+    return pos, text_keys(tokens, pos)
+
+
+def find_in_segment(trie: TermTrie, segment: Segment, tokens, prepared: Optional[tuple] = None) -> list[Match]:
+    """Leftmost-longest matches of the trie in one segment's source tokens (`prepared`: their
+    `positions_and_keys`, when already computed)."""
+    pos, keys = prepared or positions_and_keys(tokens)
     out = []
     root = trie.root
     i, n = 0, len(keys)
@@ -274,10 +289,13 @@ def detect_document(doc: Document, trie: TermTrie, tokens_by_seg: dict, segments
     `lang` (primary subtag) and `stop` (its function words) steer the in-context rules.
     """
     matches = []
+    prepared = {}
     for seg in segments:
-        matches.extend(find_in_segment(trie, seg, tokens_by_seg[seg.index]))
+        toks = tokens_by_seg[seg.index]
+        pk = prepared[seg.index] = positions_and_keys(toks)
+        matches.extend(find_in_segment(trie, seg, toks, pk))
     if variants != "none":
-        matches = find_variants(matches, trie, tokens_by_seg, segments, variants, lang, stop)
+        matches = find_variants(matches, trie, tokens_by_seg, segments, variants, lang, stop, prepared)
     return add_acronyms(trie, matches, tokens_by_seg, segments)
 
 
@@ -318,47 +336,33 @@ def _variant_entry(e: SourceEntry, key: tuple, rule: str) -> SourceEntry:
 
 
 def find_variants(matches: Sequence[Match], trie: TermTrie, tokens_by_seg: dict, segments: Sequence[Segment],
-                  level: str, lang: str, stop: frozenset) -> list[Match]:
-    """The matches with the variants of `level` added where no match already stands.
+                  level: str, lang: str, stop: frozenset, prepared: Optional[dict] = None) -> list[Match]:
+    """The matches with the variants of `level` added where no match already stands (`prepared`: the
+    segments' `positions_and_keys` by segment index, when already computed).
 
     Only the glossary's own designations seed the in-context rules: a variant of a variant found
     in context would pile one guess on another.
     """
-    own = [e for e in trie.entries if not e.rule and e.via == "glossary"]
-    singles = {}
-    for e in own:
-        if len(e.key) == 1 and not e.key[0].startswith("="):
-            singles.setdefault(e.key[0], e)
-            singles.setdefault(e.skey[0] if e.skey else e.key[0], e)
-    multi: dict = {}
-    by_key: dict = {}
-    for e in own:
-        if len(e.key) >= 2:
-            for k in dict.fromkeys((e.key[0], (e.skey or e.key)[0])):
-                multi.setdefault(k, []).append(e)
-            by_key.setdefault(e.key, e)
-            by_key.setdefault(e.skey or e.key, e)
     dynamic = level == "dynamic"
-    ins_index = _insertion_index(multi) if dynamic else {}
-    lengths = sorted({m for (_k, m, _l) in ins_index})
+    singles, multi, by_key, ins_index, lengths = _variant_indexes(trie, dynamic)
     by_seg: dict = {}
     for m in matches:
         by_seg.setdefault(m.segment.index, []).append(m)
     ctx = {}
     for seg in segments:
         toks = tokens_by_seg[seg.index]
-        pos = content_positions(toks)
-        keys = text_keys(toks, pos)
+        pos, keys = (prepared.get(seg.index) if prepared else None) or positions_and_keys(toks)
         at = {t: i for i, t in enumerate(pos)}
         taken = set()
         for m in by_seg.get(seg.index, ()):
             taken.update(i for i in range(at.get(m.tok_start, 0), at.get(m.tok_end - 1, -1) + 1))
         ctx[seg.index] = (toks, pos, keys, taken)
         found: list[vr.Found] = []
-        for i, e in vr.split_index(keys, singles):
+        # a variant overlapping a match already there is dropped below: positions taken are not tried
+        for i, e in vr.split_index(keys, singles, taken):
             found.append(vr.Found(i, i + 2, e, "split_compound"))
         if dynamic:
-            found += _insertions(keys, toks, pos, ins_index, lengths, stop)
+            found += _insertions(keys, toks, pos, ins_index, lengths, stop, taken)
             found += _coordinations(by_seg.get(seg.index, ()), keys, at, by_key)
         new = []
         partners = set()
@@ -382,6 +386,32 @@ def find_variants(matches: Sequence[Match], trie: TermTrie, tokens_by_seg: dict,
     return [m for seg in segments for m in by_seg.get(seg.index, ())]
 
 
+def _variant_indexes(trie: TermTrie, dynamic: bool) -> tuple:
+    """What the variant passes look designations up by, built from the trie once (the trie is the
+    same for every document of a run)."""
+    got = trie.derived.get(("variants", dynamic))
+    if got is not None:
+        return got
+    own = [e for e in trie.entries if not e.rule and e.via == "glossary"]
+    singles: dict = {}
+    for e in own:
+        if len(e.key) == 1 and not e.key[0].startswith("="):
+            singles.setdefault(e.key[0], e)
+            singles.setdefault(e.skey[0] if e.skey else e.key[0], e)
+    multi: dict = {}
+    by_key: dict = {}
+    for e in own:
+        if len(e.key) >= 2:
+            for k in dict.fromkeys((e.key[0], (e.skey or e.key)[0])):
+                multi.setdefault(k, []).append(e)
+            by_key.setdefault(e.key, e)
+            by_key.setdefault(e.skey or e.key, e)
+    ins_index = _insertion_index(multi) if dynamic else {}
+    lengths = sorted({key[1] for key in ins_index if key != _FIRSTS})
+    got = trie.derived[("variants", dynamic)] = (singles, multi, by_key, ins_index, lengths)
+    return got
+
+
 def _insertion_index(multi: dict) -> dict:
     """(first key, length, last key) -> [(rank, entry)]: the designations `_insertions` can try at a
     position, found by the words at both ends instead of trying every designation that starts there.
@@ -392,21 +422,37 @@ def _insertion_index(multi: dict) -> dict:
             sk = e.skey or e.key
             for last in dict.fromkeys((e.key[-1], sk[-1])):
                 index.setdefault((k, len(e.key), last), []).append((rank, e))
+    if index:
+        index[_FIRSTS] = frozenset(k for (k, _m, _l) in index)
     return index
 
 
-def _insertions(keys, toks, pos, index: dict, lengths: Sequence[int], stop: frozenset) -> list:
-    """One modifier inside a multi-word designation: "centrifugal feed pump" for "centrifugal pump"."""
+_FIRSTS = "first keys"  # the insertion index's entry holding every first key it has
+
+
+def _insertions(keys, toks, pos, index: dict, lengths: Sequence[int], stop: frozenset,
+                skip: frozenset = frozenset()) -> list:
+    """One modifier inside a multi-word designation: "centrifugal feed pump" for "centrifugal pump".
+    Positions in `skip` (taken by a match) are not tried."""
     out = []
     n = len(keys)
+    if n < 3 or not index:
+        return out
+    firsts = index.get(_FIRSTS, ())
     content: dict[int, bool] = {}
-    for i in range(n):
-        for k in dict.fromkeys(keys[i][:2]):
+    for i in range(n - 2):
+        if i in skip:
+            continue
+        k0, k1 = keys[i][0], keys[i][1]
+        for k in ((k0,) if k0 == k1 else (k0, k1)):
+            if k not in firsts:
+                continue
             found: dict[int, object] = {}
             for m in lengths:
                 if i + m + 1 > n:
                     break
-                for last in dict.fromkeys(keys[i + m][:2]):
+                l0, l1 = keys[i + m][0], keys[i + m][1]
+                for last in ((l0,) if l0 == l1 else (l0, l1)):
                     for rank, e in index.get((k, m, last), ()):
                         found.setdefault(rank, e)
             for _rank, e in sorted(found.items(), key=lambda x: x[0]):
@@ -527,13 +573,15 @@ def _reductions(segments, by_seg: dict, ctx: dict, trie: TermTrie, lang: str, st
                 events.append((at.get(m.tok_end - 1, 0), h, e))
         new = []
         for i, k in enumerate(keys):
-            for _, h, e in [x for x in events if x[0] < i]:
-                last_full[h] = (n, e)
-            if i == 0 or i in taken or toks[pos[i]].punct:
+            if events:
+                for _, h, e in [x for x in events if x[0] < i]:
+                    last_full[h] = (n, e)
+            if i == 0 or i in taken or keys[i - 1][1] not in DEFINITE or pos[i - 1] + 1 != pos[i] \
+                    or toks[pos[i]].punct or not last_full:
                 continue
             h = next((x for x in dict.fromkeys(k[:2]) if x in last_full and n - last_full[x][0] <= REDUCTION_WINDOW),
                      None)
-            if h is None or keys[i - 1][1] not in DEFINITE or pos[i - 1] + 1 != pos[i]:
+            if h is None:
                 continue
             t = toks[pos[i]]
             if t.text[:1].isupper() and not toks[pos[i - 1]].text[:1].isupper():

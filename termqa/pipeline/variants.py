@@ -81,11 +81,14 @@ def static_keys(key: tuple[str, ...], lang: str) -> list[tuple[str, tuple[str, .
     return out
 
 
-def split_index(keys: Sequence[tuple[str, ...]], singles: dict) -> list[tuple[int, object]]:
+def split_index(keys: Sequence[tuple[str, ...]], singles: dict, skip=frozenset()) -> list[tuple[int, object]]:
     """(position, entry) where two adjacent words written apart make a one-word designation
-    ("work flow" for "workflow"). Both parts need three letters: "a part" is not "apart"."""
+    ("work flow" for "workflow"). Both parts need three letters: "a part" is not "apart".
+    Pairs touching a position in `skip` (taken by a match) are not tried."""
     out = []
     for i in range(len(keys) - 1):
+        if i in skip or i + 1 in skip:
+            continue
         a, b = keys[i], keys[i + 1]
         left = a[1]
         if len(left) < 3 or not left.isalpha():
