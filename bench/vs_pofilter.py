@@ -10,7 +10,10 @@ the median wall time and the largest peak resident memory (from `os.wait4`: the 
 largest of its own children that it waited for, such as termqa's counting workers) are reported.
 
 termqa runs with a warm index cache (one unmeasured run first fills a cache folder of this benchmark's
-own; `--cold` measures with an empty one each time). The bundled samples are timed too (termqa only).
+own; `--cold` measures with an empty one each time; `--new-text` keeps the termbase's entries but
+forgets the analysed text before every run: a delivery never seen before). The bundled samples are
+timed too (termqa only). Children run with bytecode caching on (PYTHONDONTWRITEBYTECODE removed), as
+an installed package runs: pofilter's modules were compiled when it was installed.
 """
 from __future__ import annotations
 
@@ -64,7 +67,8 @@ def pofilter_command(explicit: str | None) -> list[str]:
 
 
 def side_by_side(name: str, xliff: Path, glossary: Path, termqa: list[str], pofilter: list[str], repeat: int,
-                 env: dict, cold: bool, check_args: list[str], with_pofilter: bool = True) -> dict:
+                 env: dict, cold: bool, check_args: list[str], with_pofilter: bool = True,
+                 new_text: bool = False) -> dict:
     cache = Path(env["TERMQA_CACHE_DIR"])
     with tempfile.TemporaryDirectory() as tmp:
         tq_argv = termqa + ["check", str(xliff), "--glossary", str(glossary), "-q", "--json",
@@ -75,6 +79,9 @@ def side_by_side(name: str, xliff: Path, glossary: Path, termqa: list[str], pofi
         for _ in range(repeat):
             if cold:
                 shutil.rmtree(cache, ignore_errors=True)
+            elif new_text:  # the text's tokens and lemmas are gone; glossaries, indexes and tables stay
+                for f in cache.glob("analyses-*.pickle"):
+                    f.unlink()
             r = measure(tq_argv, env)
             if r["code"] not in (0, 1):
                 raise SystemExit(f"termqa failed on {xliff} (exit {r['code']}):\n{r['stderr'][-2000:]}")
@@ -111,13 +118,16 @@ def main(argv=None) -> int:
     ap.add_argument("--pofilter", help="command that runs pofilter (default: pofilter on PATH)")
     ap.add_argument("--check-args", default="", help='extra arguments for termqa check, e.g. "--jobs 1"')
     ap.add_argument("--cold", action="store_true", help="empty termqa's index cache before every run")
+    ap.add_argument("--new-text", action="store_true",
+                    help="forget the analysed text (not the termbase) before every run: a delivery never seen")
     ap.add_argument("--no-samples", action="store_true", help="skip the bundled samples")
     ap.add_argument("--results", type=Path, help="also write the measurements as JSON here")
     a = ap.parse_args(argv)
 
     termqa = bench_run.termqa_command(a.termqa)
     pofilter = pofilter_command(a.pofilter)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}  # never a paid judge call
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")  # never a paid judge call
+           and k != "PYTHONDONTWRITEBYTECODE"}
     rows = []
     with tempfile.TemporaryDirectory(prefix="termqa-bench-cache-") as cache:
         env["TERMQA_CACHE_DIR"] = cache
@@ -125,14 +135,15 @@ def main(argv=None) -> int:
         if not a.no_samples:
             samples = HERE.parent / "samples"
             rows.append(side_by_side("samples/", samples, samples / "pump-terms.tbx", termqa, pofilter, a.repeat,
-                                     env, a.cold, extra, with_pofilter=False))
+                                     env, a.cold, extra, with_pofilter=False, new_text=a.new_text))
         for words in a.sizes:
             project = bench_run.project_for(words, a.concepts, a.seed, a.out, a.words_per_file)
             rows.append(side_by_side(f"{words} words", project / "xliff", project / "glossary.tbx", termqa,
-                                     pofilter, a.repeat, env, a.cold, extra))
+                                     pofilter, a.repeat, env, a.cold, extra, new_text=a.new_text))
             rows[-1]["words"] = words
 
-    print(f"termqa check ({'cold' if a.cold else 'warm'} index cache, {a.concepts} concepts) vs pofilter "
+    state = "cold" if a.cold else "warm, text never seen" if a.new_text else "warm"
+    print(f"termqa check ({state} index cache, {a.concepts} concepts) vs pofilter "
           f"{' '.join(POFILTER_CHECKS)}; medians of {a.repeat}")
     print(f"{'project':>16} {'termqa s':>9} {'cpu s':>6} {'MB':>7} {'pofilter s':>10} {'cpu s':>6} {'MB':>7} "
           f"{'ratio':>6} {'cpu ratio':>9}")
@@ -153,7 +164,7 @@ def main(argv=None) -> int:
     for name, ok in verdicts:
         print(f"  {'PASS' if ok else 'FAIL'}  {name}")
     if a.results:
-        a.results.write_text(json.dumps({"rows": rows, "targets": dict(verdicts), "cold": a.cold,
+        a.results.write_text(json.dumps({"rows": rows, "targets": dict(verdicts), "cold": a.cold, "new_text": a.new_text,
                                          "check_args": a.check_args}, indent=2) + "\n", encoding="utf-8")
     return 0 if all(ok for _n, ok in verdicts) else 1
 

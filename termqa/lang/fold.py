@@ -35,6 +35,19 @@ def loose(s: str) -> str:
     return s.translate(_LOOSE_TABLE)
 
 
+def is_caps(text: str) -> bool:
+    """An acronym-like word: two or more letters, all capitals (VFD, NPSH, PLC)."""
+    letters = [c for c in text if c.isalpha()]
+    return len(letters) >= 2 and all(c.isupper() for c in letters)
+
+
+def exact_key(text: str) -> str:
+    """The case-sensitive key of an acronym-like word; a plural 's' is dropped (VFDs -> VFD)."""
+    if len(text) > 2 and text.endswith("s") and is_caps(text[:-1]):
+        text = text[:-1]
+    return "=" + text
+
+
 def strip_marks(s: str) -> str:
     """`s` without combining marks, case kept (É -> E); used to compare letters' base forms."""
     s = unicodedata.normalize("NFD", s)

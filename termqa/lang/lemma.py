@@ -30,7 +30,7 @@ import os
 import re
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -38,7 +38,7 @@ from termqa import indexcache
 from termqa.errors import TermqaError, UsageError
 from termqa.fileio import atomic_write
 from termqa.gcpause import paused_gc
-from termqa.lang.fold import loose
+from termqa.lang.fold import exact_key, loose
 from termqa.lang.langtags import primary
 
 
@@ -51,6 +51,8 @@ class Token:
     key: str  # loose(lemma) without hyphens: what matching compares
     article: bool  # article / determiner / elided or contracted article of this language
     punct: bool  # punctuation / symbols only
+    # (key, loose surface, exact key): what matching looks a word up by; derived from the fields above
+    keys: tuple = field(default=(), compare=False, repr=False)
 
 
 # --- per-language word lists -----------------------------------------------------------------
@@ -552,7 +554,8 @@ def lemmas_of(word: str, lang: str) -> frozenset[str]:
 
 # --- the lemmatiser ---------------------------------------------------------------------------
 
-_Piece = tuple[str, int, int, str, str, bool, bool]  # text, rel start, rel end, lemma, key, article, punct
+# text, rel start, rel end, lemma, key, article, punct, keys (Token's fields)
+_Piece = tuple[str, int, int, str, str, bool, bool, tuple]
 
 
 def _is_punct(s: str) -> bool:
@@ -694,9 +697,10 @@ class Lemmatiser:
 
     def _piece(self, text: str, a: int, b: int, lemma: str) -> _Piece:
         punct = _is_punct(text)
-        key = loose(text) if punct else _key(lemma)
-        article = (not punct) and loose(text) in self._articles
-        return (text, a, b, lemma if not punct else text, key, article, punct)
+        surface = loose(text)
+        key = surface if punct else _key(lemma)
+        article = (not punct) and surface in self._articles
+        return (text, a, b, lemma if not punct else text, key, article, punct, (key, surface, exact_key(text)))
 
     def _analyse(self, word: str, lemma: Optional[str] = None) -> tuple[_Piece, ...]:
         """Pieces of one tokenizer token: hyphenated compounds split into words and hyphens.
@@ -743,7 +747,8 @@ class Lemmatiser:
                 missing = [t for t in todo_list if t not in stored]
                 made = dict(zip(missing, self._run_trained(missing))) if missing else {}
                 for t, toks in made.items():
-                    self._fresh[t] = tuple((x.text, x.start, x.end, x.lemma, x.key, x.article, x.punct) for x in toks)
+                    self._fresh[t] = tuple((x.text, x.start, x.end, x.lemma, x.key, x.article, x.punct, x.keys)
+                                           for x in toks)
                 results = [made[t] if t in made else tuple(Token(*p) for p in stored[t]) for t in todo_list]
             else:
                 results = self._run_lookup(todo_list)
@@ -776,8 +781,8 @@ class Lemmatiser:
                     if pieces is None:
                         pieces = chunk_pieces(c)
                     base = m.start()
-                    for text_, a, b, lem, key, art, pun in pieces:
-                        append(T(text_, base + a, base + b, lem, key, art, pun))
+                    for text_, a, b, lem, key, art, pun, keys in pieces:
+                        append(T(text_, base + a, base + b, lem, key, art, pun, keys))
                 results.append(tuple(toks))
         return results
 
@@ -815,8 +820,8 @@ class Lemmatiser:
                 if seps and _touches(seps, t.idx, t.idx + len(s), s):
                     # markup glued to a word ("Change</Affiliation"): cut at the markup, lemmas from
                     # the table for the words (the pipeline saw the glued token)
-                    for text_, a, b, l, key, art, pun in self._cut(s, t.idx, seps):
-                        toks.append(Token(text_, a, b, l, key, art, pun))
+                    for piece in self._cut(s, t.idx, seps):
+                        toks.append(Token(*piece))
                     continue
                 lem = self._overrides.get(loose(s)) or t.lemma_ or s
                 # a trained lemma that is only the lowercase surface often means "unknown word":
@@ -824,8 +829,8 @@ class Lemmatiser:
                 if lem.lower() == s.lower() and self._table is not None:
                     lem = self.lemma_of(s)
                 idx = t.idx
-                for text, a, b, l, key, art, pun in self._analyse(s, lem):
-                    toks.append(Token(text, idx + a, idx + b, l, key, art, pun))
+                for text, a, b, l, key, art, pun, keys in self._analyse(s, lem):
+                    toks.append(Token(text, idx + a, idx + b, l, key, art, pun, keys))
             results.append(tuple(toks))
         return results
 
@@ -852,7 +857,8 @@ MARKUP = re.compile(r"&(?:lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);|[<>/\\\[\
 
 
 def _sep_piece(text: str, start: int) -> _Piece:
-    return (text, start, start + len(text), text, loose(text), False, True)
+    surface = loose(text)
+    return (text, start, start + len(text), text, surface, False, True, (surface, surface, exact_key(text)))
 
 
 def _touches(seps, a: int, b: int, text: str = "") -> bool:

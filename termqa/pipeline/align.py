@@ -31,7 +31,7 @@ from termqa.lang.lemma import is_target_word
 from termqa.lang.normalise import loose
 from termqa.model import FORBIDDEN_STATUSES
 from termqa.pipeline import variants as vr
-from termqa.pipeline.detect import content_positions, keys_of, surface_keys
+from termqa.pipeline.detect import content_positions, keys_of, text_keys
 
 # Lower wins when two kinds propose the same span.
 _PRIORITY = {"glossary": 0, "dnt": 0, "forbidden": 1, "dnt_altered": 2, "established": 3, "untranslated": 4,
@@ -71,10 +71,10 @@ class TargetIndex:
 
         self.tokens = tokens
         self.pos = pos = content_positions(tokens)
-        self.keys = [tokens[i].key for i in pos]
-        sk = [surface_keys(tokens[i].text) for i in pos]
-        self.surf = [a for a, _ in sk]
-        self.exact = [b for _, b in sk]
+        ks = text_keys(tokens, pos)
+        self.keys = [k[0] for k in ks]
+        self.surf = [k[1] for k in ks]
+        self.exact = [k[2] for k in ks]
 
     def find(self, key: Sequence[str], skey: Sequence[str] = (), *, surface: bool = False,
              gap: bool = False) -> list[tuple[int, int]]:

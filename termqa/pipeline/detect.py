@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
+from termqa.lang.fold import exact_key, is_caps
 from termqa.lang.normalise import loose, term_tokens
 from termqa.model import Concept, Document, Segment, Term
 from termqa.pipeline import variants as vr
@@ -152,19 +153,6 @@ def rendering_key(lemmatiser, text: Optional[str]) -> Optional[tuple[str, ...]]:
     return keys_of(lemmatiser.tokenize(text))[0] or None
 
 
-def is_caps(text: str) -> bool:
-    """An acronym-like word: two or more letters, all capitals (VFD, NPSH, PLC)."""
-    letters = [c for c in text if c.isalpha()]
-    return len(letters) >= 2 and all(c.isupper() for c in letters)
-
-
-def exact_key(text: str) -> str:
-    """The case-sensitive key of an acronym-like word; a plural 's' is dropped (VFDs -> VFD)."""
-    if len(text) > 2 and text.endswith("s") and is_caps(text[:-1]):
-        text = text[:-1]
-    return "=" + text
-
-
 def keys_of(tokens) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(lemma keys, surface keys) of a term's tokens: leading articles and hyphens dropped.
 
@@ -203,11 +191,12 @@ def surface_keys(text: str) -> tuple[str, str]:
 
 
 def text_keys(tokens, positions) -> list[tuple[str, str, str]]:
-    """(lemma key, surface key, exact key) for each content position of a text."""
+    """(lemma key, surface key, exact key) for each content position of a text: the tokens carry
+    them (computed once per distinct word by the lemmatiser); a token made elsewhere gets them here."""
     out = []
     for i in positions:
         t = tokens[i]
-        out.append((t.key, *surface_keys(t.text)))
+        out.append(t.keys or (t.key, *surface_keys(t.text)))
     return out
 
 
