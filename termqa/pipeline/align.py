@@ -433,10 +433,12 @@ def _cognate(a: str, b: str) -> bool:
     return n >= _COGNATE_PREFIX or (n >= 4 and n == min(len(a), len(b)))
 
 
-def ngrams(idx: TargetIndex, stop: frozenset, max_n: int = MAX_N, spans: bool = False):
+def ngrams(idx: TargetIndex, stop: frozenset, max_n: int = MAX_N, spans: bool = False,
+           firsts: Optional[frozenset] = None):
     """Content n-grams of a target segment that could be a term: no edge stop word or punctuation.
 
-    Yields keys, or (start, end, key) in content positions with `spans=True`.
+    Yields keys, or (start, end, key) in content positions with `spans=True`. With `firsts`, only the
+    n-grams whose first key is one of them (a caller that wants a known set of n-grams).
     """
     toks = [idx.tokens[i] for i in idx.pos]
     keys = idx.keys
@@ -444,7 +446,7 @@ def ngrams(idx: TargetIndex, stop: frozenset, max_n: int = MAX_N, spans: bool = 
     # per position: may it open/close an n-gram (edge), does it break one (punctuation)
     edge = [not (t.punct or t.article or _stop(t, stop)) for t in toks]
     for a in range(n):
-        if not edge[a] or toks[a].key.isdigit():
+        if not edge[a] or (firsts is not None and keys[a] not in firsts) or toks[a].key.isdigit():
             continue
         for b in range(a + 1, min(n, a + max_n) + 1):
             if toks[b - 1].punct:
@@ -458,7 +460,7 @@ def ngrams(idx: TargetIndex, stop: frozenset, max_n: int = MAX_N, spans: bool = 
 def _stop(tok, stop: frozenset) -> bool:
     """A word that cannot open or close a term: a stop word by lemma or surface ("peuvent"), or a
     one-letter word (an elided article the tokenizer left unsplit)."""
-    return tok.key in stop or len(tok.key) < 2 or loose(tok.text) in stop
+    return tok.key in stop or len(tok.key) < 2 or (tok.keys[1] if tok.keys else loose(tok.text)) in stop
 
 
 def _pair_key(source: str, target: str) -> tuple[str, str]:
@@ -611,10 +613,11 @@ def _document_counts(work, indexes, stop, lemmatiser, needed) -> tuple[Counter, 
     if todo and lemmatiser is not None:
         extra = {s.index: TargetIndex(t) for s, t in zip(todo, lemmatiser.tokenize_many([s.target for s in todo]))}
     counts: Counter = Counter()
+    firsts = frozenset(g[0] for g in needed)
     for s in first.values():
         idx = indexes.get(s.index) or extra.get(s.index)
         if idx is not None:
-            counts.update({g for g in ngrams(idx, stop) if g in needed})
+            counts.update({g for g in ngrams(idx, stop, firsts=firsts) if g in needed})
     return counts, pair_of
 
 
