@@ -365,3 +365,20 @@ def test_sorted_words_and_pairs_behave_like_a_set_and_a_dict():
             assert sp.get(q) == pairs.get(q)
         assert sorted(sw) == sorted(words) and len(sw) == len(words)
         assert _SortedWords.from_text(sw.text()).text() == sw.text()
+
+
+@pytest.mark.skipif(not parallel.can_fork(), reason="worker processes need fork")
+def test_analyses_made_in_worker_processes_are_kept(tmp_path):
+    """Documents counted in workers hand their new analyses to the main process, which keeps them: a
+    rerun in one process finds every text analysed and never imports spaCy."""
+    project = gen.generate(12_000, 300, tmp_path, seed=5, words_per_file=3_000)
+    cache = tmp_path / "cache"
+    args = ["check", str(project / "xliff"), "-g", str(project / "glossary.tbx"), "--lemmatiser", "lookup", "-q"]
+    first = _run_cli(args + ["--jobs", "2", "--json", str(tmp_path / "first.json")], cache)
+    assert first.returncode in (0, 1), first.stderr
+    assert "spacy imported" in first.stderr
+    second = _run_cli(args + ["--jobs", "1", "--json", str(tmp_path / "second.json")], cache)
+    assert "spacy not imported" in second.stderr, second.stderr
+    a, b = (json.loads((tmp_path / f"{n}.json").read_text(encoding="utf-8")) for n in ("first", "second"))
+    a["signature"].pop("settings", None), b["signature"].pop("settings", None)  # --jobs differs
+    assert a == b
