@@ -31,6 +31,7 @@ import re
 import sys
 import threading
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -297,8 +298,9 @@ class _Lexicon:
 
     @staticmethod
     def parts_of(table: "_Table") -> tuple:
-        """(words, lemmas, {part of speech: lemmas}, exceptions, suffix rules) of a table and the data files
-        beside it; word lists as newline-joined sorted text (see _SortedWords)."""
+        """What the index cache keeps of a table and the data files beside it: (words, lemmas, {part of
+        speech: lemmas}, {part of speech: exceptions}, suffix rules, forms -> lemmas, loose index), the
+        lists as `_SortedWords` text and the mappings as `_SortedPairs` text."""
         files = table._files
         words: set[str] = set()
         lemmas: set[str] = set()
@@ -434,22 +436,19 @@ def _load_table(lang: str) -> Optional[_Table]:
         if lang in _TABLES:
             return _TABLES[lang]
         table = None
-        files = _lookup_files(lang)
-        if "lemma_lookup" in files:
-            names = ["lemma_lookup"]
-        else:
-            names = sorted(k for k in files if k.startswith("lemma_lookup_"))
-            names.sort(key=lambda k: (k != "lemma_lookup_noun", k != "lemma_lookup_adj", k))
+        names = _table_names(lang)
         if names:
-            table = _cached_table(lang, names, files, _read_data)
+            table = _cached_table(lang, names, _lookup_files(lang), _read_data)
         _TABLES[lang] = table
         return table
 
 
+@lru_cache(maxsize=None)
 def _lookup_files(lang: str) -> dict:
     """spacy-lookups-data's data files for `lang` (name -> path), found through the `spacy_lookups`
     entry point it declares (where spaCy's registry finds them): no spaCy import, which alone costs
-    about 1.5 s per process. Empty when the package is missing (fallback mode)."""
+    about 1.5 s per process. Empty when the package is missing (fallback mode). Read once per process
+    (scanning the entry points takes tens of milliseconds); callers must not change the dict."""
     try:
         from importlib.metadata import entry_points
 
