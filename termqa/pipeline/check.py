@@ -18,6 +18,7 @@ from termqa.errors import LanguageError, UsageError
 from termqa.formats.annotate.replies import read_replies
 from termqa.formats.csvgloss import assign_languages
 from termqa.formats.decisions import DecisionBook, merge, read_decisions
+from termqa.gcpause import without_gc
 from termqa.inputs import expand, merge_glossaries
 from termqa.judge.llm import JudgeSettings
 from termqa.judge.stages import run_judge
@@ -192,6 +193,7 @@ def check(
 
 # --- the stages --------------------------------------------------------------------------------------
 
+@without_gc
 def prepare(
     inputs: Sequence[Union[str, BilingualFile]],
     glossaries: Sequence[Union[str, Glossary]],
@@ -283,6 +285,7 @@ def project_words(documents: Sequence[Document]) -> int:
     return sum(len(s.source.split()) + len((s.target or "").split()) for d in documents for s in d.segments)
 
 
+@without_gc
 def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] = None) -> Run:
     """Counting: detect every occurrence, align its rendering, fix references, decide what rules can.
 

@@ -9,6 +9,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from termqa.errors import InputError
+from termqa.gcpause import without_gc
 from termqa.model import OUTCOMES, UNJUDGED
 from termqa.pipeline.metrics import all_metrics, per_document, variation_shares
 from termqa.pipeline.score import scores
@@ -91,6 +92,7 @@ def _outcome_counts(rows) -> dict:
     return {k: c.get(k, 0) for k in OUTCOMES}
 
 
+@without_gc
 def result_dict(res) -> dict:
 
     occ = [occurrence_dict(v) for v in res.verdicts]
