@@ -333,7 +333,7 @@ def find_variants(matches: Sequence[Match], trie: TermTrie, tokens_by_seg: dict,
     in context would pile one guess on another.
     """
     dynamic = level == "dynamic"
-    singles, multi, by_key, ins_index, lengths = _variant_indexes(trie, dynamic)
+    singles, lefts, by_key, ins_index, lengths = _variant_indexes(trie, dynamic)
     by_seg: dict = {}
     for m in matches:
         by_seg.setdefault(m.segment.index, []).append(m)
@@ -348,7 +348,7 @@ def find_variants(matches: Sequence[Match], trie: TermTrie, tokens_by_seg: dict,
         ctx[seg.index] = (toks, pos, keys, taken)
         found: list[vr.Found] = []
         # a variant overlapping a match already there is dropped below: positions taken are not tried
-        for i, e in vr.split_index(keys, singles, taken):
+        for i, e in vr.split_index(keys, singles, taken, lefts):
             found.append(vr.Found(i, i + 2, e, "split_compound"))
         if dynamic:
             found += _insertions(keys, toks, pos, ins_index, lengths, stop, taken)
@@ -397,7 +397,7 @@ def _variant_indexes(trie: TermTrie, dynamic: bool) -> tuple:
             by_key.setdefault(e.skey or e.key, e)
     ins_index = _insertion_index(multi) if dynamic else {}
     lengths = sorted({key[1] for key in ins_index if key != _FIRSTS})
-    got = trie.derived[("variants", dynamic)] = (singles, multi, by_key, ins_index, lengths)
+    got = trie.derived[("variants", dynamic)] = (singles, vr.split_lefts(singles), by_key, ins_index, lengths)
     return got
 
 

@@ -81,17 +81,19 @@ def static_keys(key: tuple[str, ...], lang: str) -> list[tuple[str, tuple[str, .
     return out
 
 
-def split_index(keys: Sequence[tuple[str, ...]], singles: dict, skip=frozenset()) -> list[tuple[int, object]]:
+def split_index(keys: Sequence[tuple[str, ...]], singles: dict, skip=frozenset(),
+                lefts: Optional[frozenset] = None) -> list[tuple[int, object]]:
     """(position, entry) where two adjacent words written apart make a one-word designation
     ("work flow" for "workflow"). Both parts need three letters: "a part" is not "apart".
-    Pairs touching a position in `skip` (taken by a match) are not tried."""
+    Pairs touching a position in `skip` (taken by a match) are not tried, nor (with `lefts`, the
+    `split_lefts` of `singles`) a first word that begins no designation."""
     out = []
     for i in range(len(keys) - 1):
         if i in skip or i + 1 in skip:
             continue
         a, b = keys[i], keys[i + 1]
         left = a[1]
-        if len(left) < 3 or not left.isalpha():
+        if len(left) < 3 or (lefts is not None and left not in lefts) or not left.isalpha():
             continue
         for right in dict.fromkeys(b[:2]):
             if len(right) >= 3 and right.isalpha():
@@ -100,6 +102,12 @@ def split_index(keys: Sequence[tuple[str, ...]], singles: dict, skip=frozenset()
                     out.append((i, e))
                     break
     return out
+
+
+def split_lefts(singles: dict) -> frozenset:
+    """Every first part `split_index` can join into a key of `singles`: its prefixes that leave three
+    letters or more on each side."""
+    return frozenset(k[:n] for k in singles for n in range(3, len(k) - 2))
 
 
 @dataclass(frozen=True)
