@@ -80,7 +80,7 @@ def side_by_side(name: str, xliff: Path, glossary: Path, termqa: list[str], pofi
             if cold:
                 shutil.rmtree(cache, ignore_errors=True)
             elif new_text:  # the text's tokens and lemmas are gone; glossaries, indexes and tables stay
-                for f in cache.glob("analyses-*.pickle"):
+                for f in cache.glob("analyses-*.sqlite"):
                     f.unlink()
             r = measure(tq_argv, env)
             if r["code"] not in (0, 1):

@@ -12,10 +12,11 @@ result each time, so the results are stored in the user cache folder and loaded 
 - `lemma-table-*` and `lemma-lexicon-*`: a language's word -> lemma table and the set of words and
   lemmas its tables know, keyed by the data files they came from (path, size, modification time) and
   the spacy-lookups-data version;
-- `analyses-*`: what a lemmatiser made of the text it saw (in lookup mode each whitespace-delimited
+- `analyses-*.sqlite`: what a lemmatiser made of the text it saw (in lookup mode each whitespace-delimited
   chunk's tokens and lemmas, with a trained pipeline each whole text's), keyed by the lemmatiser's name
   (spaCy, pipeline and table versions), so a run over text seen before needs neither spaCy nor its
-  tables: this run's analyses first, then older ones, up to 400,000 entries per lemmatiser;
+  tables. A table (`Table`), not a pickle: it grows with every project checked, and a run reads only
+  the chunks of its own text;
 - `blank-language-*` and `tokenizer-spacy-*.bin`: which blank spaCy tokenizer serves a language and
   that tokenizer's rules (loaded without importing the language's exception lists).
 
@@ -40,9 +41,11 @@ import contextvars
 import hashlib
 import importlib.util
 import json
+import marshal
 import os
 import pickle
 import shutil
+import sqlite3
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
@@ -149,13 +152,20 @@ class IndexCache:
         except (OSError, TermqaError, pickle.PicklingError, RecursionError):
             pass
 
+    def table(self, key: str) -> Optional["Table"]:
+        """The key -> value table stored under `key` (created on first write); None without a folder."""
+        if self.folder is None:
+            return None
+        return Table(self.folder / f"{key}.sqlite")
+
     def clear(self) -> int:
         """Delete every cache file of the folder (and temporary files left by killed runs)."""
         if self.folder is None or not self.folder.is_dir():
             return 0
         n = 0
         for p in self.folder.iterdir():
-            if p.is_file() and (p.suffix in (".pickle", ".bin") or p.name.endswith(".termqa-tmp")):
+            if p.is_file() and (p.suffix in (".pickle", ".bin", ".sqlite") or p.name.endswith(".termqa-tmp")
+                                or p.name.endswith((".sqlite-journal", ".sqlite-wal", ".sqlite-shm"))):
                 with contextlib.suppress(OSError):
                     p.unlink()
                     n += 1
@@ -163,6 +173,78 @@ class IndexCache:
             if not any(self.folder.iterdir()):
                 shutil.rmtree(self.folder)
         return n
+
+
+class Table:
+    """A string -> value table in one SQLite file, for a cache too big to load whole at every run: the
+    text analyses (every chunk of text a lemmatiser has met, across projects). A run reads only the
+    keys it asks for and adds what it made.
+
+    Values are plain data (tuples, strings, numbers) stored with `marshal`, which rebuilds no objects
+    of ours and runs no code. SQLite's own locking serialises concurrent writers (each waits up to
+    `TIMEOUT`). Any error, a damaged or locked file included, only means no cache: reads give nothing,
+    writes are skipped. The table keeps at most `max_rows` rows; beyond that the oldest half goes.
+    """
+
+    TIMEOUT = 10.0
+
+    def __init__(self, path: Path, max_rows: int = 2_000_000):
+        self.path = path
+        self.max_rows = max_rows
+
+    def _connect(self, create: bool) -> Optional[sqlite3.Connection]:
+        if not create and not self.path.is_file():
+            return None
+        if create:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        con = sqlite3.connect(str(self.path), timeout=self.TIMEOUT, isolation_level=None)
+        con.execute("CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v BLOB NOT NULL)")
+        return con
+
+    def get_many(self, keys) -> dict:
+        """{key: value} for the keys the table holds."""
+        keys = list(dict.fromkeys(keys))
+        out: dict = {}
+        if not keys:
+            return out
+        try:
+            con = self._connect(create=False)
+            if con is None:
+                return out
+            try:
+                for i in range(0, len(keys), 500):  # SQLite's limit on parameters is 999 in old builds
+                    part = keys[i:i + 500]
+                    rows = con.execute(f"SELECT k, v FROM kv WHERE k IN ({','.join('?' * len(part))})", part)
+                    for k, v in rows:
+                        try:
+                            out[k] = marshal.loads(v)
+                        except (EOFError, ValueError, TypeError):  # a damaged value: analysed again
+                            pass
+            finally:
+                con.close()
+        except (sqlite3.Error, OSError):
+            return {}
+        return out
+
+    def put_many(self, items: dict) -> None:
+        """Add or replace `items` in one transaction; then trim to `max_rows`."""
+        if not items:
+            return
+        try:
+            con = self._connect(create=True)
+            try:
+                con.execute("BEGIN IMMEDIATE")
+                con.executemany("INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)",
+                                ((k, marshal.dumps(v)) for k, v in items.items()))
+                (rows,) = con.execute("SELECT COUNT(*) FROM kv").fetchone()
+                if rows > self.max_rows:
+                    con.execute("DELETE FROM kv WHERE rowid IN (SELECT rowid FROM kv ORDER BY rowid LIMIT ?)",
+                                (rows - self.max_rows // 2,))
+                con.execute("COMMIT")
+            finally:
+                con.close()
+        except (sqlite3.Error, OSError, ValueError):  # ValueError: a value marshal cannot write
+            pass
 
 
 def _decode(data: bytes) -> Any:
@@ -227,5 +309,5 @@ def using(cache: IndexCache) -> Iterator[IndexCache]:
         _ACTIVE.reset(token)
 
 
-__all__ = ["IndexCache", "FORMAT", "ENV_DIR", "default_folder", "default_cache", "make_key", "resolve", "active",
+__all__ = ["IndexCache", "Table", "FORMAT", "ENV_DIR", "default_folder", "default_cache", "make_key", "resolve", "active",
            "using"]

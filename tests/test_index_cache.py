@@ -216,8 +216,8 @@ def test_cli_no_index_cache_writes_nothing_and_cache_clear_empties(samples, tmp_
     assert not folder.exists()
     r = CliRunner().invoke(main, base)
     assert r.exit_code == 0, r.output
-    n = len(list(folder.glob("*.pickle")))
-    assert n > 0
+    n = len([p for p in folder.iterdir() if p.is_file()])  # pickles, analyses tables, tokenizer rules
+    assert n > 0 and list(folder.glob("*.pickle"))
     r = CliRunner().invoke(main, ["cache", "path"])
     assert r.output.strip() == str(folder)
     r = CliRunner().invoke(main, ["cache", "clear"])
@@ -290,7 +290,7 @@ def test_a_second_run_over_the_same_text_never_imports_spacy(samples, tmp_path, 
     first = _run_cli(args + ["--json", str(tmp_path / "first.json")], cache)
     assert first.returncode in (0, 1), first.stderr
     assert "spacy imported" in first.stderr
-    assert sorted(cache.glob("analyses-*.pickle")) and sorted(cache.glob("lemma-lexicon-*.pickle"))
+    assert sorted(cache.glob("analyses-*.sqlite")) and sorted(cache.glob("lemma-lexicon-*.pickle"))
     second = _run_cli(args + ["--json", str(tmp_path / "second.json")], cache)
     assert second.returncode == first.returncode, second.stderr
     assert "spacy not imported" in second.stderr
@@ -382,3 +382,20 @@ def test_analyses_made_in_worker_processes_are_kept(tmp_path):
     a, b = (json.loads((tmp_path / f"{n}.json").read_text(encoding="utf-8")) for n in ("first", "second"))
     a["signature"].pop("settings", None), b["signature"].pop("settings", None)  # --jobs differs
     assert a == b
+
+
+def test_analyses_table_reads_only_what_is_asked_and_survives_damage(tmp_path):
+    """The analyses table returns the keys asked for, keeps values as they were, trims its oldest rows
+    beyond its size, and a damaged file means no cache, never an error."""
+    table = indexcache.Table(tmp_path / "t.sqlite", max_rows=10)
+    assert table.get_many(["a"]) == {}  # no file yet: nothing, and no file made by reading
+    assert not (tmp_path / "t.sqlite").exists()
+    value = (("pompe", 0, 5, "pompe", "pompe", False, False, ("pompe", "pompe", "=pompe")),)
+    table.put_many({"pompe": value, "joint": ()})
+    assert table.get_many(["pompe", "absent"]) == {"pompe": value}
+    table.put_many({f"w{i}": (i,) for i in range(12)})  # 14 rows > 10: the oldest go
+    got = table.get_many(["pompe", "joint"] + [f"w{i}" for i in range(12)])
+    assert "pompe" not in got and got["w11"] == (11,) and len(got) <= 10
+    (tmp_path / "t.sqlite").write_bytes(b"not a database at all" * 100)
+    assert table.get_many(["w11"]) == {}
+    table.put_many({"x": (1,)})  # skipped quietly

@@ -593,9 +593,9 @@ class Lemmatiser:
         self._texts: dict[str, tuple[Token, ...]] = {}
         self._lock = threading.Lock()
         self._load_lock = threading.Lock()
-        # analyses kept between runs (see `analyses_key`): loaded on first use; `_fresh` holds what this
-        # process analysed that the stored ones lacked (chunks in lookup mode, whole texts when trained)
-        self._stored: Optional[dict] = None
+        # analyses kept between runs (see `analyses_key`), read per text or chunk as needed; `_fresh`
+        # holds what this process analysed that the table lacked (chunks in lookup mode, whole texts when
+        # trained), written back by `save_analyses`
         self._fresh: dict[str, tuple[_Piece, ...]] = {}
 
     @property
@@ -617,19 +617,14 @@ class Lemmatiser:
 
     # -- analyses kept between runs -------------------------------------------------------------
 
-    _STORED_MAX = 400_000  # entries kept on disk per lemmatiser: this run's first, then older ones
-
     def analyses_key(self) -> str:
         return indexcache.make_key("analyses", self.name, self.mode, self.lang)
 
-    def _stored_analyses(self) -> dict:
-        if self._stored is None:
-            cache = indexcache.active()
-            hit = cache.load(self.analyses_key()) if cache.enabled else None
-            self._stored = hit if isinstance(hit, dict) else {}
-            if not self._trained and self._stored:
-                self._chunks.update(self._stored)
-        return self._stored
+    def _stored(self, keys) -> dict:
+        """The stored analyses of `keys` (texts or chunks) that the table has."""
+        cache = indexcache.active()
+        table = cache.table(self.analyses_key()) if cache.enabled else None
+        return table.get_many(keys) if table is not None else {}
 
     def take_fresh(self) -> dict[str, tuple]:
         """What this process analysed since the last call (for a parent process to keep)."""
@@ -641,22 +636,14 @@ class Lemmatiser:
         self._fresh.update(fresh)
 
     def save_analyses(self) -> None:
-        """Store this run's new analyses with the earlier ones (nothing to do when there are none)."""
+        """Add this run's new analyses to the table (nothing to do when there are none)."""
         cache = indexcache.active()
         if not self._fresh or not cache.enabled:
             return
-        stored = self._stored_analyses()
-        merged = dict(self._fresh)
-        for k, v in stored.items():
-            if len(merged) >= self._STORED_MAX:
-                break
-            merged.setdefault(k, v)
-        cache.store(self.analyses_key(), merged)
-        self._stored = merged
+        table = cache.table(self.analyses_key())
+        if table is not None:
+            table.put_many(self._fresh)
         self._fresh = {}
-
-    def __repr__(self) -> str:
-        return f"Lemmatiser({self.name!r})"
 
     # -- words ----------------------------------------------------------------------------------
 
@@ -741,8 +728,8 @@ class Lemmatiser:
                 todo[t] = None
         if todo:
             todo_list = list(todo)
-            stored = self._stored_analyses()
             if self._trained:
+                stored = self._stored(todo_list)
                 missing = [t for t in todo_list if t not in stored]
                 made = dict(zip(missing, self._run_trained(missing))) if missing else {}
                 for t, toks in made.items():
@@ -750,6 +737,10 @@ class Lemmatiser:
                                            for x in toks)
                 results = [made[t] if t in made else tuple(Token(*p) for p in stored[t]) for t in todo_list]
             else:
+                chunks = self._chunks
+                unseen = {c for t in todo_list for c in _CHUNK.findall(t) if c not in chunks}
+                if unseen:
+                    chunks.update(self._stored(unseen))
                 results = self._run_lookup(todo_list)
             with self._lock:
                 if len(cache) + len(todo_list) > self._TEXT_CACHE_MAX:
