@@ -398,6 +398,67 @@ def lemmas_of(word: str, lang: str) -> frozenset[str]:
     return table.lexicon().lemmas_of(word) if table else frozenset()
 
 
+
+_POS_KEYS: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}
+
+
+def part_of_speech_keys(lang: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(nouns, adjectives, verbs) of `lang` as loose lemma keys, from spacy-lookups-data's
+    per-part-of-speech lemma index, nouns also from its exception list (French "virus" is only
+    there); all empty when the language has none. Neither is complete: a word absent is unknown, not
+    proven another part of speech. Kept in the index cache (reading French takes about a second)."""
+    lang = primary(lang)
+    with _TABLES_LOCK:
+        got = _POS_KEYS.get(lang)
+        if got is not None:
+            return got
+        got = (frozenset(), frozenset(), frozenset())
+        try:
+            from spacy.util import load_language_data, registry
+
+            files = registry.lookups.get(lang) if lang in registry.lookups else {}
+        except Exception:  # no spacy-lookups-data: no derivations, nothing else changes
+            files = {}
+        if "lemma_index" in files:
+            cache = indexcache.active()
+            stamp = []
+            for n in ("lemma_index", "lemma_exc"):
+                try:
+                    st = os.stat(files[n])
+                    stamp.append([n, str(files[n]), st.st_size, st.st_mtime_ns])
+                except (OSError, KeyError):
+                    stamp.append([n])
+            key = indexcache.make_key("pos-keys", lang, _lookups_version(), stamp) if cache.enabled else None
+            hit = cache.load(key) if key else None
+            if isinstance(hit, tuple) and len(hit) == 3 and all(isinstance(x, frozenset) for x in hit):
+                got = hit
+            else:
+                try:
+                    got = _read_pos_keys(files, load_language_data)
+                except Exception:  # another layout of the data: no derivations
+                    pass
+                else:
+                    if key:
+                        cache.store(key, got)
+        _POS_KEYS[lang] = got
+        return got
+
+
+def _read_pos_keys(files, load_language_data) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    index = load_language_data(files["lemma_index"])
+    exc = load_language_data(files["lemma_exc"]).get("noun") or {} if "lemma_exc" in files else {}
+
+    def keys(words) -> frozenset[str]:
+        words = [w.lower() for w in words if isinstance(w, str) and "\n" not in w]
+        folded = loose("\n".join(words)).split("\n")  # one call: far faster than one per word
+        return frozenset(folded if len(folded) == len(words) else (loose(w) for w in words))
+
+    nouns = list(index.get("noun", ()))
+    for form, lemmas in exc.items():
+        nouns.append(form)
+        nouns.extend(lemmas if isinstance(lemmas, list) else [lemmas])
+    return keys(nouns), keys(index.get("adj", ())), keys(index.get("verb", ()))
+
 # --- the lemmatiser ---------------------------------------------------------------------------
 
 _Piece = tuple[str, int, int, str, str, bool, bool]  # text, rel start, rel end, lemma, key, article, punct
