@@ -383,6 +383,12 @@ def known_form(word: str, lang: str) -> Optional[str]:
     return table.known_form(word) if table else None
 
 
+def table_lemma(word: str, lang: str) -> Optional[str]:
+    """The lemma `lang`'s lookup table gives `word` (any case), or None when it has no entry."""
+    table = _load_table(primary(lang))
+    return table.get(word) if table else None
+
+
 def is_target_word(word: str, lang: str) -> bool:
     """Is `word` a word of `lang` as its lookup tables know it (case-insensitive, accents exact)?
 

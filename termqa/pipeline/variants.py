@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from termqa.lang.lemma import known_form, part_of_speech_keys
+from termqa.lang.lemma import known_form, part_of_speech_keys, table_lemma
 
 LEVELS = ("none", "static", "dynamic")
 DEFAULT_LEVEL = "dynamic"
@@ -57,14 +57,16 @@ _FR_LINKS = (
     (("de", "le"), ("de",), ("du",), ("des",)),
     (("a", "le"), ("a",), ("au",), ("aux",)),
 )
-# noun -> adjective suffix changes (loose keys) that derivation tries; a result counts only when the
-# language's part-of-speech index lists it as an adjective (and the noun as a noun)
+# noun -> relational adjective suffix changes (loose keys: accents folded) that derivation tries; a
+# result counts only when the language's part-of-speech index lists it as an adjective (and the noun
+# as a noun). Only adjectives meaning "of the noun" ("viral": of a virus): "infectious" is not "of
+# an infection" (an infectious period is no infection period), so -ious / -ieux are left out.
 DERIVATIONS = {
     "en": (("y", "ical"), ("y", "ic"), ("e", "ic"), ("", "ic"), ("", "al"), ("e", "al"), ("us", "al"),
-           ("um", "al"), ("a", "al"), ("ion", "ious"), ("ion", "ory"), ("le", "ular"), ("e", "ar"),
+           ("um", "al"), ("a", "al"), ("ion", "ory"), ("le", "ular"), ("e", "ar"),
            ("sis", "tic"), ("ia", "ic")),
     "fr": (("ie", "ique"), ("ie", "ical"), ("e", "al"), ("us", "al"), ("", "al"), ("ion", "ionnel"),
-           ("ion", "ieux"), ("ion", "oire"), ("e", "aire"), ("le", "ulaire"), ("", "ique"), ("e", "ique"),
+           ("ion", "oire"), ("e", "aire"), ("le", "ulaire"), ("", "ique"), ("e", "ique"),
            ("ose", "otique")),
 }
 _LINK_WORDS = frozenset(w for group in _FR_LINKS for form in group for w in form) | {"of", "for", "the", "an", "en", "pour", "par", "sur"}
@@ -232,9 +234,11 @@ def modifier_reductions(key: tuple[str, ...], text: str, lang: str) -> Optional[
         return None
     if lang in HEAD_FIRST:
         dropped, nxt, rest, head = key[-1], key[-2], key[:-1], key[0]
-        last = text.split()[-1].lower()  # the accents tell: "confirmé" (confirmer), "affaibli" (affaiblir)
-        participle = last.rstrip("s").endswith(("é", "ée")) or (
-            last.rstrip("s").rstrip("e").endswith("i") and dropped + "r" in verbs)
+        last = text.split()[-1].lower().rstrip("s")
+        stem = last[:-1] if last.endswith("ie") else last
+        # "confirmé": the accent tells; "affaibli": the verb's present "affaiblit" is a form of "affaiblir"
+        participle = last.endswith(("é", "ée")) or (
+            stem.endswith("i") and (dropped + "r" in verbs or table_lemma(stem + "t", lang) == stem + "r"))
     else:
         dropped, nxt, rest, head = key[0], key[1], key[1:], key[-1]
         participle = dropped.endswith(("ed", "ing"))
