@@ -455,9 +455,13 @@ def _read_pos_keys(files, load_language_data) -> tuple[frozenset[str], frozenset
     exc = load_language_data(files["lemma_exc"]).get("noun") or {} if "lemma_exc" in files else {}
 
     def keys(words) -> frozenset[str]:
-        words = [w.lower() for w in words if isinstance(w, str) and "\n" not in w]
-        folded = loose("\n".join(words)).split("\n")  # one call: far faster than one per word
-        return frozenset(folded if len(folded) == len(words) else (loose(w) for w in words))
+        words = {w.lower() for w in words if isinstance(w, str) and "\n" not in w}
+        plain = {w for w in words if w.isascii()}  # most: loose is lower() for them
+        other = sorted(words - plain)
+        folded = loose("\n".join(other)).split("\n") if other else []  # one call for the rest
+        if len(folded) != len(other):
+            folded = [loose(w) for w in other]
+        return frozenset(plain | set(folded))
 
     nouns = list(index.get("noun", ()))
     for form, lemmas in exc.items():

@@ -21,6 +21,7 @@ rule that found it. A variant of a designation that is itself a variant of the p
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Optional, Sequence
 
 from termqa.lang.lemma import known_form, part_of_speech_keys, table_lemma
@@ -144,21 +145,25 @@ def _is_noun(word: str, lang: str, pos: tuple) -> bool:
     return word in nouns or (word not in adjs and word not in verbs and known_form(word, lang) is not None)
 
 
-def _adjectives_of(noun: str, lang: str, pos: tuple) -> list[str]:
+@lru_cache(maxsize=65536)
+def _adjectives_of(noun: str, lang: str) -> tuple[str, ...]:
+    pos = part_of_speech_keys(lang)
     if len(noun) < MIN_DERIVED_STEM or not _is_noun(noun, lang, pos):
-        return []
+        return ()
     out = []
     for old, new in DERIVATIONS[lang]:
         if noun.endswith(old) and len(noun) - len(old) >= 3:
             adj = noun[:len(noun) - len(old)] + new
             if adj != noun and adj in pos[1] and (noun, adj) not in NOT_DERIVED:
                 out.append(adj)
-    return out
+    return tuple(out)
 
 
-def _nouns_of(adj: str, lang: str, pos: tuple) -> list[str]:
+@lru_cache(maxsize=65536)
+def _nouns_of(adj: str, lang: str) -> tuple[str, ...]:
+    pos = part_of_speech_keys(lang)
     if adj not in pos[1]:
-        return []
+        return ()
     out = []
     for old, new in DERIVATIONS[lang]:
         if adj.endswith(new) and len(adj) - len(new) >= 3:
@@ -166,7 +171,7 @@ def _nouns_of(adj: str, lang: str, pos: tuple) -> list[str]:
             if (noun != adj and len(noun) >= MIN_DERIVED_STEM and (noun, adj) not in NOT_DERIVED
                     and _is_noun(noun, lang, pos)):
                 out.append(noun)
-    return out
+    return tuple(out)
 
 
 def derived_keys(key: tuple[str, ...], lang: str) -> list[tuple[str, ...]]:
@@ -194,16 +199,16 @@ def derived_keys(key: tuple[str, ...], lang: str) -> list[tuple[str, ...]]:
             group, n = _link_at(key, len(key) - 3)
             n = n if n == 2 else 0
         if group is _FR_LINKS[0] and n and len(key) - 1 - n >= 1:
-            out += [key[:len(key) - 1 - n] + (a,) for a in _adjectives_of(last, lang, pos)]
+            out += [key[:len(key) - 1 - n] + (a,) for a in _adjectives_of(last, lang)]
         elif _is_noun(key[-2], lang, pos):
-            for noun in _nouns_of(last, lang, pos):
+            for noun in _nouns_of(last, lang):
                 out += [key[:-1] + form + (noun,) for form in _FR_LINKS[0]]
         return out
     for i in range(len(key) - 1):
         if not all(k in nouns or k in adjs for k in key[i + 1:]):
             continue
         w = key[i]
-        for alt in _adjectives_of(w, lang, pos) + _nouns_of(w, lang, pos):
+        for alt in _adjectives_of(w, lang) + _nouns_of(w, lang):
             out.append(key[:i] + (alt,) + key[i + 1:])
     return out
 
