@@ -169,8 +169,8 @@ def test_french_de_phrase_is_never_a_bare_juxtaposition(tmp_path):
 def test_english_modifier_reduction_of_stacked_adjectives(tmp_path):
     pairs = [("It has also caused a shortage of protective equipment worldwide, with the WHO warning that this "
               "will endanger health workers.",
-              "Cela a également entraîné une pénurie d’équipements de protection dans le monde entier et l’OMS "
-              "avertit que cela mettra en danger les professionnels de la santé.")]
+              "Cela a également entraîné une pénurie d’équipements de protection dans le monde entier et "
+              "l’OMS avertit que cela mettra en danger les professionnels de la santé.")]
     gloss = [["c1", "personal protective equipment", "équipement de protection individuelle", "preferred"]]
     assert _found(run(tmp_path, pairs, H, gloss, variants="none")) == []
     r = run(tmp_path, pairs, H, gloss, variants="static")

@@ -36,7 +36,7 @@ from termqa import indexcache
 from termqa.errors import TermqaError, UsageError
 from termqa.fileio import atomic_write
 from termqa.gcpause import paused_gc
-from termqa.lang.fold import loose
+from termqa.lang.fold import loose, loose_many
 from termqa.lang.langtags import primary
 
 
@@ -457,11 +457,7 @@ def _read_pos_keys(files, load_language_data) -> tuple[frozenset[str], frozenset
     def keys(words) -> frozenset[str]:
         words = {w.lower() for w in words if isinstance(w, str) and "\n" not in w}
         plain = {w for w in words if w.isascii()}  # most: loose is lower() for them
-        other = sorted(words - plain)
-        folded = loose("\n".join(other)).split("\n") if other else []  # one call for the rest
-        if len(folded) != len(other):
-            folded = [loose(w) for w in other]
-        return frozenset(plain | set(folded))
+        return frozenset(plain | set(loose_many(sorted(words - plain))))
 
     nouns = list(index.get("noun", ()))
     for form, lemmas in exc.items():

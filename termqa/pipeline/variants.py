@@ -70,7 +70,8 @@ DERIVATIONS = {
            ("ion", "oire"), ("e", "aire"), ("le", "ulaire"), ("", "ique"), ("e", "ique"),
            ("ose", "otique")),
 }
-_LINK_WORDS = frozenset(w for group in _FR_LINKS for form in group for w in form) | {"of", "for", "the", "an", "en", "pour", "par", "sur"}
+_LINK_WORDS = (frozenset(w for group in _FR_LINKS for form in group for w in form)
+               | {"of", "for", "the", "an", "en", "pour", "par", "sur"})
 MIN_DERIVED_STEM = 5  # a noun of fewer letters pairs with chance look-alikes ("cost" / "costal")
 # pairs the suffix rules make that are not noun and adjective of one meaning
 NOT_DERIVED = frozenset({("event", "eventual"), ("vitus", "vital"), ("orient", "oriental"), ("estive", "estival"),
