@@ -152,7 +152,7 @@ def target_forms(concept, tgt_lang, lemmatiser, variants: str = "none", reduced:
     for f in out:
         if f.kind != "glossary":
             continue
-        for rule, k in vr.static_keys(f.key, lang):
+        for rule, k in vr.static_keys(f.key, lang, f.text):
             if k not in own:
                 extra.append(TargetForm(k, f.text, "glossary", f.status, k, lang, rule))
         if reduced == "modifier_reduction" and len(f.key) >= 3:

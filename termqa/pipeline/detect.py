@@ -129,7 +129,7 @@ def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser, varian
         own = {e.key for e in out}
         extra = []
         for e in out:
-            for rule, k in vr.static_keys(e.key, lang):
+            for rule, k in vr.static_keys(e.key, lang, e.text):
                 if k not in own:
                     extra.append(SourceEntry(e.concept_id, e.text, k, e.term_type, rule, k, rule, e.key))
         out += extra + _modifier_reductions(out, lang, own | {e.key for e in extra})

@@ -4,8 +4,9 @@ Three detection levels (`variants=`):
 
 - `none`: the glossary's designations (lemmas, all synonyms) and the acronyms a document defines.
 - `static`: plus forms generated from each glossary designation before reading any text: closed
-  or split compounds ("work flow" / "workflow"), English "X of Y" / "Y X", French "N de N" with
-  another article ("N du N", "N de la N", "N des N"; "à" / "au" / "aux" / "à la" likewise), a
+  or split compounds ("work flow" / "workflow"), English "X of Y" / "Y X", French "N de N" with an
+  article added or changed, never dropped ("N du N", "N de la N", "N des N"; "à" / "au" / "aux" /
+  "à la" likewise), a
   modifier's noun or adjective form ("viral infection" / "virus infection", "transmission du virus" /
   "transmission virale"), and a designation without its outermost adjective ("protective equipment"
   for "personal protective equipment") where `modifier_reductions` finds that safe.
@@ -53,7 +54,8 @@ HEAD_FIRST = frozenset({"fr", "es", "it", "pt", "ca", "ro"})
 CONJUNCTIONS = frozenset({"and", "or", "et", "ou", "und", "oder", "y", "o", "e"})
 _OF = {"en": "of"}
 # French prepositions with the article forms they take inside a term, as lemma keys ("d'" keys as
-# "de", "la" and "l'" as "le"): "taux de change", "taux du change", "taux des changes", "taux de la ..."
+# "de", "la" and "l'" as "le"): "taux de la ...", "taux de change", "taux du change", "taux des
+# changes". The second of each group is the bare preposition.
 _FR_LINKS = (
     (("de", "le"), ("de",), ("du",), ("des",)),
     (("a", "le"), ("a",), ("au",), ("aux",)),
@@ -74,8 +76,14 @@ _LINK_WORDS = (frozenset(w for group in _FR_LINKS for form in group for w in for
                | {"of", "for", "the", "an", "en", "pour", "par", "sur"})
 MIN_DERIVED_STEM = 5  # a noun of fewer letters pairs with chance look-alikes ("cost" / "costal")
 # pairs the suffix rules make that are not noun and adjective of one meaning
-NOT_DERIVED = frozenset({("event", "eventual"), ("vitus", "vital"), ("orient", "oriental"), ("estive", "estival"),
-                         ("legende", "legendaire"), ("roman", "romanic"), ("cardinal", "cardinal")})
+NOT_DERIVED = frozenset({
+    ("event", "eventual"), ("vitus", "vital"), ("orient", "oriental"), ("roman", "romanic"), ("virtue", "virtual"),
+    ("virtu", "virtual"), ("locus", "local"), ("locum", "local"), ("media", "medial"), ("persona", "personal"),
+    ("compulsion", "compulsory"), ("organ", "organic"), ("stomach", "stomachal"), ("stomach", "stomachic"),
+    ("estive", "estival"), ("legende", "legendaire"), ("socius", "social"), ("physe", "physique"),
+    ("mediate", "mediatique"), ("principe", "principal"), ("alimente", "alimentaire"), ("initie", "initial"),
+    ("pandeme", "pandemique"), ("masse", "massique"), ("pulmone", "pulmonaire"), ("obligation", "obligatoire"),
+})
 
 
 def check_level(level: str) -> str:
@@ -97,8 +105,11 @@ def variation_for_rule(rule: str, base_variation: str) -> tuple[str, Optional[st
     return "combined", f"{TYPE_CODES[base_variation]}+{sub}"
 
 
-def static_keys(key: tuple[str, ...], lang: str) -> list[tuple[str, tuple[str, ...]]]:
-    """(rule, key) variants of one designation's lemma key, generated without looking at text."""
+def static_keys(key: tuple[str, ...], lang: str, text: str = "") -> list[tuple[str, tuple[str, ...]]]:
+    """(rule, key) variants of one designation's lemma key, generated without looking at text.
+
+    `text`, the designation as written, keeps derivation away from names (a capitalised word) and
+    hyphenated compounds ("alcohol-based" is no "alcoholic base")."""
     out = []
     words = [k for k in key if not k.startswith("=")]
     if len(key) >= 2 and len(words) == len(key) and all(k.isalpha() and len(k) >= 2 for k in key):
@@ -108,7 +119,8 @@ def static_keys(key: tuple[str, ...], lang: str) -> list[tuple[str, tuple[str, .
         out.append(("of_phrase", (key[2], key[0])))  # contract of employment -> employment contract
     if lang == "fr":
         out += [("article", k) for k in article_keys(key)]
-    out += [("derivation", k) for k in derived_keys(key, lang)]
+    if "-" not in text and not any(w[:1].isupper() for w in text.split()):
+        out += [("derivation", k) for k in derived_keys(key, lang)]
     return list(dict.fromkeys(out))
 
 
@@ -124,7 +136,8 @@ def _link_at(key: tuple[str, ...], i: int):
 def article_keys(key: tuple[str, ...]) -> list[tuple[str, ...]]:
     """French: the key with the preposition linking two words in another article form, one link at a
     time ("taux de change" -> "taux du change", "taux des change", "taux de le change"). A link must
-    stand between two words; the words themselves never change."""
+    stand between two words; the words themselves never change. An article is added or changed,
+    never dropped: "mise à terre" is not "mise à la terre" (earthing), it is another term."""
     out = []
     i = 1
     while i < len(key) - 1:
@@ -133,7 +146,7 @@ def article_keys(key: tuple[str, ...]) -> list[tuple[str, ...]]:
             i += 1
             continue
         for alt in group:
-            if alt != key[i:i + n]:
+            if alt != key[i:i + n] and alt != group[1]:  # group[1], the bare preposition, drops the article
                 out.append(key[:i] + alt + key[i + n:])
         i += n
     return out
@@ -168,6 +181,8 @@ def _nouns_of(adj: str, lang: str) -> tuple[str, ...]:
     out = []
     for old, new in DERIVATIONS[lang]:
         if adj.endswith(new) and len(adj) - len(new) >= 3:
+            if not old and adj.endswith("ical"):
+                continue  # "clinical" is not of a "clinic", nor "medical" of a "medic"
             noun = adj[:len(adj) - len(new)] + old
             if (noun != adj and len(noun) >= MIN_DERIVED_STEM and (noun, adj) not in NOT_DERIVED
                     and _is_noun(noun, lang, pos)):
