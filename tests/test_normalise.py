@@ -210,3 +210,23 @@ def test_bio_mqm_capital_spelling_errors(corpus):
     assert (found, err["error_subcategory"]) == ("Evolution", "Spelling")
     assert issue(found, "évolution", "fr") is None
     assert issue(found.lower(), "évolution", "fr") == "spelled 'evolution', the glossary spells it 'évolution'"
+
+
+def test_loose_many_folds_as_loose_does():
+    from termqa.lang.fold import loose, loose_many
+
+    words = ["Épidémie", "straße", "ﬁchier", "œuvre", "l’été", "a\u0301b", "x\U0001D167y", "–tiret", "ÉTATS",
+             "plain"]
+    assert loose_many(words) == [loose(w) for w in words]
+    bmp = words[:6] + words[7:]  # no character beyond the BMP: the fast path
+    assert loose_many(bmp) == [loose(w) for w in bmp]
+    assert loose_many([]) == []
+
+
+def test_part_of_speech_keys_are_loose_and_hold_invariant_nouns():
+    from termqa.lang.lemma import part_of_speech_keys
+
+    nouns, adjs, verbs = part_of_speech_keys("fr")
+    assert "epidemie" in nouns and "virus" in nouns  # "virus" only in the exception list
+    assert "epidemique" in adjs and "viral" in adjs and "affaiblir" not in adjs
+    assert [len(x) for x in part_of_speech_keys("xx")] == [0, 0, 0]

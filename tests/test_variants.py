@@ -58,6 +58,169 @@ def test_french_article_inside_the_term(tmp_path):
                           "conforming")]
 
 
+# --- derivation (MORPH4): a modifier in its noun or adjective form ------------------------------
+# sentences from the TICO-19 translation memory (../shared/corpus/eval/tico19-enfr)
+
+def test_english_derived_adjective_of_a_modifier(tmp_path):
+    pairs = [("The humoral immunity including complements such as C3a and C5a and antibodies is also essential "
+              "in combating the viral infection.",
+              "L’immunité humorale, avec des compléments tels que le C3a et le C5a ainsi que des anticorps, est "
+              "également essentielle pour combattre l’infection virale.")]
+    gloss = [["c1", "virus infection", "infection virale", "preferred"]]
+    assert _found(run(tmp_path, pairs, H, gloss, variants="none")) == []
+    assert _found(run(tmp_path, pairs, H, gloss, variants="static")) == [
+        ("viral infection", "derivation", "morphosyntactic", "MORPH4", "infection virale", "conforming")]
+
+
+def test_english_noun_of_an_adjective_modifier_and_the_target_derivation(tmp_path):
+    # the glossary has the adjective on both sides; the text has the noun on both sides
+    pairs = [("Precautions must be taken to minimise the risk of virus transmission, especially in healthcare "
+              "settings.",
+              "Des précautions doivent être prises pour minimiser le risque de transmission du virus, en "
+              "particulier dans des conditions de soins.")]
+    r = run(tmp_path, pairs, H, [["c1", "viral transmission", "transmission virale", "preferred"]],
+            variants="static")
+    assert _found(r) == [("virus transmission", "derivation", "morphosyntactic", "MORPH4", "transmission du virus",
+                          "conforming")]
+    assert r["occurrences"][0]["target_variant"] == "derivation"
+
+
+def test_french_de_phrase_and_adjective_are_one_term(tmp_path):
+    pairs = [("Certains chercheurs ont suggéré que le marché de Wuhan puisse ne pas être la source originelle de "
+              "la transmission virale à l’homme.",
+              "Some researchers have suggested the Wuhan market may not be the original source of viral "
+              "transmission to humans."),
+             ("En janvier et en février 2020, pendant le pic de l’épidémie à Wuhan, environ 5 millions de "
+              "personnes en Chine ont perdu leur emploi.",
+              "In January and February 2020, during the height of the epidemic in Wuhan, about 5 million people "
+              "in China lost their jobs.")]
+    gloss = [["c1", "transmission du virus", "viral transmission", "preferred"],
+             ["c2", "pic épidémique", "epidemic peak", "preferred"]]
+    r = run(tmp_path, pairs, HF, gloss, variants="static", src="fr", tgt="en")
+    assert [(o["concept_id"], o["source_text"], o["via"], o.get("variation_subtype")) for o in r["occurrences"]] == [
+        ("c1", "transmission virale", "derivation", "MORPH4"), ("c2", "pic de l’épidémie", "derivation", "MORPH4")]
+    assert r["occurrences"][0]["target_text"] == "viral transmission"
+
+
+def test_derivation_never_makes_a_one_word_term_or_a_head(tmp_path):
+    # "viral" is not an occurrence of "virus", nor "épidémique" of "épidémie": only a modifier changes
+    pairs = [("The humoral immunity is also essential in combating the viral infection.",
+              "L’immunité humorale est également essentielle pour combattre l’infection virale.")]
+    assert _found(run(tmp_path, pairs, H, [["c1", "virus", "virus", "preferred"]], variants="dynamic")) == []
+    pairs = [("En février 2020, pendant le pic épidémique à Wuhan, 5 millions de personnes ont perdu leur emploi.",
+              "In February 2020, during the epidemic peak in Wuhan, 5 million people lost their jobs.")]
+    assert _found(run(tmp_path, pairs, HF, [["c1", "épidémie", "epidemic", "preferred"]], variants="dynamic",
+                      src="fr", tgt="en")) == []
+
+
+def test_derivation_needs_both_words_in_the_part_of_speech_index():
+    from termqa.pipeline.variants import derived_keys
+
+    assert ("viral", "infection") in derived_keys(("virus", "infection"), "en")
+    assert derived_keys(("cost", "control"), "en") == []  # "costal" is an adjective, but a short look-alike
+    assert derived_keys(("infection", "rate"), "en") == []  # "infectious" is not "of an infection"
+    assert derived_keys(("epidemie", "de", "grippe"), "fr") == [("epidemie", "grippal")]
+    assert derived_keys(("virus",), "en") == derived_keys(("virus",), "fr") == []
+    assert derived_keys(("virus", "infection"), "de") == []  # no suffix rules for the language
+
+
+# --- French article forms (MORPH2) -------------------------------------------------------------
+
+def test_french_article_forms_both_ways(tmp_path):
+    pairs = [("Laissez-les aux professionnels de la santé.", "Leave them for healthcare professionals."),
+             ("Les symptômes de la COVID-19 sont parfois assez non spécifiques.",
+              "Symptoms of COVID-19 can be relatively non-specific."),
+             ("L’exposition au risque d’infection est plus élevée à l’hôpital.",
+              "Exposure to the risk of infection is higher in hospital.")]
+    gloss = [["c1", "professionnel de santé", "healthcare professional", "preferred"],
+             ["c2", "symptômes du covid-19", "COVID-19 symptoms", "preferred"],
+             ["c3", "exposition à risque", "risk exposure", "preferred"]]
+    r = run(tmp_path, pairs, HF, gloss, variants="static", src="fr", tgt="en")
+    assert [(o["concept_id"], o["source_text"], o["via"], o.get("variation_subtype")) for o in r["occurrences"]] == [
+        ("c1", "professionnels de la santé", "article", "MORPH2"),
+        ("c2", "symptômes de la COVID-19", "article", "MORPH2"),
+        ("c3", "exposition au risque", "article", "MORPH2")]
+    assert [o["concept_id"] for o in run(tmp_path, pairs, HF, gloss, variants="none", src="fr",
+                                         tgt="en")["occurrences"]] == []
+
+
+def test_french_article_form_of_a_target_term_conforms(tmp_path):
+    pairs = [("Symptoms of COVID-19 can be relatively non-specific and infected people may be asymptomatic.",
+              "Les symptômes de la COVID-19 sont parfois assez non spécifiques et les personnes infectées "
+              "peuvent être asymptomatiques.")]
+    r = run(tmp_path, pairs, H, [["c1", "symptoms of COVID-19", "symptômes du covid-19", "preferred"]],
+            variants="static")
+    o = r["occurrences"][0]
+    assert (o["target_text"], o["outcome"], o["target_variant"]) == ("symptômes de la COVID-19", "conforming",
+                                                                     "article")
+
+
+def test_french_de_phrase_is_never_a_bare_juxtaposition(tmp_path):
+    # French does not make "N N" from "N de N" freely: "le taux change" is a rate that changes
+    pairs = [("Le taux change chaque jour, mais l’épidémie de la part du gouvernement reste mal gérée.",
+              "The rate changes every day, but the government's handling of the epidemic stays poor.")]
+    gloss = [["c1", "taux de change", "exchange rate", "preferred"],
+             ["c2", "épidémie de maladie", "outbreak of disease", "preferred"]]
+    assert _found(run(tmp_path, pairs, HF, gloss, variants="dynamic", src="fr", tgt="en")) == []
+
+
+# --- static modifier reduction (RED1) ---------------------------------------------------------
+
+def test_english_modifier_reduction_of_stacked_adjectives(tmp_path):
+    pairs = [("It has also caused a shortage of protective equipment worldwide, with the WHO warning that this "
+              "will endanger health workers.",
+              "Cela a également entraîné une pénurie d’équipements de protection dans le monde entier et "
+              "l’OMS avertit que cela mettra en danger les professionnels de la santé.")]
+    gloss = [["c1", "personal protective equipment", "équipement de protection individuelle", "preferred"]]
+    assert _found(run(tmp_path, pairs, H, gloss, variants="none")) == []
+    r = run(tmp_path, pairs, H, gloss, variants="static")
+    assert _found(r) == [("protective equipment", "modifier_reduction", "reduction", "RED1",
+                          "équipements de protection", "conforming")]
+    assert r["occurrences"][0]["target_variant"] == "modifier_reduction"
+
+
+def test_french_modifier_reduction(tmp_path):
+    pairs = [("Il est possible de contracter des maladies respiratoires telles que la grippe ou le rhume en "
+              "omettant de se laver les mains.",
+              "You can catch respiratory diseases such as flu or a cold by not washing your hands.")]
+    r = run(tmp_path, pairs, HF, [["c1", "maladie respiratoire chronique", "chronic respiratory disease",
+                                   "preferred"]], variants="static", src="fr", tgt="en")
+    assert [(o["source_text"], o["via"], o["variation"], o["target_text"]) for o in r["occurrences"]] == [
+        ("maladies respiratoires", "modifier_reduction", "reduction", "respiratory diseases")]
+
+
+def test_no_modifier_reduction_where_it_changes_the_concept(tmp_path):
+    pairs = [("It has been known that a cytokine storm results from an overreaction of the immune system.",
+              "Il a été établi qu’une réaction excessive du système immunitaire entraîne un choc cytokinique."),
+             ("Patients have a normal or reduced blood cell count at the early stage.",
+              "Les patients présentent un nombre normal ou réduit de cellules sanguines dans les premiers stades."),
+             ("HCoV-HKU1 was found worldwide, causing mild respiratory diseases.",
+              "Le HCoV-HKU1 a été trouvé dans le monde entier, causant des maladies respiratoires bénignes.")]
+    gloss = [["c1", "compromised immune system", "système immunitaire affaibli", "preferred"],  # a participle
+             ["c2", "white blood cell count", "numération leucocytaire", "preferred"],  # "white" is of the cell
+             ["c3", "acute respiratory disease", "maladie respiratoire aiguë", "preferred"],  # two concepts
+             ["c4", "chronic respiratory disease", "maladie respiratoire chronique", "preferred"]]  # share it
+    assert _found(run(tmp_path, pairs, H, gloss, variants="dynamic")) == []
+    # the reduction of one concept that is another concept's designation stays that concept's
+    gloss = [["c4", "chronic respiratory disease", "maladie respiratoire chronique", "preferred"],
+             ["c5", "respiratory disease", "maladie respiratoire", "preferred"]]
+    assert [(o["concept_id"], o["via"]) for o in run(tmp_path, pairs, H, gloss)["occurrences"]] == [
+        ("c5", "glossary")]
+    fr = [(b, a) for a, b in pairs]
+    gloss = [["c1", "système immunitaire affaibli", "compromised immune system", "preferred"]]
+    assert _found(run(tmp_path, fr, HF, gloss, variants="dynamic", src="fr", tgt="en")) == []
+
+
+def test_no_modifier_reduction_of_a_name_or_inside_a_compound():
+    from termqa.pipeline.variants import modifier_reductions
+
+    assert modifier_reductions(("severe", "acute", "respiratory", "syndrome"), "Severe Acute Respiratory Syndrome",
+                               "en") is None
+    assert modifier_reductions(("alcohol", "based", "hand", "rub"), "alcohol-based hand rub", "en") is None
+    assert modifier_reductions(("personal", "protective", "equipment"), "personal protective equipment",
+                               "en") == ("protective", "equipment")
+
+
 # --- dynamic rules -------------------------------------------------------------------------------
 
 def test_one_inserted_modifier(tmp_path):
@@ -207,3 +370,24 @@ def test_variants_on_tico19():
     assert ("coordination", "communicable") in found  # "other communicable and respiratory diseases"
     assert ("closed_compound", "facemask") in found
     assert sum(o["via"] == "glossary" for o in r["occurrences"]) == 4649  # the glossary's own: all still there
+
+
+@pytest.mark.corpus
+def test_static_variants_on_tico19_french_source():
+    from tests.conftest import CORPUS
+    from termqa.pipeline.check import check
+
+    if CORPUS is None:
+        pytest.skip("../shared/corpus is not present")
+    base = CORPUS / "eval" / "tico19-enfr" / "data"
+    r = check([str(base / "TM" / "all.en-fr.tmx")],
+              [str(base / "terminologies" / "f_en-fr_XX.csv"), str(base / "terminologies" / "g_en_fr-FR.csv")],
+              lemmatiser="lookup", variants="static", src_lang="fr", tgt_lang="en").to_dict()
+    found = {(o["via"], o["source_text"]) for o in r["occurrences"]}
+    assert ("derivation", "pic de l’épidémie") in found  # "pic épidémique"
+    assert ("article", "professionnels de la santé") in found  # "professionnel de santé"
+    assert ("article", "symptômes de la COVID-19") in found  # "symptômes du covid-19"
+    assert ("article", "exposition au risque") in found  # "exposition à risque"
+    # each variant is labelled with its rule's subtype
+    subtypes = {o["via"]: o.get("variation_subtype") for o in r["occurrences"] if o["via"] in ("article", "derivation")}
+    assert subtypes == {"article": "MORPH2", "derivation": "MORPH4"}

@@ -14,8 +14,9 @@ _INPUT_OPTIONS = (
     click.option("--domain", help="Domain named to the judge, e.g. 'medical devices'."),
     click.option("--variants", type=click.Choice(["none", "static", "dynamic"]), default=None,
                  help="Term variants to find beyond the glossary's forms: none; static (compound spellings, "
-                      "'X of Y' / 'Y X'); dynamic (also inserted modifiers, coordinations, the bare head after "
-                      "a full mention). Default: dynamic."),
+                      "'X of Y' / 'Y X', French article forms, noun/adjective derivation of a modifier, a "
+                      "guarded modifier reduction); dynamic (also inserted modifiers, coordinations, the bare "
+                      "head after a full mention). Default: dynamic."),
     click.option("--source-only-glossary", is_flag=True, default=None,
                  help="The glossary has no target-language terms on purpose: check consistency only "
                       "(without this flag such a glossary is refused)."),

@@ -48,6 +48,23 @@ def exact_key(text: str) -> str:
     return "=" + text
 
 
+_COMBINING_BMP: dict = {}
+
+
+def loose_many(words: list[str]) -> list[str]:
+    """`[loose(w) for w in words]`, in a few passes over the joined text instead of one Python step
+    per character (a whole lexicon folds in a fraction of the time). Words must not contain newlines."""
+    if not words:
+        return []
+    if not _COMBINING_BMP:
+        _COMBINING_BMP.update({cp: None for cp in range(0x10000) if unicodedata.combining(chr(cp))})
+    text = unicodedata.normalize("NFKD", "\n".join(words).casefold())
+    if max(text) > "\uffff":  # a character beyond the BMP (its marks are not in the table): the exact way
+        return [loose(w) for w in words]
+    out = text.translate(_COMBINING_BMP).translate(_LOOSE_TABLE).split("\n")
+    return out if len(out) == len(words) else [loose(w) for w in words]
+
+
 def strip_marks(s: str) -> str:
     """`s` without combining marks, case kept (É -> E); used to compare letters' base forms."""
     s = unicodedata.normalize("NFD", s)

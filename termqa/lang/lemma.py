@@ -39,7 +39,7 @@ from termqa import indexcache
 from termqa.errors import TermqaError, UsageError
 from termqa.fileio import atomic_write
 from termqa.gcpause import paused_gc
-from termqa.lang.fold import exact_key, loose
+from termqa.lang.fold import exact_key, loose, loose_many
 from termqa.lang.langtags import primary
 
 
@@ -536,6 +536,12 @@ def known_form(word: str, lang: str) -> Optional[str]:
     return lex.known_form(word) if lex is not None else None
 
 
+def table_lemma(word: str, lang: str) -> Optional[str]:
+    """The lemma `lang`'s lookup table gives `word` (any case), or None when it has no entry."""
+    table = _load_table(primary(lang))
+    return table.get(word) if table else None
+
+
 def is_target_word(word: str, lang: str) -> bool:
     """Is `word` a word of `lang` as its lookup tables know it (case-insensitive, accents exact)?
 
@@ -549,6 +555,59 @@ def lemmas_of(word: str, lang: str) -> frozenset[str]:
     """Every lemma `word` can be a form of in `lang` (homographs included); empty when unknown."""
     lex = _lexicon(primary(lang))
     return lex.lemmas_of(word) if lex is not None else frozenset()
+
+
+_POS_KEYS: dict[str, tuple] = {}
+
+
+def part_of_speech_keys(lang: str) -> tuple:
+    """(nouns, adjectives, verbs) of `lang` as loose lemma keys, from spacy-lookups-data's
+    per-part-of-speech lemma index, nouns also from its exception list (French "virus" is only
+    there); all empty when the language has none. Neither is complete: a word absent is unknown, not
+    proven another part of speech. Each is a `_SortedWords` (membership, iteration, len), kept in the
+    index cache as text: reading French takes about a second, loading the text a few milliseconds."""
+    lang = primary(lang)
+    with _TABLES_LOCK:
+        got = _POS_KEYS.get(lang)
+        if got is not None:
+            return got
+        empty = _SortedWords()
+        got = (empty, empty, empty)
+        files = _lookup_files(lang)
+        if "lemma_index" in files:
+            cache = indexcache.active()
+            names = [n for n in ("lemma_index", "lemma_exc") if n in files]
+            key = _table_key(lang, names, files, kind="pos-keys") if cache.enabled else None
+            hit = cache.load(key) if key else None
+            if isinstance(hit, tuple) and len(hit) == 3 and all(isinstance(x, str) for x in hit):
+                got = tuple(_SortedWords.from_text(x) for x in hit)
+            else:
+                try:
+                    texts = _read_pos_keys(files)
+                except Exception:  # another layout of the data: no derivations
+                    pass
+                else:
+                    got = tuple(_SortedWords.from_text(x) for x in texts)
+                    if key:
+                        cache.store(key, texts)
+        _POS_KEYS[lang] = got
+        return got
+
+
+def _read_pos_keys(files) -> tuple[str, str, str]:
+    index = _read_data(files["lemma_index"])
+    exc = (_read_data(files["lemma_exc"]).get("noun") or {}) if "lemma_exc" in files else {}
+
+    def keys(words) -> str:
+        words = {w.lower() for w in words if isinstance(w, str) and "\n" not in w}
+        plain = {w for w in words if w.isascii()}  # most: loose is lower() for them
+        return _SortedWords(plain | set(loose_many(sorted(words - plain)))).text()
+
+    nouns = list(index.get("noun", ()))
+    for form, lemmas in exc.items():
+        nouns.append(form)
+        nouns.extend(lemmas if isinstance(lemmas, list) else [lemmas])
+    return keys(nouns), keys(index.get("adj", ())), keys(index.get("verb", ()))
 
 
 # --- the lemmatiser ---------------------------------------------------------------------------

@@ -131,7 +131,9 @@ def target_forms(concept, tgt_lang, lemmatiser, variants: str = "none", reduced:
     compound, "N du N" for "N de N"...): they render the term as well. `reduced` adds the parts of
     each multi-word designation (its head, its other words) for an occurrence whose source is itself
     a reduction or coordination ("la pompe" renders "the pump" said of the centrifugal pump);
-    `reduced="insertion"` the designations with one inserted word.
+    `reduced="insertion"` the designations with one inserted word; `reduced="modifier_reduction"`
+    each designation of three words or more without its outermost modifier ("équipement de
+    protection" renders "protective equipment" said of personal protective equipment).
     """
 
     terms = [t for t in concept.terms_in(tgt_lang) if t.text.strip()]
@@ -150,10 +152,14 @@ def target_forms(concept, tgt_lang, lemmatiser, variants: str = "none", reduced:
     for f in out:
         if f.kind != "glossary":
             continue
-        for rule, k in vr.static_keys(f.key, lang):
+        for rule, k in vr.static_keys(f.key, lang, f.text):
             if k not in own:
                 extra.append(TargetForm(k, f.text, "glossary", f.status, k, lang, rule))
-        if reduced == "insertion" and len(f.key) >= 2:
+        if reduced == "modifier_reduction" and len(f.key) >= 3:
+            k = vr.outer_modifier_dropped(f.key, lang)
+            if k and k not in own:
+                extra.append(TargetForm(k, f.text, "glossary", f.status, k, lang, "modifier_reduction"))
+        elif reduced == "insertion" and len(f.key) >= 2:
             extra.append(TargetForm(f.key, f.text, "glossary", f.status, f.skey, lang, "insertion"))
         elif reduced and len(f.key) >= 2:
             sk = f.skey if len(f.skey) == len(f.key) else f.key

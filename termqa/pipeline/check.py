@@ -598,8 +598,9 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
 
     pendings = {}
     for i, w in enumerate(work):
-        forms = forms_of(w.concept, "coordination" if w.entry.rule == "coordinated" else
-                         w.entry.rule if w.entry.rule in ("reduction", "coordination", "insertion") else "")
+        rule = w.entry.rule
+        forms = forms_of(w.concept, "coordination" if rule == "coordinated" else
+                         rule if rule in ("reduction", "coordination", "insertion", "modifier_reduction") else "")
         pendings[i] = al.Pending(
             index=i, concept_id=w.concept.id, source_form=w.source_form, source_surface_key=w.surface_key,
             source_text=w.source_text, dnt=w.concept.dnt, forms=forms,

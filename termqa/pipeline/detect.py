@@ -139,11 +139,27 @@ def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser, varian
         own = {e.key for e in out}
         extra = []
         for e in out:
-            for rule, k in vr.static_keys(e.key, lang):
+            for rule, k in vr.static_keys(e.key, lang, e.text):
                 if k not in own:
                     extra.append(SourceEntry(e.concept_id, e.text, k, e.term_type, rule, k, rule, e.key))
-        out += extra
+        out += extra + _modifier_reductions(out, lang, own | {e.key for e in extra})
     return out
+
+
+def _modifier_reductions(entries: Sequence[SourceEntry], lang: str, taken: set) -> list[SourceEntry]:
+    """The designations without their outermost adjective (variants.modifier_reductions), except a
+    form that is already a designation or variant of any concept, or the reduction of designations of
+    two concepts ("acute respiratory disease" and "chronic respiratory disease" both give
+    "respiratory disease", which names neither)."""
+    made: dict = {}
+    for e in entries:
+        if e.via != "glossary" or e.rule:
+            continue
+        k = vr.modifier_reductions(e.key, e.text, lang)
+        if k is not None and k not in taken:
+            made.setdefault(k, {}).setdefault(e.concept_id, e)
+    return [SourceEntry(e.concept_id, e.text, k, e.term_type, "modifier_reduction", k, "modifier_reduction", e.key)
+            for k, by_concept in made.items() if len(by_concept) == 1 for e in by_concept.values()]
 
 
 def rendering_key(lemmatiser, text: Optional[str]) -> Optional[tuple[str, ...]]:

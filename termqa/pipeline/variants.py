@@ -5,7 +5,11 @@ Three detection levels (`variants=`):
 - `none`: the glossary's designations (lemmas, all synonyms) and the acronyms a document defines.
 - `static`: plus forms generated from each glossary designation before reading any text: closed
   or split compounds ("work flow" / "workflow"), English "X of Y" / "Y X", French "N de N" with an
-  article ("N du N", "N de la N").
+  article added or changed, never dropped ("N du N", "N de la N", "N des N"; "à" / "au" / "aux" /
+  "à la" likewise), a
+  modifier's noun or adjective form ("viral infection" / "virus infection", "transmission du virus" /
+  "transmission virale"), and a designation without its outermost adjective ("protective equipment"
+  for "personal protective equipment") where `modifier_reductions` finds that safe.
 - `dynamic`: plus forms found in context: one inserted modifier ("centrifugal feed pump"),
   coordinations ("inlet and outlet valves"), and the bare head of a multi-word term after a full
   mention of it in the same document, when no other concept found in that document shares the head.
@@ -18,7 +22,10 @@ rule that found it. A variant of a designation that is itself a variant of the p
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Optional, Sequence
+
+from termqa.lang.lemma import known_form, part_of_speech_keys, table_lemma
 
 LEVELS = ("none", "static", "dynamic")
 DEFAULT_LEVEL = "dynamic"
@@ -35,6 +42,8 @@ RULES = {
     "split_compound": ("graphical", "GRAPH3"),  # workflow -> work flow
     "of_phrase": ("morphosyntactic", "MORPH5"),  # contract of employment <-> employment contract
     "article": ("morphosyntactic", "MORPH2"),  # taux de change -> taux du change
+    "derivation": ("morphosyntactic", "MORPH4"),  # viral infection <-> virus infection
+    "modifier_reduction": ("reduction", "RED1"),  # personal protective equipment -> protective equipment
     "insertion": ("expansion", "EXP3"),  # centrifugal pump -> centrifugal feed pump
     "coordination": ("reduction", "RED2"),  # inlet [valve] and outlet valves
     "reduction": ("reduction", "RED1"),  # centrifugal pump ... the pump
@@ -44,7 +53,37 @@ RULES = {
 HEAD_FIRST = frozenset({"fr", "es", "it", "pt", "ca", "ro"})
 CONJUNCTIONS = frozenset({"and", "or", "et", "ou", "und", "oder", "y", "o", "e"})
 _OF = {"en": "of"}
-_FR_ARTICLES = ("du", "des")
+# French prepositions with the article forms they take inside a term, as lemma keys ("d'" keys as
+# "de", "la" and "l'" as "le"): "taux de la ...", "taux de change", "taux du change", "taux des
+# changes". The second of each group is the bare preposition.
+_FR_LINKS = (
+    (("de", "le"), ("de",), ("du",), ("des",)),
+    (("a", "le"), ("a",), ("au",), ("aux",)),
+)
+# noun -> relational adjective suffix changes (loose keys: accents folded) that derivation tries; a
+# result counts only when the language's part-of-speech index lists it as an adjective (and the noun
+# as a noun). Only adjectives meaning "of the noun" ("viral": of a virus): "infectious" is not "of
+# an infection" (an infectious period is no infection period), so -ious / -ieux are left out.
+DERIVATIONS = {
+    "en": (("y", "ical"), ("y", "ic"), ("e", "ic"), ("", "ic"), ("", "al"), ("e", "al"), ("us", "al"),
+           ("um", "al"), ("a", "al"), ("ion", "ory"), ("le", "ular"), ("e", "ar"),
+           ("sis", "tic"), ("ia", "ic")),
+    "fr": (("ie", "ique"), ("ie", "ical"), ("e", "al"), ("us", "al"), ("", "al"), ("ion", "ionnel"),
+           ("ion", "oire"), ("e", "aire"), ("le", "ulaire"), ("", "ique"), ("e", "ique"),
+           ("ose", "otique")),
+}
+_LINK_WORDS = (frozenset(w for group in _FR_LINKS for form in group for w in form)
+               | {"of", "for", "the", "an", "en", "pour", "par", "sur"})
+MIN_DERIVED_STEM = 5  # a noun of fewer letters pairs with chance look-alikes ("cost" / "costal")
+# pairs the suffix rules make that are not noun and adjective of one meaning
+NOT_DERIVED = frozenset({
+    ("event", "eventual"), ("vitus", "vital"), ("orient", "oriental"), ("roman", "romanic"), ("virtue", "virtual"),
+    ("virtu", "virtual"), ("locus", "local"), ("locum", "local"), ("media", "medial"), ("persona", "personal"),
+    ("compulsion", "compulsory"), ("organ", "organic"), ("stomach", "stomachal"), ("stomach", "stomachic"),
+    ("estive", "estival"), ("legende", "legendaire"), ("socius", "social"), ("physe", "physique"),
+    ("mediate", "mediatique"), ("principe", "principal"), ("alimente", "alimentaire"), ("initie", "initial"),
+    ("pandeme", "pandemique"), ("masse", "massique"), ("pulmone", "pulmonaire"), ("obligation", "obligatoire"),
+})
 
 
 def check_level(level: str) -> str:
@@ -66,8 +105,11 @@ def variation_for_rule(rule: str, base_variation: str) -> tuple[str, Optional[st
     return "combined", f"{TYPE_CODES[base_variation]}+{sub}"
 
 
-def static_keys(key: tuple[str, ...], lang: str) -> list[tuple[str, tuple[str, ...]]]:
-    """(rule, key) variants of one designation's lemma key, generated without looking at text."""
+def static_keys(key: tuple[str, ...], lang: str, text: str = "") -> list[tuple[str, tuple[str, ...]]]:
+    """(rule, key) variants of one designation's lemma key, generated without looking at text.
+
+    `text`, the designation as written, keeps derivation away from names (a capitalised word) and
+    hyphenated compounds ("alcohol-based" is no "alcoholic base")."""
     out = []
     words = [k for k in key if not k.startswith("=")]
     if len(key) >= 2 and len(words) == len(key) and all(k.isalpha() and len(k) >= 2 for k in key):
@@ -75,10 +117,168 @@ def static_keys(key: tuple[str, ...], lang: str) -> list[tuple[str, tuple[str, .
     of = _OF.get(lang)
     if of and len(key) == 3 and key[1] == of:
         out.append(("of_phrase", (key[2], key[0])))  # contract of employment -> employment contract
-    if lang == "fr" and len(key) == 3 and key[1] == "de":
-        for art in _FR_ARTICLES:
-            out.append(("article", (key[0], art, key[2])))
+    if lang == "fr":
+        out += [("article", k) for k in article_keys(key)]
+    if "-" not in text and not any(w[:1].isupper() for w in text.split()):
+        out += [("derivation", k) for k in derived_keys(key, lang)]
+    return list(dict.fromkeys(out))
+
+
+def _link_at(key: tuple[str, ...], i: int):
+    """(group, length) of the French preposition + article standing at key[i], or (None, 0)."""
+    for group in _FR_LINKS:
+        for form in group:  # "de le" before "de": the longest form first
+            if key[i:i + len(form)] == form:
+                return group, len(form)
+    return None, 0
+
+
+def article_keys(key: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """French: the key with the preposition linking two words in another article form, one link at a
+    time ("taux de change" -> "taux du change", "taux des change", "taux de le change"). A link must
+    stand between two words; the words themselves never change. An article is added or changed,
+    never dropped: "mise à terre" is not "mise à la terre" (earthing), it is another term."""
+    out = []
+    i = 1
+    while i < len(key) - 1:
+        group, n = _link_at(key, i)
+        if group is None or i + n >= len(key):
+            i += 1
+            continue
+        for alt in group:
+            if alt != key[i:i + n] and alt != group[1]:  # group[1], the bare preposition, drops the article
+                out.append(key[:i] + alt + key[i + n:])
+        i += n
     return out
+
+
+def _is_noun(word: str, lang: str, pos: tuple) -> bool:
+    """A noun by the part-of-speech index, or (the index misses some: French "virus") a word the
+    lookup table knows that the index lists neither as an adjective nor as a verb."""
+    nouns, adjs, verbs = pos
+    return word in nouns or (word not in adjs and word not in verbs and known_form(word, lang) is not None)
+
+
+@lru_cache(maxsize=65536)
+def _adjectives_of(noun: str, lang: str) -> tuple[str, ...]:
+    pos = part_of_speech_keys(lang)
+    if len(noun) < MIN_DERIVED_STEM or not _is_noun(noun, lang, pos):
+        return ()
+    out = []
+    for old, new in DERIVATIONS[lang]:
+        if noun.endswith(old) and len(noun) - len(old) >= 3:
+            adj = noun[:len(noun) - len(old)] + new
+            if adj != noun and adj in pos[1] and (noun, adj) not in NOT_DERIVED:
+                out.append(adj)
+    return tuple(out)
+
+
+@lru_cache(maxsize=65536)
+def _nouns_of(adj: str, lang: str) -> tuple[str, ...]:
+    pos = part_of_speech_keys(lang)
+    if adj not in pos[1]:
+        return ()
+    out = []
+    for old, new in DERIVATIONS[lang]:
+        if adj.endswith(new) and len(adj) - len(new) >= 3:
+            if not old and adj.endswith("ical"):
+                continue  # "clinical" is not of a "clinic", nor "medical" of a "medic"
+            noun = adj[:len(adj) - len(new)] + old
+            if (noun != adj and len(noun) >= MIN_DERIVED_STEM and (noun, adj) not in NOT_DERIVED
+                    and _is_noun(noun, lang, pos)):
+                out.append(noun)
+    return tuple(out)
+
+
+def derived_keys(key: tuple[str, ...], lang: str) -> list[tuple[str, ...]]:
+    """The key with one modifier in its noun or adjective form (morphological derivation).
+
+    Only a word that modifies the head changes; the head never does (a "viral" is not a "virus"),
+    and one-word designations get none. English, head last: a word before the head, when only nouns
+    and adjectives stand between it and the head ("virus infection" <-> "viral infection"). French,
+    head first: a last word joined by "de" becomes an adjective ("transmission du virus" ->
+    "transmission virale") and a last adjective a "de" phrase in each article form ("épidémie
+    grippale" -> "épidémie de grippe", "épidémie de la grippe"...). A pair counts only when the
+    language's part-of-speech index knows the noun as a noun and the adjective as an adjective.
+    """
+    if lang not in DERIVATIONS or len(key) < 2 or not all(k.isalpha() for k in key):
+        return []
+    pos = part_of_speech_keys(lang)
+    nouns, adjs, _verbs = pos
+    if not nouns or not adjs:
+        return []
+    out = []
+    if lang in HEAD_FIRST:
+        last = key[-1]
+        group, n = _link_at(key, len(key) - 2) if len(key) >= 3 else (None, 0)
+        if group is None and len(key) >= 4:
+            group, n = _link_at(key, len(key) - 3)
+            n = n if n == 2 else 0
+        if group is _FR_LINKS[0] and n and len(key) - 1 - n >= 1:
+            out += [key[:len(key) - 1 - n] + (a,) for a in _adjectives_of(last, lang)]
+        elif _is_noun(key[-2], lang, pos):
+            for noun in _nouns_of(last, lang):
+                out += [key[:-1] + form + (noun,) for form in _FR_LINKS[0]]
+        return out
+    for i in range(len(key) - 1):
+        if not all(k in nouns or k in adjs for k in key[i + 1:]):
+            continue
+        w = key[i]
+        for alt in _adjectives_of(w, lang) + _nouns_of(w, lang):
+            out.append(key[:i] + (alt,) + key[i + 1:])
+    return out
+
+
+def modifier_reductions(key: tuple[str, ...], text: str, lang: str) -> Optional[tuple[str, ...]]:
+    """The designation without its outermost modifier, where that is safe to look for anywhere:
+
+    - three words or more, all alphabetic and written apart in the glossary ("alcohol-based hand rub"
+      is not cut inside its compound), none capitalised (a name: "Severe Acute Respiratory Syndrome");
+    - the dropped word and the next one are adjectives by the part-of-speech index, the next one
+      never a noun ("overall case fatality" is no stack of adjectives) (English
+      "personal protective equipment" -> "protective equipment"; French "maladie respiratoire
+      chronique" -> "maladie respiratoire"), and the head is a noun: stacked adjectives each qualify
+      the head, so what remains still names the thing, whereas in "white blood cell count" the first
+      word qualifies "blood cell", not "count";
+    - the dropped word is no participle ("compromised immune system", "système immunitaire
+      affaibli"): a state the term names is not an optional modifier.
+    The caller (detect.build_entries) also drops a result that is another concept's designation, or
+    the reduction of designations of two concepts.
+    """
+    if len(key) < 3 or not all(k.isalpha() and len(k) >= 2 for k in key):
+        return None
+    if len(text.split()) != len(key) or any(c.isupper() for c in text):
+        return None
+    pos = part_of_speech_keys(lang)
+    nouns, adjs, verbs = pos
+    if not adjs:
+        return None
+    if lang in HEAD_FIRST:
+        dropped, nxt, rest, head = key[-1], key[-2], key[:-1], key[0]
+        last = text.split()[-1].lower().rstrip("s")
+        stem = last[:-1] if last.endswith("ie") else last
+        # "confirmé": the accent tells; "affaibli": the verb's present "affaiblit" is a form of "affaiblir"
+        participle = last.endswith(("é", "ée")) or (
+            stem.endswith("i") and (dropped + "r" in verbs or table_lemma(stem + "t", lang) == stem + "r"))
+    else:
+        dropped, nxt, rest, head = key[0], key[1], key[1:], key[-1]
+        participle = dropped.endswith(("ed", "ing"))
+    if participle or dropped not in adjs or nxt not in adjs or nxt in nouns or not _is_noun(head, lang, pos):
+        return None  # "compromised immune system": the state is what the term names
+    return rest
+
+
+def outer_modifier_dropped(key: tuple[str, ...], lang: str) -> Optional[tuple[str, ...]]:
+    """A target designation without its outermost word (the first in English, the last in French),
+    for rendering a source occurrence already known to be a modifier reduction: no guard beyond
+    keeping two words and not ending on a preposition or article ("équipement de protection
+    individuelle" -> "équipement de protection")."""
+    if len(key) < 3:
+        return None
+    rest = key[:-1] if lang in HEAD_FIRST else key[1:]
+    if not rest[-1].isalpha() or rest[-1] in _LINK_WORDS or rest[0] in _LINK_WORDS:
+        return None
+    return rest
 
 
 def split_index(keys: Sequence[tuple[str, ...]], singles: dict, skip=frozenset(),
