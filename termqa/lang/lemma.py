@@ -232,8 +232,11 @@ class _SortedWords:
     def __iter__(self):
         return iter(self._text.split("\n") if self._text else ())
 
-    def __len__(self) -> int:
+    def __len__(self) -> int:  # counts the lines: for tests and reports, not for hot paths
         return self._text.count("\n") + 1 if self._text else 0
+
+    def __bool__(self) -> bool:
+        return bool(self._text)
 
 
 class _SortedPairs:
