@@ -353,8 +353,8 @@ def test_ctv_scores_only_where_the_preferred_term_is_right():
 
 # --- the corpus ----------------------------------------------------------------------------------
 
-@pytest.mark.corpus
-def test_variants_on_tico19():
+def _tico19_found(**kw) -> tuple[set, dict]:
+    """(via, source text) of every occurrence termqa finds in TICO-19 with its two glossaries, and the result."""
     from tests.conftest import CORPUS
     from termqa.pipeline.check import check
 
@@ -363,8 +363,13 @@ def test_variants_on_tico19():
     base = CORPUS / "eval" / "tico19-enfr" / "data"
     r = check([str(base / "TM" / "all.en-fr.tmx")],
               [str(base / "terminologies" / "f_en-fr_XX.csv"), str(base / "terminologies" / "g_en_fr-FR.csv")],
-              lemmatiser="lookup", variants="dynamic").to_dict()
-    found = {(o["via"], o["source_text"]) for o in r["occurrences"]}
+              lemmatiser="lookup", **kw).to_dict()
+    return {(o["via"], o["source_text"]) for o in r["occurrences"]}, r
+
+
+@pytest.mark.corpus
+def test_variants_on_tico19():
+    found, r = _tico19_found(variants="dynamic")
     assert ("insertion", "intermediate reservoir hosts") in found
     assert ("split_compound", "lock-downs") in found
     assert ("coordination", "communicable") in found  # "other communicable and respiratory diseases"
@@ -374,16 +379,7 @@ def test_variants_on_tico19():
 
 @pytest.mark.corpus
 def test_static_variants_on_tico19_french_source():
-    from tests.conftest import CORPUS
-    from termqa.pipeline.check import check
-
-    if CORPUS is None:
-        pytest.skip("../shared/corpus is not present")
-    base = CORPUS / "eval" / "tico19-enfr" / "data"
-    r = check([str(base / "TM" / "all.en-fr.tmx")],
-              [str(base / "terminologies" / "f_en-fr_XX.csv"), str(base / "terminologies" / "g_en_fr-FR.csv")],
-              lemmatiser="lookup", variants="static", src_lang="fr", tgt_lang="en").to_dict()
-    found = {(o["via"], o["source_text"]) for o in r["occurrences"]}
+    found, r = _tico19_found(variants="static", src_lang="fr", tgt_lang="en")
     assert ("derivation", "pic de l’épidémie") in found  # "pic épidémique"
     assert ("article", "professionnels de la santé") in found  # "professionnel de santé"
     assert ("article", "symptômes de la COVID-19") in found  # "symptômes du covid-19"

@@ -189,21 +189,39 @@ class _Table:
         return self._loose
 
 
-class _SortedWords:
-    """A large set of words kept as one sorted, newline-joined string; membership by binary search
-    over its lines.
+def _search_lines(text: str, word: str, pairs: bool) -> Optional[str]:
+    """Binary search of sorted, newline-separated lines for the one whose key is `word`: the whole
+    line, or with `pairs` what stands before its tab. The value after the tab ("" for a plain line),
+    or None when no line has that key."""
+    lo, hi = 0, len(text)  # the line, if there, lies whole inside text[lo:hi]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        start = text.rfind("\n", lo, mid) + 1 or lo
+        end = text.find("\n", mid, hi)
+        if end < 0:
+            end = hi
+        cut = text.find("\t", start, end) if pairs else end
+        if cut < 0:  # a pair line without a value: not one this module wrote
+            cut = end
+        key = text[start:cut]
+        if key == word:
+            return text[cut + 1:end] if pairs else ""
+        if key < word:
+            lo = end + 1
+        else:
+            hi = start - 1
+    return None
 
-    The index cache stores the string as it is: loading it is a copy of bytes, where a set of the
-    same 400k words would hash every one of them on each run, for the handful of words a run asks.
-    """
+
+class _SortedText:
+    """Sorted lines in one string, searched in place: the index cache stores the string as it is, so
+    loading it is a copy of bytes, where a set or dict of the same 400k words would hash every one of
+    them on each run, for the handful of words a run asks."""
 
     __slots__ = ("_text",)
 
-    def __init__(self, words=()):
-        self._text = "\n".join(sorted({w for w in words if w and "\n" not in w}))
-
     @classmethod
-    def from_text(cls, text: str) -> "_SortedWords":
+    def from_text(cls, text: str):
         out = cls()
         out._text = text
         return out
@@ -211,23 +229,20 @@ class _SortedWords:
     def text(self) -> str:
         return self._text
 
+    def __bool__(self) -> bool:
+        return bool(self._text)
+
+
+class _SortedWords(_SortedText):
+    """A large set of words: membership, iteration and size."""
+
+    __slots__ = ()
+
+    def __init__(self, words=()):
+        self._text = "\n".join(sorted({w for w in words if w and "\n" not in w}))
+
     def __contains__(self, word) -> bool:
-        text = self._text
-        lo, hi = 0, len(text)  # the word, if there, is a whole line inside text[lo:hi]
-        while lo < hi:
-            mid = (lo + hi) // 2
-            start = text.rfind("\n", lo, mid) + 1 or lo
-            end = text.find("\n", mid, hi)
-            if end < 0:
-                end = hi
-            line = text[start:end]
-            if line == word:
-                return True
-            if line < word:
-                lo = end + 1
-            else:
-                hi = start - 1
-        return False
+        return _search_lines(self._text, word, False) is not None
 
     def __iter__(self):
         return iter(self._text.split("\n") if self._text else ())
@@ -235,47 +250,19 @@ class _SortedWords:
     def __len__(self) -> int:  # counts the lines: for tests and reports, not for hot paths
         return self._text.count("\n") + 1 if self._text else 0
 
-    def __bool__(self) -> bool:
-        return bool(self._text)
 
+class _SortedPairs(_SortedText):
+    """A large word -> value mapping as "word<TAB>value" lines (values hold no newline; several
+    values are tab-separated)."""
 
-class _SortedPairs:
-    """A large word -> value mapping kept like `_SortedWords`: sorted "word<TAB>value" lines, looked up
-    by binary search (values hold no newline; several values are tab-separated)."""
-
-    __slots__ = ("_text",)
+    __slots__ = ()
 
     def __init__(self, pairs: Optional[dict[str, str]] = None):
         self._text = "\n".join(f"{k}\t{v}" for k, v in sorted((pairs or {}).items())
                                if k and "\n" not in k and "\t" not in k and "\n" not in v)
 
-    @classmethod
-    def from_text(cls, text: str) -> "_SortedPairs":
-        out = cls()
-        out._text = text
-        return out
-
-    def text(self) -> str:
-        return self._text
-
     def get(self, word: str) -> Optional[str]:
-        text = self._text
-        lo, hi = 0, len(text)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            start = text.rfind("\n", lo, mid) + 1 or lo
-            end = text.find("\n", mid, hi)
-            if end < 0:
-                end = hi
-            tab = text.find("\t", start, end)
-            key = text[start:tab]
-            if key == word:
-                return text[tab + 1:end]
-            if key < word:
-                lo = end + 1
-            else:
-                hi = start - 1
-        return None
+        return _search_lines(self._text, word, True)
 
 
 class _Lexicon:
