@@ -89,7 +89,7 @@ def rescore(verdicts, penalties_file, json_out):
 
 @main.group("cache", epilog=epilog("termqa cache path", "termqa cache clear"))
 def cache_group():
-    """The index cache: parsed glossaries, source indexes and lemma tables kept between runs."""
+    """The index cache: parsed glossaries, source indexes, lemma tables and text analyses kept between runs."""
 
 
 @cache_group.command("path", epilog=epilog("termqa cache path"))
