@@ -26,7 +26,7 @@ _INPUT_OPTIONS = (
                  help="Worker processes for counting (default: the available cores, on projects over "
                       "150k source words; results are the same for any value)."),
     click.option("--index-cache/--no-index-cache", "index_cache", default=None,
-                 help="Keep parsed glossaries, source indexes and lemma tables in the user cache folder "
+                 help="Keep parsed glossaries, source indexes, lemma tables and text analyses in the user cache folder "
                       "(default; $TERMQA_CACHE_DIR relocates it)."),
 )
 
