@@ -164,7 +164,8 @@ def main(argv=None) -> int:
     for name, ok in verdicts:
         print(f"  {'PASS' if ok else 'FAIL'}  {name}")
     if a.results:
-        a.results.write_text(json.dumps({"rows": rows, "targets": dict(verdicts), "cold": a.cold, "new_text": a.new_text,
+        a.results.write_text(json.dumps({"rows": rows, "targets": dict(verdicts), "cold": a.cold,
+                                         "new_text": a.new_text,
                                          "check_args": a.check_args}, indent=2) + "\n", encoding="utf-8")
     return 0 if all(ok for _n, ok in verdicts) else 1
 

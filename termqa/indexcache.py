@@ -309,5 +309,5 @@ def using(cache: IndexCache) -> Iterator[IndexCache]:
         _ACTIVE.reset(token)
 
 
-__all__ = ["IndexCache", "Table", "FORMAT", "ENV_DIR", "default_folder", "default_cache", "make_key", "resolve", "active",
-           "using"]
+__all__ = ["IndexCache", "Table", "FORMAT", "ENV_DIR", "default_folder", "default_cache", "make_key", "resolve",
+           "active", "using"]
