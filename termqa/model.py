@@ -38,7 +38,7 @@ class InlineCode:
     data: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Segment:
     """One translatable segment with plain source/target text.
 
@@ -319,13 +319,13 @@ class Glossary:
 HEAD_VARIATIONS = frozenset({"none", "morphosyntactic"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Span:
     start: int
     end: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Occurrence:
     """One position of a source form of a concept in one segment, with its aligned target span."""
 
@@ -358,7 +358,7 @@ class Occurrence:
         return self.via == "glossary" and self.variation in HEAD_VARIATIONS
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Reference:
     """R(s): the reference translation of one source form in one document."""
 
@@ -369,7 +369,7 @@ class Reference:
     provenance: str  # glossary, pseudo, validated, generated
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Verdict:
     """The outcome for one occurrence. `label` is an error/consistency code or None."""
 

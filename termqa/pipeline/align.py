@@ -52,7 +52,7 @@ class TargetForm:
     rule: str = ""  # a variant of a glossary designation (termqa.pipeline.variants.RULES), else empty
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Alignment:
     tok_start: int
     tok_end: int
@@ -191,7 +191,7 @@ def classify_rendering(tokens, forms: Sequence[TargetForm], source_skey: Sequenc
     return "established", None
 
 
-@dataclass
+@dataclass(slots=True)
 class Pending:
     """What alignment needs to know about one source occurrence."""
 

@@ -49,7 +49,7 @@ TRAINED_MAX_WORDS = 50_000
 DETECT_CHUNK = 20_000
 
 
-@dataclass
+@dataclass(slots=True)
 class Work:
     """One occurrence while the pipeline works on it (mutable; frozen into Occurrence/Verdict at the end)."""
 

@@ -51,7 +51,7 @@ class SourceEntry:
     base_key: tuple[str, ...] = ()  # for a variant: the key of the designation it was made from
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Match:
     """One occurrence found in a segment's source (token and char spans)."""
 
