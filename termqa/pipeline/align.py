@@ -633,7 +633,8 @@ def _document_counts(work, indexes, stop, lemmatiser, needed) -> tuple[Counter, 
             k = _pair_key(s.source, s.target)
             if s.index in wanted:
                 pair_of[s.index] = k
-            digest = hashlib.blake2b("\x00".join(k).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+            key = f"{len(k[0])}:{k[0]}{k[1]}"  # length-prefixed: no two pairs give one text
+            digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
             if digest not in seen:
                 seen.add(digest)
                 batch.append(s)
