@@ -304,10 +304,11 @@ def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] 
         work, skipped = _count_sequential(documents, concepts, tries, lem, progress, level)
 
     references = _references(work)
-    verdicts, items = _verdicts(work, references, Rules(lem, run.table))
+    found = bool(work)
+    verdicts, items = _verdicts(work, references, Rules(lem, run.table))  # empties `work`
     verdicts = _flag_misaligned(verdicts, documents, warnings)
     alerts = list(run.alerts)
-    if not work and not skipped and documents:
+    if not found and not skipped and documents:
         alert = sanity.nothing_found(documents, concepts)
         alerts.append(alert)
         warnings.insert(0, alert)
@@ -756,10 +757,15 @@ def _references(work: Sequence[Work]) -> dict:
     return refs
 
 
-def _verdicts(work: Sequence[Work], references: Mapping[tuple, Reference], rules: Rules):
+def _verdicts(work: list[Work], references: Mapping[tuple, Reference], rules: Rules):
+    """A verdict and a metric item per occurrence, in order. `work` is emptied as it is read: each work
+    record (with its alignment and segment) is let go once its verdict is made, so a big document never
+    holds both in full."""
     allowed_cache: dict = {}
     verdicts, items = [], []
-    for w in work:
+    for n in range(len(work)):
+        w = work[n]
+        work[n] = None  # type: ignore[call-overload]
         ref = references.get((w.doc.doc_id, w.concept.id, w.source_form))
         a = w.alignment
         occ = Occurrence(
@@ -793,6 +799,7 @@ def _verdicts(work: Sequence[Work], references: Mapping[tuple, Reference], rules
                           spelling=w.variation == "graphical" and w.entry.via != "acronym"
                           and (w.entry.term_type or "").lower() not in ("acronym", "abbreviation", "initialism")
                           and not dt.is_caps(w.source_text)))
+    work.clear()
     return verdicts, items
 
 
