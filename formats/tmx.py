@@ -25,7 +25,7 @@ from collections import Counter
 
 from termqa.errors import InputError, MissingLanguageError
 from termqa.lang.langtags import match_quality, normalise_tag
-from termqa.model import BilingualFile, Document, Segment
+from termqa.model import BilingualFile, Document, Segment, SegmentPacker
 
 from . import xmlsafe
 from .inline import TMX, flatten
@@ -95,8 +95,9 @@ def read_stream(path: str, *, src_lang=None, tgt_lang=None) -> BilingualFile:
     """Read a TMX file without holding its XML tree: two passes of lxml's iterparse over the file.
 
     The first pass gathers the languages (and the header's srclang), the second builds the segments;
-    each `<tu>` is dropped as soon as it is read, so memory holds the segments and no XML. Gives the
-    same record as `read` on the parsed tree (tested). The parser settings are formats.xmlsafe's:
+    each `<tu>` is dropped as soon as it is read, and the segments are kept compressed
+    (termqa.model.PackedSegments), so memory holds a fraction of the file and no XML. Gives a record
+    equal to `read`'s on the parsed tree (tested). The parser settings are formats.xmlsafe's:
     no entities, no DTD, no network.
     """
     xmlsafe.refuse_entities(xmlsafe.prolog_of(path), path)
@@ -104,7 +105,7 @@ def read_stream(path: str, *, src_lang=None, tgt_lang=None) -> BilingualFile:
     passes = iter((info, {}))  # the first pass fills `info` (root, header, body); the second needs none
     uri = _stream_root(path)
     return _read_units(path, uri, info, lambda: _stream_tus(path, uri, next(passes)), src_lang=src_lang,
-                       tgt_lang=tgt_lang)
+                       tgt_lang=tgt_lang, pack=True)
 
 
 def _stream_root(path: str) -> str:
@@ -160,11 +161,13 @@ def _tag(name: str, uri: str) -> str:
     return f"{{{uri}}}{name}" if uri else name
 
 
-def _read_units(path: str, uri: str, info: dict, tus, *, src_lang=None, tgt_lang=None) -> BilingualFile:
+def _read_units(path: str, uri: str, info: dict, tus, *, src_lang=None, tgt_lang=None,
+                pack: bool = False) -> BilingualFile:
     """The file's record from its `<tu>` elements: `tus()` gives them afresh for each of the two passes.
 
     `info`: the header's srclang, the root's version and whether the file has a body (filled by the
-    first pass when streaming).
+    first pass when streaming). `pack`: the document's segments are kept compressed as they are read
+    (termqa.model.PackedSegments), never as millions of records at once.
     """
     warnings: list[str] = []
     problems: list[str] = []
@@ -218,7 +221,7 @@ def _read_units(path: str, uri: str, info: dict, tus, *, src_lang=None, tgt_lang
         )
 
     # Second pass: the segments of the chosen pair.
-    segments: list[Segment] = []
+    segments = SegmentPacker() if pack else []
     without_source = 0
     for n, tu in enumerate(tus(), start=1):
         uid = tu.get("tuid") or f"{n}"
@@ -254,7 +257,8 @@ def _read_units(path: str, uri: str, info: dict, tus, *, src_lang=None, tgt_lang
         # TMX does not require unique tuids, but segment keys then collide: say so.
         warnings.append(f"tuid used by more than one <tu>: {_listing(dup[:10])}")
 
-    doc = Document(doc_id=path, path=path, format="tmx", src_lang=src, tgt_lang=tgt, segments=tuple(segments))
+    doc = Document(doc_id=path, path=path, format="tmx", src_lang=src, tgt_lang=tgt,
+                   segments=segments.done() if isinstance(segments, SegmentPacker) else tuple(segments))
     return BilingualFile(
         path=path,
         format="tmx",

@@ -19,6 +19,7 @@ order. Occurrences left without a span are `unaligned`: kept, never dropped, and
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
@@ -51,7 +52,7 @@ class TargetForm:
     rule: str = ""  # a variant of a glossary designation (termqa.pipeline.variants.RULES), else empty
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Alignment:
     tok_start: int
     tok_end: int
@@ -196,7 +197,7 @@ def classify_rendering(tokens, forms: Sequence[TargetForm], source_skey: Sequenc
     return "established", None
 
 
-@dataclass
+@dataclass(slots=True)
 class Pending:
     """What alignment needs to know about one source occurrence."""
 
@@ -603,27 +604,52 @@ def _uncross(work, by_seg) -> None:
                 work[i].alignment = a
 
 
+# Segments of a document tokenised at a time while counting n-grams: the tokens of a whole translation
+# memory are never held at once.
+COUNT_CHUNK = 20_000
+
+
 def _document_counts(work, indexes, stop, lemmatiser, needed) -> tuple[Counter, dict]:
-    """Counts of the `needed` n-grams over the document's distinct segment pairs, and each segment's
-    pair key. Every translated segment counts (not only those holding terms), each distinct pair once.
+    """Counts of the `needed` n-grams over the document's distinct segment pairs, and the pair key of each
+    segment holding an occurrence. Every translated segment counts (not only those holding terms), each
+    distinct pair once (the first segment with it).
+
+    Memory follows the occurrences, not the document: a pair already seen is recognised by a 128-bit
+    digest of its key, and the other segments' targets are tokenised COUNT_CHUNK at a time, counted and
+    dropped.
     """
     doc = work[0].doc
+    wanted = {w.seg.index for w in work}
     pair_of: dict = {}
-    first: dict = {}
+    seen: set = set()
+    counts: Counter = Counter()
+    firsts = frozenset(g[0] for g in needed)  # n-grams starting elsewhere are never needed
+    batch: list = []  # first segments of their pair, in document order, waiting to be counted
+
+    def flush():
+        todo = [s for s in batch if s.index not in indexes]
+        extra: dict = {}
+        if todo and lemmatiser is not None:
+            extra = {s.index: TargetIndex(t) for s, t in zip(todo, lemmatiser.tokenize_many([s.target for s in todo]))}
+        for s in batch:
+            idx = indexes.get(s.index) or extra.get(s.index)
+            if idx is not None:
+                counts.update({g for g in ngrams(idx, stop, firsts=firsts) if g in needed})
+        batch.clear()
+
     for s in doc.segments:
         if s.source.strip() and (s.target or "").strip():
-            k = pair_of[s.index] = _pair_key(s.source, s.target)
-            first.setdefault(k, s)
-    todo = [s for s in first.values() if s.index not in indexes]
-    extra: dict = {}
-    if todo and lemmatiser is not None:
-        extra = {s.index: TargetIndex(t) for s, t in zip(todo, lemmatiser.tokenize_many([s.target for s in todo]))}
-    counts: Counter = Counter()
-    firsts = frozenset(g[0] for g in needed)
-    for s in first.values():
-        idx = indexes.get(s.index) or extra.get(s.index)
-        if idx is not None:
-            counts.update({g for g in ngrams(idx, stop, firsts=firsts) if g in needed})
+            k = _pair_key(s.source, s.target)
+            if s.index in wanted:
+                pair_of[s.index] = k
+            key = f"{len(k[0])}:{k[0]}{k[1]}"  # length-prefixed: no two pairs give one text
+            digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+            if digest not in seen:
+                seen.add(digest)
+                batch.append(s)
+                if len(batch) >= COUNT_CHUNK:
+                    flush()
+    flush()
     return counts, pair_of
 
 

@@ -10,6 +10,7 @@ import json
 import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, fields, replace
+from itertools import islice
 from pathlib import Path
 from typing import Callable, Mapping, Optional, Sequence, Union
 
@@ -28,6 +29,7 @@ from termqa.lang.normalise import term_key
 from termqa.lang.segcheck import misalignment
 from termqa.model import (
     ALLOWED_STATUSES, BilingualFile, Concept, Document, Glossary, Occurrence, Reference, Span, Verdict,
+    segment_texts,
 )
 from termqa.pipeline import align as al, detect as dt, parallel, sanity, variants as vr
 from termqa.pipeline.metrics import Item
@@ -44,11 +46,11 @@ Progress = Callable[[str, int, int], None]
 # trained spaCy pipeline is installed.
 TRAINED_MAX_WORDS = 50_000
 # A document with more segments than this (a big translation memory) is tokenised and matched this many
-# segments at a time, keeping only the tokens of segments that hold an occurrence.
+# segments at a time, keeping no tokens (those needed later are made again).
 DETECT_CHUNK = 20_000
 
 
-@dataclass
+@dataclass(slots=True)
 class Work:
     """One occurrence while the pipeline works on it (mutable; frozen into Occurrence/Verdict at the end)."""
 
@@ -282,7 +284,8 @@ def read_glossary_cached(path, glossary_lang: Optional[str] = None) -> Glossary:
 
 def project_words(documents: Sequence[Document]) -> int:
     """Source and target words of a project (what the lemmatiser choice depends on)."""
-    return sum(len(s.source.split()) + len((s.target or "").split()) for d in documents for s in d.segments)
+    return sum(len(source.split()) + len((target or "").split())
+               for d in documents for _i, source, target in segment_texts(d.segments))
 
 
 @without_gc
@@ -309,11 +312,12 @@ def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] 
         work, skipped = _count_sequential(documents, concepts, tries, lem, progress, level)
 
     references = _references(work)
-    verdicts, items = _verdicts(work, references, Rules(lem, run.table))
+    found = bool(work)
+    verdicts, items = _verdicts(work, references, Rules(lem, run.table))  # empties `work`
     verdicts = _flag_misaligned(verdicts, documents, warnings)
     lem.save_analyses()
     alerts = list(run.alerts)
-    if not work and not skipped and documents:
+    if not found and not skipped and documents:
         alert = sanity.nothing_found(documents, concepts)
         alerts.append(alert)
         warnings.insert(0, alert)
@@ -496,22 +500,38 @@ def _source_index(concepts, src_l, lemmatiser, path, variants: str = vr.DEFAULT_
 
 
 def _flag_misaligned(verdicts, documents, warnings):
-    """Occurrences "missing" from a target that is not a translation of the source say so."""
+    """Occurrences "missing" from a target that is not a translation of the source say so.
 
-    segs = {(d.doc_id, s.index): s for d in documents for s in d.segments}
+    Only the segments holding occurrences are looked at, by their text (a packed document's segments are
+    not made into records)."""
+    wanted = {(v.occurrence.doc_id, v.occurrence.segment_index) for v in verdicts}
+    wanted_docs = {k[0] for k in wanted}
+    texts: dict = {}  # (doc_id, index) -> (document, source, target); a later document of the same id wins
+    for d in documents:
+        if d.doc_id in wanted_docs:
+            for index, source, target in segment_texts(d.segments):
+                if (d.doc_id, index) in wanted:
+                    texts[(d.doc_id, index)] = (d, source, target)
     suspects: dict = {}
     for v in verdicts:
         k = (v.occurrence.doc_id, v.occurrence.segment_index)
         if k not in suspects:
-            seg = segs[k]
-            suspects[k] = misalignment(seg.source, seg.target)
+            _d, source, target = texts[k]
+            suspects[k] = misalignment(source, target)
     flagged = [k for k, why in suspects.items() if why]
     if flagged:
-        examples = ", ".join(f"{segs[k].unit_id} ({suspects[k]})" for k in flagged[:3])
+        examples = ", ".join(f"{_segment_at(texts[k][0], k[1]).unit_id} ({suspects[k]})" for k in flagged[:3])
         warnings.append(f"{len(flagged)} segments holding terms look misaligned (target not a translation of "
                         f"the source), e.g. {examples}")
     return [replace(v, reason=R_MISALIGNED) if v.reason == R_MISSING and
             suspects.get((v.occurrence.doc_id, v.occurrence.segment_index)) else v for v in verdicts]
+
+
+def _segment_at(doc: Document, index: int):
+    """The segment of `doc` whose index is `index` (the last one, should a document repeat it)."""
+    if getattr(doc.segments, "indexed", False):
+        return doc.segments[index]
+    return [s for s in doc.segments if s.index == index][-1]
 
 
 def _expand_paths(inputs, expand) -> list:
@@ -545,14 +565,14 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
     so documents can be counted in any order, or side by side in worker processes.
     """
     by_id = {c.id: c for c in concepts}
-    segs = [s for s in doc.segments if s.source.strip()]
     src_lang = primary(doc.src_lang or "")
-    if len(segs) <= DETECT_CHUNK:
+    if len(doc.segments) <= DETECT_CHUNK:
+        segs = [s for s in doc.segments if s.source.strip()]
         src_tokens = lem_s.tokenize_many([s.source for s in segs])
         tokens_by_seg = {s.index: t for s, t in zip(segs, src_tokens)}  # index: unique within a document
         matches, _acronyms = dt.detect_document(doc, trie, tokens_by_seg, segs, level, src_lang, stop)
     else:
-        matches, tokens_by_seg = _detect_in_chunks(trie, segs, lem_s, level, src_lang, stop)
+        matches, tokens_by_seg = _detect_in_chunks(trie, doc.segments, lem_s, level, src_lang, stop)
 
     work: list[Work] = []
     skipped = 0
@@ -584,8 +604,6 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
     for i, w in enumerate(work):
         by_seg[w.seg.index].append(i)
     seg_list = [work[idxs[0]].seg for idxs in by_seg.values()]
-    tgt_tokens = lem_t.tokenize_many([s.target for s in seg_list])
-    indexes = {s.index: al.TargetIndex(t) for s, t in zip(seg_list, tgt_tokens)}
 
     reduced_forms: dict = {}  # kept out of forms_cache: pass 2 reads that one as every concept's forms
 
@@ -606,23 +624,39 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
             source_text=w.source_text, dnt=w.concept.dnt, forms=forms,
             has_target_terms=any(f.kind == "glossary" for f in forms),
         )
-    # pass 1: glossary designations, DNT items, untranslated copies
-    for seg_key, idxs in by_seg.items():
-        seg = work[idxs[0]].seg
-        idx = indexes[seg_key]
-        cands = {i: al.candidates(pendings[i], idx, seg.target) for i in idxs}
-        for i, a in al.assign([pendings[i] for i in idxs], cands).items():
-            work[i].alignment = a
+    # pass 1: glossary designations, DNT items, untranslated copies. Targets are tokenised DETECT_CHUNK
+    # segments at a time; a segment's tokens are kept only while one of its occurrences is still open
+    # (pass 2 needs them), so a big translation memory never holds the tokens of every segment with a term
+    indexes: dict = {}
+    for part in _chunks(seg_list, DETECT_CHUNK):
+        for seg, toks in zip(part, lem_t.tokenize_many([s.target for s in part])):
+            idx = al.TargetIndex(toks)
+            idxs = by_seg[seg.index]
+            cands = {i: al.candidates(pendings[i], idx, seg.target) for i in idxs}
+            for i, a in al.assign([pendings[i] for i in idxs], cands).items():
+                work[i].alignment = a
+            if any(work[i].alignment is None for i in idxs):
+                indexes[seg.index] = idx
     # pass 2: renderings established in the document for the chains that still have gaps
     al.align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lem_t)
-    # rendering keys (lemmas, leading articles stripped) for references and metrics
+    # rendering keys (lemmas, leading articles stripped) for references and metrics: the other segments'
+    # targets are tokenised again, a chunk at a time (the same tokens)
+    aligned = [s for s in seg_list if any(work[i].alignment is not None for i in by_seg[s.index])]
+    for part in _chunks(aligned, DETECT_CHUNK):
+        todo = [s for s in part if s.index not in indexes]
+        fresh = dict(zip((s.index for s in todo), lem_t.tokenize_many([s.target for s in todo])))
+        for seg in part:
+            tokens = indexes[seg.index].tokens if seg.index in indexes else fresh[seg.index]
+            for i in by_seg[seg.index]:
+                a = work[i].alignment
+                if a is not None:
+                    toks = tokens[a.tok_start:a.tok_end]
+                    work[i].rendering_key = term_key([t for t in toks if not dt.is_gap(t)]) or None
+    indexes.clear()
 
     preferred: dict = {}
     for w in work:
         a = w.alignment
-        if a is not None:
-            toks = indexes[w.seg.index].tokens[a.tok_start:a.tok_end]
-            w.rendering_key = term_key([t for t in toks if not dt.is_gap(t)]) or None
         if w.concept.id not in preferred:
             pref = w.concept.preferred(tgt_l)
             preferred[w.concept.id] = next((f.key for f in forms_of(w.concept)
@@ -633,39 +667,91 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
     return work, skipped
 
 
-def _detect_in_chunks(trie, segs, lem_s, level="none", lang="", stop=frozenset()):
+def _detect_in_chunks(trie, segments, lem_s, level="none", lang="", stop=frozenset()):
     """`detect_document` on a big document (a whole translation memory), DETECT_CHUNK segments at a time.
 
-    Only the tokens of segments holding a match are kept (alignment and variation need them), so memory
-    follows the occurrences, not the document. Results are those of `detect_document`: the same tokens,
-    the same passes; the rare document that defines its own acronyms is tokenised again for them.
+    Each chunk is tokenised once, matched and searched for the variants a segment holds on its own; no
+    tokens are kept, so memory follows the occurrences, not the document (a packed document stays
+    packed: its segments are never all made into records at once). Results are those of
+    `detect_document`: the same tokens, the same passes; what needs tokens afterwards (reductions, which
+    look a few segments back, acronyms, the occurrences' surface keys) has those segments tokenised again.
     """
-    kept: dict = {}
-    matches: list = []
-    for a in range(0, len(segs), DETECT_CHUNK):
-        part = segs[a:a + DETECT_CHUNK]
+    segs = _WithSource(segments)
+    finder = dt.VariantFinder(trie, level, stop) if level != "none" else None
+    by_seg: dict = {}
+    taken_by_seg: dict = {}
+    for part in _chunks(segs, DETECT_CHUNK):
         for seg, toks in zip(part, lem_s.tokenize_many([s.source for s in part])):
-            found = dt.find_in_segment(trie, seg, toks)
+            pk = dt.positions_and_keys(toks)
+            found = dt.find_in_segment(trie, seg, toks, pk)
+            if finder is not None:
+                found, taken = finder.in_segment(seg, toks, found, pk)
+                if taken:
+                    taken_by_seg[seg.index] = taken
             if found:
-                matches.extend(found)
-                kept[seg.index] = toks
-    tokens = _Tokens(kept, segs, lem_s)
-    if level != "none":  # variants may stand in segments without a glossary match: asked of `tokens`
-        matches = dt.find_variants(matches, trie, tokens, segs, level, lang, stop)
+                by_seg[seg.index] = found
+    tokens = _Tokens(segments, lem_s)
+    if finder is not None:
+        matches = finder.finish(segs, by_seg, taken_by_seg, tokens, lang)
+    else:
+        matches = [m for seg in segs for m in by_seg.get(seg.index, ())]
     matches, _acronyms = dt.add_acronyms(trie, matches, tokens, segs)
     return matches, tokens
 
 
-class _Tokens(dict):
-    """Kept tokens by segment index; any other segment of the document is tokenised when asked."""
+def _chunks(items, size: int):
+    """Lists of up to `size` consecutive items of any iterable."""
+    it = iter(items)
+    while True:
+        part = list(islice(it, size))
+        if not part:
+            return
+        yield part
 
-    def __init__(self, kept: dict, segs, lem):
-        super().__init__(kept)
-        self._text = {s.index: s.source for s in segs}
+
+class _WithSource:
+    """The segments of a document that have source text, in order; iterable again and again, never held
+    as a list. `index_order` and `segment` (termqa.pipeline.detect.index_order) read packed segments by
+    their text and position, without making a record of each."""
+
+    def __init__(self, segments):
+        self._segments = segments
+        self._by_index: Optional[dict] = None
+
+    def __iter__(self):
+        return (s for s in self._segments if s.source.strip())
+
+    def index_order(self):
+        return (i for i, source, _t in segment_texts(self._segments) if source.strip())
+
+    def segment(self, index: int):
+        if getattr(self._segments, "indexed", False):
+            return self._segments[index]
+        if self._by_index is None:
+            self._by_index = {s.index: s for s in self}
+        return self._by_index[index]
+
+
+class _Tokens(dict):
+    """Source tokens by segment index, made when asked (the latest kept: one segment's matches ask in turn).
+
+    Packed segments (termqa.model.PackedSegments) are found by position; other documents by a map of
+    their texts."""
+
+    def __init__(self, segments, lem):
+        super().__init__()
+        self._segments = segments
+        self._text = None if getattr(segments, "indexed", False) else {s.index: s.source for s in segments}
         self._lem = lem
+        self._last: tuple = (None, ())
 
     def __missing__(self, index):
-        return self._lem.tokenize(self._text[index])
+        if self._last[0] == index:
+            return self._last[1]
+        text = self._segments[index].source if self._text is None else self._text[index]
+        toks = self._lem.tokenize(text)
+        self._last = (index, toks)
+        return toks
 
 
 def _references(work: Sequence[Work]) -> dict:
@@ -685,10 +771,15 @@ def _references(work: Sequence[Work]) -> dict:
     return refs
 
 
-def _verdicts(work: Sequence[Work], references: Mapping[tuple, Reference], rules: Rules):
+def _verdicts(work: list[Work], references: Mapping[tuple, Reference], rules: Rules):
+    """A verdict and a metric item per occurrence, in order. `work` is emptied as it is read: each work
+    record (with its alignment and segment) is let go once its verdict is made, so a big document never
+    holds both in full."""
     allowed_cache: dict = {}
     verdicts, items = [], []
-    for w in work:
+    for n in range(len(work)):
+        w = work[n]
+        work[n] = None  # type: ignore[call-overload]
         ref = references.get((w.doc.doc_id, w.concept.id, w.source_form))
         a = w.alignment
         occ = Occurrence(
@@ -722,6 +813,7 @@ def _verdicts(work: Sequence[Work], references: Mapping[tuple, Reference], rules
                           spelling=w.variation == "graphical" and w.entry.via != "acronym"
                           and (w.entry.term_type or "").lower() not in ("acronym", "abbreviation", "initialism")
                           and not dt.is_caps(w.source_text)))
+    work.clear()
     return verdicts, items
 
 

@@ -52,7 +52,7 @@ class SourceEntry:
     base_key: tuple[str, ...] = ()  # for a variant: the key of the designation it was made from
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Match:
     """One occurrence found in a segment's source (token and char spans)."""
 
@@ -258,6 +258,8 @@ def find_acronyms(matches: Sequence[Match], tokens_by_seg: dict) -> list[SourceE
     """
     found: dict[tuple[str, str], SourceEntry] = {}
     for m in matches:
+        if not _has_bracket(m.segment.source):
+            continue  # no "(" or "[": no definition (and no tokens asked for)
         toks = tokens_by_seg[m.segment.index]
         j = m.tok_end
         if j + 2 < len(toks) and toks[j].text in _OPEN and toks[j + 2].text in _CLOSE:
@@ -270,6 +272,10 @@ def find_acronyms(matches: Sequence[Match], tokens_by_seg: dict) -> list[SourceE
     return list(found.values())
 
 
+def _has_bracket(text: str) -> bool:
+    return "(" in text or "[" in text
+
+
 def acronym_definition_spans(matches: Sequence[Match], tokens_by_seg: dict, acronyms) -> set:
     """(segment index, char start) of acronyms standing in their own definition parentheses.
 
@@ -278,6 +284,8 @@ def acronym_definition_spans(matches: Sequence[Match], tokens_by_seg: dict, acro
     keys = {(a.concept_id, a.key[0]) for a in acronyms}
     spans = set()
     for m in matches:
+        if not _has_bracket(m.segment.source):
+            continue
         toks = tokens_by_seg[m.segment.index]
         j = m.tok_end
         if j + 2 < len(toks) and toks[j].text in _OPEN and toks[j + 2].text in _CLOSE:
@@ -348,27 +356,49 @@ def find_variants(matches: Sequence[Match], trie: TermTrie, tokens_by_seg: dict,
     Only the glossary's own designations seed the in-context rules: a variant of a variant found
     in context would pile one guess on another.
     """
-    dynamic = level == "dynamic"
-    singles, lefts, by_key, ins_index, lengths = _variant_indexes(trie, dynamic)
+    finder = VariantFinder(trie, level, stop)
     by_seg: dict = {}
     for m in matches:
         by_seg.setdefault(m.segment.index, []).append(m)
-    ctx = {}
+    taken_by_seg: dict = {}
     for seg in segments:
-        toks = tokens_by_seg[seg.index]
-        pos, keys = (prepared.get(seg.index) if prepared else None) or positions_and_keys(toks)
+        ms, taken = finder.in_segment(seg, tokens_by_seg[seg.index], by_seg.get(seg.index, ()),
+                                      prepared.get(seg.index) if prepared else None)
+        if ms:
+            by_seg[seg.index] = ms
+        if taken:
+            taken_by_seg[seg.index] = taken
+    return finder.finish(segments, by_seg, taken_by_seg, tokens_by_seg, lang)
+
+
+class VariantFinder:
+    """The variants of one level, segment by segment (`in_segment`), then the rules that look across
+    segments (`finish`: reductions). Split so that a big document can be searched a chunk of segments at a
+    time, without keeping the tokens of every segment until the end."""
+
+    def __init__(self, trie: TermTrie, level: str, stop: frozenset):
+        self.trie = trie
+        self.stop = stop
+        self.dynamic = level == "dynamic"
+        self.singles, self.lefts, self.by_key, self.ins_index, self.lengths = _variant_indexes(trie, self.dynamic)
+
+    def in_segment(self, seg: Segment, toks, seg_matches: Sequence[Match],
+                   prepared: Optional[tuple] = None) -> tuple[list[Match], set]:
+        """The segment's matches with its variants added (in position order), and the content positions
+        they take (what `finish` must not match again). `prepared`: the tokens' `positions_and_keys`."""
+        pos, keys = prepared or positions_and_keys(toks)
         at = {t: i for i, t in enumerate(pos)}
-        taken = set()
-        for m in by_seg.get(seg.index, ()):
+        taken: set = set()
+        for m in seg_matches:
             taken.update(i for i in range(at.get(m.tok_start, 0), at.get(m.tok_end - 1, -1) + 1))
-        ctx[seg.index] = (toks, pos, keys, taken)
         found: list[vr.Found] = []
         # a variant overlapping a match already there is dropped below: positions taken are not tried
-        for i, e in vr.split_index(keys, singles, taken, lefts):
+        for i, e in vr.split_index(keys, self.singles, taken, self.lefts):
             found.append(vr.Found(i, i + 2, e, "split_compound"))
-        if dynamic:
-            found += _insertions(keys, toks, pos, ins_index, lengths, stop, taken)
-            found += _coordinations(by_seg.get(seg.index, ()), keys, at, by_key)
+        if self.dynamic:
+            found += _insertions(keys, toks, pos, self.ins_index, self.lengths, self.stop, taken)
+            found += _coordinations(seg_matches, keys, at, self.by_key)
+        out = list(seg_matches)
         new = []
         partners = set()
         for f in sorted(found, key=lambda f: (f.a, -(f.b - f.a))):
@@ -382,13 +412,36 @@ def find_variants(matches: Sequence[Match], trie: TermTrie, tokens_by_seg: dict,
             a, b = pos[f.a], pos[f.b - 1]
             new.append(Match(seg, _variant_entry(f.entry, key, f.rule), a, b + 1, toks[a].start, toks[b].end))
         if partners:  # the written-out conjunct stays a glossary form, but its rendering may be cut too
-            by_seg[seg.index] = [replace(m, entry=replace(m.entry, rule="coordinated", base_key=m.entry.key))
-                                 if id(m) in partners else m for m in by_seg[seg.index]]
+            out = [replace(m, entry=replace(m.entry, rule="coordinated", base_key=m.entry.key))
+                   if id(m) in partners else m for m in out]
         if new:
-            by_seg[seg.index] = sorted(by_seg.get(seg.index, []) + new, key=lambda m: m.start)
-    if dynamic:
-        _reductions(segments, by_seg, ctx, trie, lang, stop)
-    return [m for seg in segments for m in by_seg.get(seg.index, ())]
+            out = sorted(out + new, key=lambda m: m.start)
+        return out, taken
+
+    def finish(self, segments: Sequence[Segment], by_seg: dict, taken_by_seg: dict, tokens_by_seg,
+               lang: str) -> list[Match]:
+        """Every match of the document in order, reductions added (dynamic level).
+
+        `by_seg`: each segment's matches as `in_segment` gave them; `taken_by_seg`: its taken positions
+        (segments without any may be left out). `tokens_by_seg` is asked only for the segments a
+        reduction can stand in."""
+        if self.dynamic:
+            _reductions(segments, by_seg, taken_by_seg, tokens_by_seg, self.trie, lang, self.stop)
+        order, _segment = index_order(segments)
+        return [m for index in order for m in by_seg.get(index, ())]
+
+
+def index_order(segments) -> tuple:
+    """The indexes of `segments` in order, and a function giving the segment of an index.
+
+    A view of a big document (termqa.pipeline.check) answers both without making a record of every
+    segment (`index_order()`, `segment(index)`); a plain sequence is read once.
+    """
+    order = getattr(segments, "index_order", None)
+    if order is not None:
+        return order(), segments.segment
+    by_index = {s.index: s for s in segments}  # index: unique within a document
+    return list(by_index), by_index.__getitem__
 
 
 def _variant_indexes(trie: TermTrie, dynamic: bool) -> tuple:
@@ -541,7 +594,8 @@ def _verb_like(tok, key: tuple, head_first: bool) -> bool:
     return surface.endswith(("s", "ed"))
 
 
-def _reductions(segments, by_seg: dict, ctx: dict, trie: TermTrie, lang: str, stop: frozenset) -> None:
+def _reductions(segments, by_seg: dict, taken_by_seg: dict, tokens_by_seg, trie: TermTrie, lang: str,
+                stop: frozenset) -> None:
     """The bare head of a multi-word designation shortly after a full mention of it in the document.
 
     "the pump" after "centrifugal pump" is that pump when: a definite or demonstrative determiner
@@ -550,6 +604,9 @@ def _reductions(segments, by_seg: dict, ctx: dict, trie: TermTrie, lang: str, st
     back; no other concept found in the document has a designation with the same head (a "feed
     pump" concept makes "the pump" ambiguous); and the designation is not a name (capitalised
     words: "the Control" is not the Center for Disease Control).
+
+    A segment without matches more than REDUCTION_WINDOW segments after the latest full mention can
+    hold none: its tokens are not asked for (a big document's are not all kept).
     """
     found_concepts = {m.entry.concept_id for ms in by_seg.values() for m in ms}
     heads: dict = {}
@@ -562,9 +619,17 @@ def _reductions(segments, by_seg: dict, ctx: dict, trie: TermTrie, lang: str, st
     last_full: dict = {}  # head word -> (segment number, entry) of its latest full mention
     head_first = lang in vr.HEAD_FIRST
     of = ("de", "d", "du", "des") if head_first else ("of",)
-    for n, seg in enumerate(segments):
-        toks, pos, keys, taken = ctx[seg.index]
-        ms = by_seg.get(seg.index, [])
+    latest = None  # segment number of the latest full mention of any head
+    order, segment = index_order(segments)
+    for n, index in enumerate(order):
+        ms = by_seg.get(index, [])
+        if not ms and (latest is None or n - latest > REDUCTION_WINDOW):
+            continue  # no mention to start from, none recent enough to refer back to
+        seg = segment(index)
+        toks = tokens_by_seg[index]
+        pos = content_positions(toks)
+        keys = text_keys(toks, pos)
+        taken = taken_by_seg.get(index) or set()  # read here only: not stored back
         at = {t: i for i, t in enumerate(pos)}
         events = []  # (content index of the mention's end, head, entry)
         for m in ms:
@@ -581,6 +646,7 @@ def _reductions(segments, by_seg: dict, ctx: dict, trie: TermTrie, lang: str, st
             if events:
                 for _, h, e in [x for x in events if x[0] < i]:
                     last_full[h] = (n, e)
+                    latest = n
             if i == 0 or i in taken or keys[i - 1][1] not in DEFINITE or pos[i - 1] + 1 != pos[i] \
                     or toks[pos[i]].punct or not last_full:
                 continue
@@ -604,6 +670,7 @@ def _reductions(segments, by_seg: dict, ctx: dict, trie: TermTrie, lang: str, st
             new.append(Match(seg, _variant_entry(e, (h,), "reduction"), pos[i], pos[i] + 1, t.start, t.end))
         for _, h, e in events:
             last_full[h] = (n, e)
+            latest = n
         if new:
             by_seg[seg.index] = sorted(ms + new, key=lambda m: m.start)
 

@@ -16,7 +16,7 @@ from typing import Iterable, Optional, Sequence
 from termqa.pipeline.variants import CTV_PRESERVES, TYPE_CODES
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Item:
     doc_id: str
     concept_id: str

@@ -1,0 +1,175 @@
+"""Big translation memories in bounded memory (issue 16): what keeps memory bounded, checked without timing.
+
+- a TMX read streaming keeps its segments packed (compressed blocks), not as one record per unit, and the
+  packed document behaves as the tuple of its segments;
+- detection of a big document keeps no tokens: reductions ask only for the segments near a mention,
+  acronym search only for segments with a bracket;
+- alignment tokenises targets a chunk at a time and counts n-grams without keeping every target.
+Results are the same as with everything held (the chunked runs are compared with whole ones).
+"""
+from __future__ import annotations
+
+import json
+import pickle
+import sys
+from pathlib import Path
+
+import pytest
+
+from termqa import formats
+from termqa.formats import tmx
+from termqa.model import InlineCode, PackedSegments, Segment, SegmentPacker, segment_texts
+from termqa.pipeline import align as al, check as ck, detect as dt
+from termqa.pipeline.check import check
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+import generate as gen  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def memory(tmp_path_factory) -> Path:
+    """A generated 30k-word TMX with its glossary (about 2,700 units)."""
+    return gen.generate_tmx(30_000, 300, tmp_path_factory.mktemp("tm"), seed=11)
+
+
+def _result(inputs, glossary, **kw) -> str:
+    return json.dumps(check(inputs, [glossary], index_cache=False, **kw).to_dict(), sort_keys=True,
+                      ensure_ascii=False)
+
+
+# --- the reader ---------------------------------------------------------------------------------------
+
+def test_streamed_tmx_keeps_its_segments_packed(memory):
+    path = str(memory / "tmx" / "memory.tmx")
+    streamed = tmx.read_stream(path)
+    tree = formats.read_bilingual(path)  # 30k words: under the streaming threshold, read as a tree
+    packed = streamed.documents[0].segments
+    whole = tree.documents[0].segments
+    assert isinstance(packed, PackedSegments) and isinstance(whole, tuple)
+    assert packed.indexed and len(packed) == len(whole) > 2 * PackedSegments.BLOCK
+    # held compressed: a fraction of the text it holds
+    text = sum(len(s.source) + len(s.target or "") + len(s.unit_id) for s in whole)
+    assert packed.packed_bytes() < text / 3
+    # the same record as the tree reader's, and a tuple in every way the pipeline reads it
+    assert streamed == tree and packed == whole and whole == packed
+    assert hash(packed) == hash(whole)
+    assert list(packed) == list(whole)
+    assert packed[0] == whole[0] and packed[-1] == whole[-1] and packed[700] == whole[700]
+    assert packed[250:260] == whole[250:260]
+    assert list(segment_texts(packed)) == [(s.index, s.source, s.target) for s in whole]
+    assert pickle.loads(pickle.dumps(packed)) == whole
+    with pytest.raises(IndexError):
+        packed[len(whole)]
+
+
+def test_packer_keeps_every_field():
+    code = InlineCode(3, "bpt", "open", "1", "<b>")
+    segs = [Segment(f"d{i % 2}", f"u{i}", "s1" if i % 3 else "", f"src {i}", None if i % 5 == 0 else f"tgt {i}",
+                    "en", "fr", i, source_codes=(code,) if i % 4 == 0 else (), state="final" if i % 2 else None,
+                    locked=i % 7 == 0) for i in range(600)]
+    p = SegmentPacker()
+    for s in segs:
+        p.append(s)
+    packed = p.done()
+    assert list(packed) == segs and packed.indexed
+    shuffled = SegmentPacker()
+    shuffled.append(Segment("d", "u", "", "a", "b", "en", "fr", 3))
+    assert not shuffled.done().indexed  # an index that is not the position: never looked up by position
+
+
+# --- detection and alignment of a big document --------------------------------------------------------
+
+def test_big_document_gives_the_same_result_in_chunks(memory, monkeypatch):
+    tm, gl = memory / "tmx" / "memory.tmx", memory / "glossary.tbx"
+    whole = _result([tm], gl)
+    monkeypatch.setattr(formats, "STREAM_MIN_BYTES", 0)  # packed segments
+    monkeypatch.setattr(ck, "DETECT_CHUNK", 500)
+    monkeypatch.setattr(al, "COUNT_CHUNK", 300)
+    assert _result([tm], gl) == whole
+    assert json.loads(whole)["summary"]["occurrences"] > 300
+
+
+def test_detection_in_chunks_keeps_no_tokens(memory, monkeypatch):
+    """Tokens are asked again only for segments holding a match or a few segments after one, and for
+    acronyms only where a bracket stands: never for the whole document."""
+    monkeypatch.setattr(formats, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(ck, "DETECT_CHUNK", 500)
+    asked: list[int] = []
+    real = ck._Tokens.__missing__
+
+    def spy(self, index):
+        asked.append(index)
+        return real(self, index)
+
+    monkeypatch.setattr(ck._Tokens, "__missing__", spy)
+    run = ck.prepare([str(memory / "tmx" / "memory.tmx")], [str(memory / "glossary.tbx")], lemmatiser="lookup")
+    doc = run.documents[0]
+    trie, _heads = ck.cached_source_index(list(run.concepts), "en", run.lem("en"), doc.path, "dynamic")
+    matches, tokens = ck._detect_in_chunks(trie, doc.segments, run.lem("en"), "dynamic", "en", frozenset())
+    assert len(tokens) == 0  # nothing kept: a dict of every segment's tokens would be the document again
+    with_match = {m.segment.index for m in matches}
+    near = {i + d for i in with_match for d in range(dt.REDUCTION_WINDOW + 1)}
+    assert asked and set(asked) <= near
+    assert len(set(asked)) < len(doc.segments) / 2
+
+
+def test_reductions_ask_only_segments_near_a_mention():
+    """A reduction refers back at most REDUCTION_WINDOW segments: the tokens of the segments beyond are
+    never asked for."""
+    from termqa.lang.lemma import get_lemmatiser
+
+    lem = get_lemmatiser("en", mode="lookup")
+    texts = ["Start the centrifugal pump now."] + [f"Filler line {i} with nothing." for i in range(40)]
+    texts[3] = "Then stop the pump."
+    segs = [Segment("d", f"u{i}", "", t, "x", "en", "fr", i) for i, t in enumerate(texts)]
+    from termqa.model import Concept, Term
+
+    concepts = [Concept("c1", (Term("centrifugal pump", "en", "preferred"), Term("pompe centrifuge", "fr")))]
+    trie = dt.TermTrie()
+    for e in dt.build_entries(concepts, "en", lem, variants="dynamic"):
+        trie.add(e)
+    tokens = {s.index: lem.tokenize(s.source) for s in segs}
+    asked: list[int] = []
+
+    class Spy(dict):
+        def __getitem__(self, k):
+            asked.append(k)
+            return dict.__getitem__(self, k)
+
+    finder = dt.VariantFinder(trie, "dynamic", frozenset())
+    by_seg, taken = {}, {}
+    for s in segs:
+        found, t = finder.in_segment(s, tokens[s.index], dt.find_in_segment(trie, s, tokens[s.index]))
+        if found:
+            by_seg[s.index] = found
+        if t:
+            taken[s.index] = t
+    matches = finder.finish(segs, by_seg, taken, Spy(tokens), "en")
+    assert [(m.segment.index, m.entry.rule) for m in matches] == [(0, ""), (3, "reduction")]
+    assert set(asked) <= set(range(0, 1 + 3 + dt.REDUCTION_WINDOW + 1))
+
+
+def test_targets_are_tokenised_a_chunk_at_a_time(memory, monkeypatch):
+    """Alignment and n-gram counting never tokenise more than a chunk of segments at once (each chunk's
+    tokens are dropped before the next)."""
+    from termqa.lang.lemma import Lemmatiser
+
+    monkeypatch.setattr(formats, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(ck, "DETECT_CHUNK", 500)
+    monkeypatch.setattr(al, "COUNT_CHUNK", 200)
+    tm, gl = memory / "tmx" / "memory.tmx", memory / "glossary.tbx"
+    doc = formats.read_bilingual(str(tm)).documents[0]
+    targets = {s.target for s in doc.segments if s.target}
+    sizes: list[int] = []
+    real_many = Lemmatiser.tokenize_many
+
+    def many(self, texts):
+        if texts and texts[0] in targets:
+            sizes.append(len(texts))
+        return real_many(self, texts)
+
+    monkeypatch.setattr(Lemmatiser, "tokenize_many", many)
+    check([tm], [gl], index_cache=False, lemmatiser="lookup")
+    assert len(doc.segments) > 2_000 and sum(sizes) > 2_000  # every target counted, in many calls
+    assert max(sizes) <= 500
