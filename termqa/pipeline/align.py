@@ -479,22 +479,28 @@ _DIGITS = re.compile(r"\d+")
 
 
 class _GlossarySpans:
-    """Where any concept's glossary target terms stand in a target segment (looked up by first key)."""
+    """Where any concept's glossary target terms stand in a target segment, looked up by their first two
+    keys: a big document finds most of a termbase's concepts, and many terms share a first word."""
 
     def __init__(self, forms: Sequence[TargetForm]):
-        self.by_first: dict = defaultdict(list)
+        self.by_first: dict = defaultdict(lambda: defaultdict(list))  # first key -> second key (None) -> forms
         for f in forms:
-            for k in {f.key[0], (f.skey or f.key)[0]}:
-                self.by_first[k].append(f)
+            sk = f.skey if len(f.skey) == len(f.key) else f.key
+            seconds = {f.key[1], sk[1]} if len(f.key) > 1 else {None}
+            for k in {f.key[0], sk[0]}:
+                for k2 in seconds:
+                    self.by_first[k][k2].append(f)
 
     def spans(self, idx: TargetIndex) -> tuple:
         out = set()
         present = set(idx.keys) | set(idx.surf) | set(idx.exact)
         for k in present & self.by_first.keys():
-            for f in self.by_first[k]:
-                sk = f.skey if len(f.skey) == len(f.key) else f.key
-                if all(a in present or b in present for a, b in zip(f.key, sk)):  # cheap test first
-                    out.update(idx.find(f.key, f.skey))
+            by_second = self.by_first[k]
+            for k2 in (present & by_second.keys()) | ({None} & by_second.keys()):
+                for f in by_second[k2]:
+                    sk = f.skey if len(f.skey) == len(f.key) else f.key
+                    if all(a in present or b in present for a, b in zip(f.key, sk)):  # cheap test first
+                        out.update(idx.find(f.key, f.skey))
         return tuple(sorted(out))
 
 
