@@ -11,7 +11,6 @@ import pytest
 from termqa.evaluate import compare as cmp
 from termqa.reports.compare_html import _heat, build_compare_view, render_compare_html
 
-from .conftest import SAMPLES
 from .test_compare import EDITS_B, GLOSS, edited
 
 
@@ -21,9 +20,7 @@ def many(tmp_path_factory):
     d = tmp_path_factory.mktemp("many")
     files = []
     for i in range(5):
-        f = d / f"A{i}.xlf"
-        f.write_text((SAMPLES / "pump-manual.xlf").read_text(encoding="utf-8"), encoding="utf-8")
-        files.append(str(f))
+        files.append(edited(d / f"A{i}.xlf", ()))  # no edits: the sample as it is
     for i in range(3):
         files.append(edited(d / f"B{i}.xlf", EDITS_B))
     files.append(edited(d / "C.xlf", EDITS_B[:3]))

@@ -399,3 +399,23 @@ def test_analyses_table_reads_only_what_is_asked_and_survives_damage(tmp_path):
     (tmp_path / "t.sqlite").write_bytes(b"not a database at all" * 100)
     assert table.get_many(["w11"]) == {}
     table.put_many({"x": (1,)})  # skipped quietly
+
+
+def test_counting_and_the_result_run_with_the_collector_paused_and_resume_it(samples, monkeypatch):
+    """Detection (inside `count`) and `result_dict` see the cyclic collector off; it is on again after."""
+    import gc
+
+    from termqa.pipeline import detect as dt
+    from termqa.results import serialise
+
+    seen = []
+    real_detect, real_dict = dt.detect_document, serialise.occurrence_dict
+    monkeypatch.setattr(dt, "detect_document", lambda *a, **k: seen.append(("detect", gc.isenabled()))
+                        or real_detect(*a, **k))
+    monkeypatch.setattr(serialise, "occurrence_dict", lambda *a, **k: seen.append(("dict", gc.isenabled()))
+                        or real_dict(*a, **k))
+    assert gc.isenabled()
+    check([samples], [samples / "pump-terms.tbx"], index_cache=False).to_dict()
+    assert {k for k, _ in seen} == {"detect", "dict"}
+    assert not any(on for _, on in seen), seen
+    assert gc.isenabled()

@@ -23,6 +23,7 @@ Token rules that matching relies on (see normalise.py):
 """
 from __future__ import annotations
 
+import gc
 import gzip
 import importlib.util
 import json
@@ -428,7 +429,7 @@ def _load_table(lang: str) -> Optional[_Table]:
         table = None
         names = _table_names(lang)
         if names:
-            table = _cached_table(lang, names, _lookup_files(lang), _read_data)
+            table = _cached_table(lang, names, _lookup_files(lang))
         _TABLES[lang] = table
         return table
 
@@ -463,26 +464,26 @@ def _read_data(path) -> object:
         return json.load(f)
 
 
-def _table_data(names, files, load_language_data) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+def _table_data(names, files) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
     """(form -> first lemma, form -> every lemma for forms the table gives several: homographs)."""
     # lemmas are interned: a French table has ~217k forms but ~36k lemmas (about 10 MB less per table,
     # and the cached copy keeps the sharing)
     intern = sys.intern
     if names == ["lemma_lookup"]:
-        raw = load_language_data(files["lemma_lookup"])
+        raw = _read_data(files["lemma_lookup"])
         data = {k: intern(v if v.__class__ is str else v[0]) for k, v in raw.items() if v}
         alts = {k: tuple(intern(x) for x in v) for k, v in raw.items() if v.__class__ is not str and len(v) > 1}
         return data, alts
     merged: dict[str, str] = {}
     for p in names:
-        for k, v in load_language_data(files[p]).items():
+        for k, v in _read_data(files[p]).items():
             v = _first(v)
             if v and k not in merged:
                 merged[k] = intern(v)
     return merged, {}
 
 
-def _cached_table(lang: str, names: list[str], files, load_language_data) -> _Table:
+def _cached_table(lang: str, names: list[str], files) -> _Table:
     """The table (with its loose index) from the index cache, or read from spacy-lookups-data and stored.
 
     Keyed by the data files (path, size, modification time) and the package version, so an upgrade
@@ -498,7 +499,7 @@ def _cached_table(lang: str, names: list[str], files, load_language_data) -> _Ta
             table = _Table(lang, hit[0], source, files, hit[2])
             table._loose = hit[1]
             return table
-    data, alternatives = _table_data(names, files, load_language_data)
+    data, alternatives = _table_data(names, files)
     table = _Table(lang, data, source, files, alternatives)
     if key is not None:
         # the loose index is needed by nearly every run (any unknown word asks it): cache it too
@@ -652,7 +653,10 @@ class Lemmatiser:
         if self._nlp is None and self._load_nlp is not None:
             with self._load_lock:
                 if self._nlp is None:
+                    collecting = gc.isenabled()
                     self._nlp = self._load_nlp()
+                    if not collecting:  # spaCy's model loading turns the collector on (msgpack): keep it paused
+                        gc.disable()
         return self._nlp
 
     @property
