@@ -19,6 +19,7 @@ from termqa import indexcache
 from termqa.cli.main import main
 from termqa.lang.lemma import get_lemmatiser
 from termqa.model import Glossary
+from termqa.pipeline import align as al
 from termqa.pipeline import check as ck
 from termqa.pipeline import parallel
 from termqa.pipeline.check import check, read_glossary_cached
@@ -72,6 +73,32 @@ def test_glossary_bytes_change_is_a_new_key(samples, tmp_path):
     # and the run against the edited file finds the edited term
     res = check([samples], [gl], index_cache=folder)
     assert any(t.text == pref + "x" for c in res.concepts.values() for t in c.terms)
+
+
+def test_target_forms_are_kept_and_an_edited_target_term_is_derived_again(samples, tmp_path):
+    """The target forms of the concepts found (static variants included) are read back on the next run,
+    with the same result; a target term edited in the glossary is a new row, never a stale one."""
+    folder = tmp_path / "cache"
+    gl = samples / "pump-terms.tbx"
+    cold = _result([samples], gl, index_cache=folder, variants="dynamic")
+    (table,) = folder.glob("target-forms-*.sqlite")
+    concepts = read_glossary_cached(gl).concepts
+    with indexcache.using(indexcache.IndexCache(folder)):
+        store = al.StoredForms("fr", get_lemmatiser("fr", mode="auto"), "dynamic")
+    kept = store.fetch([(c, "") for c in concepts])
+    assert kept, "no forms kept after a run"
+    for c in concepts:
+        if c.id in {cid for cid, _r in kept}:
+            assert kept[(c.id, "")] == al.target_forms(c, "fr", get_lemmatiser("fr", mode="auto"), "dynamic")
+    assert _result([samples], gl, index_cache=folder, variants="dynamic") == cold
+    # an edited French term: its row is another, so the run derives (and finds) the new term
+    text = gl.read_text(encoding="utf-8")
+    fr_term = next(t.text for c in concepts if (c.id, "") in kept for t in c.terms_in("fr"))
+    gl.write_text(text.replace(f">{fr_term}<", f">{fr_term}e<", 1), encoding="utf-8")
+    res = check([samples], [gl], index_cache=folder, variants="dynamic")
+    fresh = check([samples], [gl], index_cache=False, variants="dynamic")
+    assert json.dumps(res.to_dict(), sort_keys=True) == json.dumps(fresh.to_dict(), sort_keys=True)
+    assert table.exists()
 
 
 def _index_files_after(concepts, lemmatiser, folder) -> list[Path]:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Optional, Sequence
 
+from termqa import indexcache
 from termqa.lang.identify import spacy_stop_words
 from termqa.lang.langtags import primary
 from termqa.lang.lemma import is_target_word
@@ -66,7 +67,7 @@ class Alignment:
 class TargetIndex:
     """Content-token keys of one target segment, with positions of each key for fast lookup."""
 
-    __slots__ = ("tokens", "pos", "keys", "surf", "exact")
+    __slots__ = ("tokens", "pos", "keys", "surf", "exact", "_starts")
 
     def __init__(self, tokens):
 
@@ -76,6 +77,7 @@ class TargetIndex:
         self.keys = [k[0] for k in ks]
         self.surf = [k[1] for k in ks]
         self.exact = [k[2] for k in ks]
+        self._starts: dict = {}  # (surface only?) -> {key: positions}, made on first use
 
     def find(self, key: Sequence[str], skey: Sequence[str] = (), *, surface: bool = False,
              gap: bool = False) -> list[tuple[int, int]]:
@@ -83,7 +85,8 @@ class TargetIndex:
 
         A text token matches a term token when its lemma, surface or exact key equals the term's
         lemma or surface key. With `surface=True` lemmas are not compared (copies of the source).
-        A segment holds a few dozen words, so a scan beats building an index per segment. With
+        A term can only start where its first word is: the positions of every key are looked up (made
+        once per segment), and only those starts are checked word by word. With
         `gap`, only spans with one extra word inside the term ("pompe centrifuge d'alimentation"
         for "pompe d'alimentation": an inserted modifier, termqa.pipeline.variants).
         """
@@ -94,10 +97,18 @@ class TargetIndex:
         m = len(key)
         skey = tuple(skey) if skey and len(skey) == m else tuple(key)
         lists = (self.surf, self.exact) if surface else (self.keys, self.surf, self.exact)
-        n = len(self.keys)
+        starts = self._starts.get(surface)
+        if starts is None:
+            starts = self._starts[surface] = _positions(lists)
+        first = starts.get(key[0], ())
+        if skey[0] != key[0]:
+            first = sorted({*first, *starts.get(skey[0], ())})
+        last = len(self.keys) - m
         out = []
-        for a in range(n - m + 1):
-            for x in range(m):
+        for a in first:
+            if a > last:
+                break
+            for x in range(1, m):
                 want = (key[x], skey[x])
                 if not any(seq[a + x] in want for seq in lists):
                     break
@@ -123,6 +134,19 @@ class TargetIndex:
         ta, tb = self.pos[a], self.pos[b - 1]
         s, e = self.tokens[ta].start, self.tokens[tb].end
         return ta, tb + 1, s, e, text[s:e]
+
+
+def _positions(lists) -> dict:
+    """key -> the positions (ascending) where any of `lists` holds it."""
+    at: dict = {}
+    for seq in lists:
+        for i, k in enumerate(seq):
+            got = at.get(k)
+            if got is None:
+                at[k] = {i}
+            else:
+                got.add(i)
+    return {k: sorted(v) for k, v in at.items()}
 
 
 def target_forms(concept, tgt_lang, lemmatiser, variants: str = "none", reduced: str = "") -> list[TargetForm]:
@@ -171,6 +195,54 @@ def target_forms(concept, tgt_lang, lemmatiser, variants: str = "none", reduced:
                 if (f.key[i],) not in own:
                     extra.append(TargetForm((f.key[i],), f.text, "glossary", f.status, (sk[i],), lang, "reduction"))
     return out + extra
+
+
+class StoredForms:
+    """`target_forms` kept between runs: a table of the index cache per target language, lemmatiser
+    (tables and mode) and variant level, one row per concept's target designations and `reduced` kind.
+
+    A row is keyed by what `target_forms` reads of the concept (its target terms' texts and statuses),
+    not by its id: an edited designation is another row, and two termbases sharing a concept share it.
+    Deriving the static variants of every concept found (the lexicon consulted for each word) cost a
+    tenth of a warm 100k-word run; reading them back is one query per document.
+    """
+
+    def __init__(self, tgt_lang: str, lemmatiser, variants: str):
+        self.tgt_lang = tgt_lang
+        cache = indexcache.active()
+        self.table = cache.table(indexcache.make_key("target-forms", lemmatiser.name, lemmatiser.mode,
+                                                     tgt_lang, variants)) if cache.enabled else None
+        self.fresh: dict = {}
+
+    def row(self, concept, reduced: str) -> str:
+        terms = concept.terms_in(self.tgt_lang)
+        return reduced + "".join(f"\x1e{t.text}\x1f{t.status}" for t in terms)
+
+    def fetch(self, wanted) -> dict:
+        """{(concept id, reduced): forms} of the (concept, reduced) pairs of `wanted` the table holds."""
+        if self.table is None or not wanted:
+            return {}
+        rows = {(c.id, r): self.row(c, r) for c, r in wanted}
+        got = self.table.get_many(rows.values())
+        out = {}
+        for k, row in rows.items():
+            value = got.get(row)
+            if value is not None:
+                try:
+                    out[k] = [TargetForm(*f) for f in value]
+                except TypeError:  # a row of another shape: made again
+                    pass
+        return out
+
+    def keep(self, concept, reduced: str, forms: Sequence[TargetForm]) -> None:
+        if self.table is not None:
+            self.fresh[self.row(concept, reduced)] = tuple(
+                (f.key, f.text, f.kind, f.status, f.skey, f.lang, f.rule) for f in forms)
+
+    def save(self) -> None:
+        if self.table is not None and self.fresh:
+            self.table.put_many(self.fresh)
+        self.fresh = {}
 
 
 def copy_kind(tokens, forms: Sequence[TargetForm]) -> str:
@@ -636,10 +708,12 @@ def _document_counts(work, indexes, stop, lemmatiser, needed) -> tuple[Counter, 
         todo = [s for s in batch if s.index not in indexes]
         extra: dict = {}
         if todo and lemmatiser is not None:
-            extra = {s.index: TargetIndex(t) for s, t in zip(todo, lemmatiser.tokenize_many([s.target for s in todo]))}
+            # most segments hold no word a needed n-gram starts with: those are not indexed at all
+            extra = {s.index: TargetIndex(t) for s, t in zip(todo, lemmatiser.tokenize_many([s.target for s in todo]))
+                     if not firsts.isdisjoint([x.key for x in t])}
         for s in batch:
             idx = indexes.get(s.index) or extra.get(s.index)
-            if idx is not None:
+            if idx is not None and not firsts.isdisjoint(idx.keys):
                 counts.update({g for g in ngrams(idx, stop, firsts=firsts) if g in needed})
         batch.clear()
 

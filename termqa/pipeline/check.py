@@ -607,18 +607,35 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
 
     reduced_forms: dict = {}  # kept out of forms_cache: pass 2 reads that one as every concept's forms
 
+    def reduced_of(rule: str) -> str:
+        return ("coordination" if rule == "coordinated" else
+                rule if rule in ("reduction", "coordination", "insertion", "modifier_reduction") else "")
+
+    # forms kept from earlier runs, read in one query; the target designations of the concepts left
+    # tokenised in one call (one lookup of the stored analyses instead of one per concept)
+    store = al.StoredForms(tgt_l, lem_t, level)
+    wanted = dict.fromkeys([(w.concept.id, "") for w in work] + [(w.concept.id, reduced_of(w.entry.rule)) for w in work])
+    wanted = [(by_id[cid], r) for cid, r in wanted
+              if ((cid, tgt_l, r) not in reduced_forms if r else (cid, tgt_l) not in forms_cache)]
+    kept = store.fetch(wanted)
+    lem_t.tokenize_many(list(dict.fromkeys(t.text for c, r in wanted if (c.id, r) not in kept
+                                           for t in c.terms_in(tgt_l) if t.text.strip())))
+
     def forms_of(concept, reduced=""):
         cache = reduced_forms if reduced else forms_cache
         k = (concept.id, tgt_l, reduced) if reduced else (concept.id, tgt_l)
         if k not in cache:
-            cache[k] = al.target_forms(concept, tgt_l, lem_t, level, reduced)
+            got = kept.get((concept.id, reduced))
+            if got is None:
+                got = al.target_forms(concept, tgt_l, lem_t, level, reduced)
+                store.keep(concept, reduced, got)
+            cache[k] = got
         return cache[k]
 
     pendings = {}
     for i, w in enumerate(work):
         rule = w.entry.rule
-        forms = forms_of(w.concept, "coordination" if rule == "coordinated" else
-                         rule if rule in ("reduction", "coordination", "insertion", "modifier_reduction") else "")
+        forms = forms_of(w.concept, reduced_of(rule))
         pendings[i] = al.Pending(
             index=i, concept_id=w.concept.id, source_form=w.source_form, source_surface_key=w.surface_key,
             source_text=w.source_text, dnt=w.concept.dnt, forms=forms,
@@ -664,6 +681,7 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
         w.target_variation = vr.target_variation(a.text if a else None, w.rendering_key,
                                                  a.form if a and a.kind == "glossary" else None,
                                                  preferred[w.concept.id])
+    store.save()
     return work, skipped
 
 
