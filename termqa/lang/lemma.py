@@ -31,9 +31,8 @@ import os
 import re
 import sys
 import threading
-from dataclasses import dataclass, field
-from operator import itemgetter
 from functools import lru_cache
+from operator import itemgetter
 from pathlib import Path
 from typing import Optional, Sequence
 
