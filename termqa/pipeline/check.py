@@ -468,6 +468,8 @@ def cached_source_index(concepts, src_l: str, lemmatiser, path, variants: str = 
     if isinstance(hit, tuple) and len(hit) == 2 and isinstance(hit[0], dt.TermTrie):
         return hit
     built = _source_index(concepts, src_l, lemmatiser, path, variants)
+    if variants != "none":  # stored with the variant passes' indexes built
+        dt.variant_indexes(built[0], variants == "dynamic")
     cache.store(key, built)
     return built
 

@@ -76,11 +76,12 @@ class TermTrie:
         self.derived: dict = {}  # indexes the variant passes build from `entries`: once per trie, not per document
 
     def __getstate__(self):
-        return self.root, self.size, self.entries
+        # the derived indexes travel with the trie (the index cache stores them built: reading them
+        # back costs about half of building them)
+        return self.root, self.size, self.entries, self.derived
 
     def __setstate__(self, state):
-        self.root, self.size, self.entries = state
-        self.derived = {}
+        self.root, self.size, self.entries, self.derived = state
 
     def add(self, entry: SourceEntry) -> None:
         self.entries.append(entry)
@@ -380,7 +381,7 @@ class VariantFinder:
         self.trie = trie
         self.stop = stop
         self.dynamic = level == "dynamic"
-        self.singles, self.lefts, self.by_key, self.ins_index, self.lengths = _variant_indexes(trie, self.dynamic)
+        self.singles, self.lefts, self.by_key, self.ins_index, self.lengths = variant_indexes(trie, self.dynamic)
 
     def in_segment(self, seg: Segment, toks, seg_matches: Sequence[Match],
                    prepared: Optional[tuple] = None) -> tuple[list[Match], set]:
@@ -444,7 +445,7 @@ def index_order(segments) -> tuple:
     return list(by_index), by_index.__getitem__
 
 
-def _variant_indexes(trie: TermTrie, dynamic: bool) -> tuple:
+def variant_indexes(trie: TermTrie, dynamic: bool) -> tuple:
     """What the variant passes look designations up by, built from the trie once (the trie is the
     same for every document of a run)."""
     got = trie.derived.get(("variants", dynamic))
