@@ -536,18 +536,55 @@ def ngrams(idx: TargetIndex, stop: frozenset, max_n: int = MAX_N, spans: bool = 
             yield (a, b, g) if spans else g
 
 
+def _needed_in(idx: TargetIndex, stop: frozenset, needed, prefixes: frozenset, firsts: frozenset,
+               max_n: int = MAX_N) -> set:
+    """The n-grams of `needed` that `ngrams(idx, stop)` would yield, found without making the others: an
+    n-gram is extended only while it begins some needed one (`prefixes`: every prefix of every needed
+    n-gram; `firsts`: their first keys). The same edge and punctuation tests as `ngrams`."""
+    toks = idx.tokens
+    pos = idx.pos
+    keys = idx.keys
+    n = len(keys)
+    edge: dict = {}
+
+    def is_edge(i):
+        got = edge.get(i)
+        if got is None:
+            t = toks[pos[i]]
+            got = edge[i] = not (t.punct or t.article or _stop(t, stop))
+        return got
+
+    out = set()
+    for a in range(n):
+        if keys[a] not in firsts or not is_edge(a) or toks[pos[a]].key.isdigit():
+            continue
+        for b in range(a + 1, min(n, a + max_n) + 1):
+            if toks[pos[b - 1]].punct:
+                break
+            g = tuple(keys[a:b])
+            if g not in prefixes:
+                break  # no needed n-gram starts with this one: none longer either
+            if g in needed and is_edge(b - 1):
+                out.add(g)
+    return out
+
+
 def _stop(tok, stop: frozenset) -> bool:
     """A word that cannot open or close a term: a stop word by lemma or surface ("peuvent"), or a
     one-letter word (an elided article the tokenizer left unsplit)."""
     return tok.key in stop or len(tok.key) < 2 or (tok.keys[1] if tok.keys else loose(tok.text)) in stop
 
 
-def _pair_key(source: str, target: str) -> tuple[str, str]:
-    """What makes two segment pairs "the same sentence": case, spacing and numbers aside."""
-    return (_DIGITS.sub("0", " ".join(source.split()).lower()), _DIGITS.sub("0", " ".join(target.split()).lower()))
+def _pair_key(source: str, target: str) -> str:
+    """What makes two segment pairs "the same sentence": case, spacing and numbers aside. One string
+    for both sides, split by a character XML text never holds (searching for digits first: most
+    sentences have none, and a search costs half a substitution)."""
+    k = " ".join(f"{source} \x00 {target}".split()).lower()
+    return _DIGITS.sub("0", k) if _DIGIT.search(k) else k
 
 
 _DIGITS = re.compile(r"\d+")
+_DIGIT = re.compile(r"\d")
 
 
 class _GlossarySpans:
@@ -598,9 +635,7 @@ def align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lemma
         _uncross(work, by_seg)
         return
     stop = stop_words(primary(tgt_l))
-    # only n-grams of the segments where a chain is open can become renderings: count just those
-    needed = {g for seg in {work[i].seg.index for _k, m in todo for i in m if work[i].alignment is None}
-              for g in ngrams(indexes[seg], stop)}
+    needed = _countable(work, todo, indexes, stop)
     doc_counts, pair_of = _document_counts(work, indexes, stop, lemmatiser, needed)
     # the glossary renderings of the concepts found in this document: a document depends on itself
     # only, so documents can be counted in any order or side by side (--jobs)
@@ -617,7 +652,7 @@ def align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lemma
             w = work[i]
             if w.alignment is not None:
                 continue
-            pk = pair_of.get(w.seg.index, ("", str(w.seg.index)))
+            pk = pair_of.get(w.seg.index, (w.seg.index,))  # no pair key: a tuple, never equal to one
             if pk in open_segs:
                 continue  # the same sentence again: no new evidence
             idx = indexes[w.seg.index]
@@ -687,6 +722,37 @@ def _uncross(work, by_seg) -> None:
 COUNT_CHUNK = 20_000
 
 
+def _countable(work, todo, indexes, stop) -> set:
+    """The n-grams whose document counts `mine_renderings` may read: those that stand in at least
+    MIN_SUPPORT, and half, of a chain's open segment pairs with a length it accepts (a candidate),
+    and the words of those (`_core_word`). Counted without the spans other occurrences claim, so a
+    superset of what mining asks for: counting every n-gram of every open segment cost a tenth of a
+    1M-word run."""
+    needed: set = set()
+    for (_cid, form), members in todo:
+        first_of_pair: dict = {}  # the open segments of the chain, one per distinct pair, as mining takes them
+        for i in members:
+            w = work[i]
+            if w.alignment is None:
+                first_of_pair.setdefault(_pair_key(w.seg.source, w.seg.target), w.seg.index)
+        b = len(first_of_pair)
+        if b < MIN_SUPPORT:
+            continue
+        standing: Counter = Counter()
+        for seg in first_of_pair.values():
+            standing.update(set(ngrams(indexes[seg], stop)))
+        words = form.split()
+        n_src = max(1, len(words))
+        need, most = min(2, n_src), (6 if n_src == 1 and words and words[0].isupper() else n_src + 1)
+        for g, a in standing.items():
+            if a >= MIN_SUPPORT and 2 * a >= b:
+                content = [x for x in g if x not in stop]
+                if need <= len(content) <= most:
+                    needed.add(g)
+                    needed.update((x,) for x in content)
+    return needed
+
+
 def _document_counts(work, indexes, stop, lemmatiser, needed) -> tuple[Counter, dict]:
     """Counts of the `needed` n-grams over the document's distinct segment pairs, and the pair key of each
     segment holding an occurrence. Every translated segment counts (not only those holding terms), each
@@ -702,6 +768,7 @@ def _document_counts(work, indexes, stop, lemmatiser, needed) -> tuple[Counter, 
     seen: set = set()
     counts: Counter = Counter()
     firsts = frozenset(g[0] for g in needed)  # n-grams starting elsewhere are never needed
+    prefixes = frozenset(g[:m] for g in needed for m in range(1, len(g) + 1))
     batch: list = []  # first segments of their pair, in document order, waiting to be counted
 
     def flush():
@@ -714,7 +781,7 @@ def _document_counts(work, indexes, stop, lemmatiser, needed) -> tuple[Counter, 
         for s in batch:
             idx = indexes.get(s.index) or extra.get(s.index)
             if idx is not None and not firsts.isdisjoint(idx.keys):
-                counts.update({g for g in ngrams(idx, stop, firsts=firsts) if g in needed})
+                counts.update(_needed_in(idx, stop, needed, prefixes, firsts))
         batch.clear()
 
     for s in doc.segments:
@@ -722,8 +789,7 @@ def _document_counts(work, indexes, stop, lemmatiser, needed) -> tuple[Counter, 
             k = _pair_key(s.source, s.target)
             if s.index in wanted:
                 pair_of[s.index] = k
-            key = f"{len(k[0])}:{k[0]}{k[1]}"  # length-prefixed: no two pairs give one text
-            digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+            digest = hashlib.blake2b(k.encode("utf-8", "surrogatepass"), digest_size=16).digest()
             if digest not in seen:
                 seen.add(digest)
                 batch.append(s)
