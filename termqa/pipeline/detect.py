@@ -369,7 +369,7 @@ def find_variants(matches: Sequence[Match], trie: TermTrie, tokens_by_seg: dict,
             by_seg[seg.index] = ms
         if taken:
             taken_by_seg[seg.index] = taken
-    return finder.finish(segments, by_seg, taken_by_seg, tokens_by_seg, lang)
+    return finder.finish(segments, by_seg, taken_by_seg, tokens_by_seg, lang, prepared)
 
 
 class VariantFinder:
@@ -388,10 +388,10 @@ class VariantFinder:
         """The segment's matches with its variants added (in position order), and the content positions
         they take (what `finish` must not match again). `prepared`: the tokens' `positions_and_keys`."""
         pos, keys = prepared or positions_and_keys(toks)
-        at = {t: i for i, t in enumerate(pos)}
+        at = {t: i for i, t in enumerate(pos)} if seg_matches else {}  # most segments hold no match
         taken: set = set()
         for m in seg_matches:
-            taken.update(i for i in range(at.get(m.tok_start, 0), at.get(m.tok_end - 1, -1) + 1))
+            taken.update(range(at.get(m.tok_start, 0), at.get(m.tok_end - 1, -1) + 1))
         found: list[vr.Found] = []
         # a variant overlapping a match already there is dropped below: positions taken are not tried
         for i, e in vr.split_index(keys, self.singles, taken, self.lefts):
@@ -420,14 +420,14 @@ class VariantFinder:
         return out, taken
 
     def finish(self, segments: Sequence[Segment], by_seg: dict, taken_by_seg: dict, tokens_by_seg,
-               lang: str) -> list[Match]:
+               lang: str, prepared: Optional[dict] = None) -> list[Match]:
         """Every match of the document in order, reductions added (dynamic level).
 
         `by_seg`: each segment's matches as `in_segment` gave them; `taken_by_seg`: its taken positions
         (segments without any may be left out). `tokens_by_seg` is asked only for the segments a
         reduction can stand in."""
         if self.dynamic:
-            _reductions(segments, by_seg, taken_by_seg, tokens_by_seg, self.trie, lang, self.stop)
+            _reductions(segments, by_seg, taken_by_seg, tokens_by_seg, self.trie, lang, self.stop, prepared)
         order, _segment = index_order(segments)
         return [m for index in order for m in by_seg.get(index, ())]
 
@@ -596,7 +596,7 @@ def _verb_like(tok, key: tuple, head_first: bool) -> bool:
 
 
 def _reductions(segments, by_seg: dict, taken_by_seg: dict, tokens_by_seg, trie: TermTrie, lang: str,
-                stop: frozenset) -> None:
+                stop: frozenset, prepared: Optional[dict] = None) -> None:
     """The bare head of a multi-word designation shortly after a full mention of it in the document.
 
     "the pump" after "centrifugal pump" is that pump when: a definite or demonstrative determiner
@@ -628,8 +628,7 @@ def _reductions(segments, by_seg: dict, taken_by_seg: dict, tokens_by_seg, trie:
             continue  # no mention to start from, none recent enough to refer back to
         seg = segment(index)
         toks = tokens_by_seg[index]
-        pos = content_positions(toks)
-        keys = text_keys(toks, pos)
+        pos, keys = (prepared.get(index) if prepared else None) or positions_and_keys(toks)
         taken = taken_by_seg.get(index) or set()  # read here only: not stored back
         at = {t: i for i, t in enumerate(pos)}
         events = []  # (content index of the mention's end, head, entry)

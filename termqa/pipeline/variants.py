@@ -288,12 +288,15 @@ def split_index(keys: Sequence[tuple[str, ...]], singles: dict, skip=frozenset()
     Pairs touching a position in `skip` (taken by a match) are not tried, nor (with `lefts`, the
     `split_lefts` of `singles`) a first word that begins no designation."""
     out = []
-    for i in range(len(keys) - 1):
+    n = len(keys) - 1
+    # the first words that begin a designation, picked in one pass (most words begin none)
+    at = range(n) if lefts is None else [i for i in range(n) if keys[i][1] in lefts]
+    for i in at:
         if i in skip or i + 1 in skip:
             continue
-        a, b = keys[i], keys[i + 1]
-        left = a[1]
-        if len(left) < 3 or (lefts is not None and left not in lefts) or not left.isalpha():
+        b = keys[i + 1]
+        left = keys[i][1]
+        if len(left) < 3 or not left.isalpha():
             continue
         for right in dict.fromkeys(b[:2]):
             if len(right) >= 3 and right.isalpha():
