@@ -825,11 +825,14 @@ class Lemmatiser:
                                            for x in toks)
                 results = [made[t] if t in made else tuple(_make_token(Token, p) for p in stored[t]) for t in todo_list]
             else:
-                chunks = self._chunks
-                unseen = {c for t in todo_list for c in _CHUNK.findall(t) if c not in chunks}
-                if unseen:
+                results = self._run_lookup(todo_list, first_try=True)
+                retry = [i for i, r in enumerate(results) if r is None]
+                if retry:  # chunks never met in this process: their stored analyses, read in one query
+                    chunks = self._chunks
+                    unseen = {c for i in retry for c in _CHUNK.findall(todo_list[i]) if c not in chunks}
                     chunks.update(self._stored(unseen))
-                results = self._run_lookup(todo_list)
+                    for i, toks in zip(retry, self._run_lookup([todo_list[i] for i in retry])):
+                        results[i] = toks
             with self._lock:
                 if len(cache) + len(todo_list) > self._TEXT_CACHE_MAX:
                     cache.clear()
@@ -838,7 +841,9 @@ class Lemmatiser:
             out = [r if r is not None else fresh[t] for t, r in zip(texts, out)]
         return out  # type: ignore[return-value]
 
-    def _run_lookup(self, texts: list[str]) -> list[tuple[Token, ...]]:
+    def _run_lookup(self, texts: list[str], first_try: bool = False) -> list:
+        """Tokens of each text. With `first_try`, a text holding a chunk not yet in memory is None
+        instead (the caller reads the stored analyses of all such chunks at once, then asks again)."""
         # spaCy's tokenizer splits on whitespace first and handles each chunk on its own (checked
         # on the TICO-19 and bio-MQM texts: identical tokens), so we cache the finished pieces per
         # whitespace-delimited chunk: running text repeats chunks constantly, and a cache hit costs
@@ -857,6 +862,9 @@ class Lemmatiser:
                     c = m.group()
                     pieces = chunks.get(c)
                     if pieces is None:
+                        if first_try:
+                            toks = None
+                            break
                         pieces = chunk_pieces(c)
                     base = m.start()
                     if not base:
@@ -865,7 +873,7 @@ class Lemmatiser:
                         continue
                     for text_, a, b, lem, key, art, pun, keys in pieces:
                         append(make(T, (text_, base + a, base + b, lem, key, art, pun, keys)))
-                results.append(tuple(toks))
+                results.append(tuple(toks) if toks is not None else None)
         return results
 
     def _chunk_pieces(self, chunk: str) -> tuple[_Piece, ...]:

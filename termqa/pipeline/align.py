@@ -137,16 +137,16 @@ class TargetIndex:
 
 
 def _positions(lists) -> dict:
-    """key -> the positions (ascending) where any of `lists` holds it."""
+    """key -> the positions (ascending) where any of `lists` (of one length) holds it."""
     at: dict = {}
-    for seq in lists:
-        for i, k in enumerate(seq):
+    for i, ks in enumerate(zip(*lists)):
+        for k in (ks if len(set(ks)) == len(ks) else dict.fromkeys(ks)):
             got = at.get(k)
             if got is None:
-                at[k] = {i}
+                at[k] = [i]
             else:
-                got.add(i)
-    return {k: sorted(v) for k, v in at.items()}
+                got.append(i)
+    return at
 
 
 def target_forms(concept, tgt_lang, lemmatiser, variants: str = "none", reduced: str = "") -> list[TargetForm]:
