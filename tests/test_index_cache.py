@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from termqa import indexcache
 from termqa.cli.main import main
 from termqa.lang.lemma import get_lemmatiser
-from termqa.model import Glossary
+from termqa.model import Glossary, terms_fingerprint
 from termqa.pipeline import align as al
 from termqa.pipeline import check as ck
 from termqa.pipeline import parallel
@@ -69,6 +69,11 @@ def test_glossary_bytes_change_is_a_new_key(samples, tmp_path):
         second = read_glossary_cached(gl)
     assert second.content_hash != first.content_hash
     assert second.concepts[0].terms[0].text == pref + "x"
+    # the terms' fingerprint (the source index's key) is kept with the glossary, and follows its terms
+    with indexcache.using(indexcache.IndexCache(folder)):
+        again = read_glossary_cached(gl)
+    assert "terms_fingerprint" in vars(again)  # read back, not recomputed
+    assert again.terms_fingerprint == terms_fingerprint(again.concepts) != first.terms_fingerprint
     assert len(_files(folder, "glossary")) == 2
     # and the run against the edited file finds the edited term
     res = check([samples], [gl], index_cache=folder)

@@ -29,7 +29,7 @@ from termqa.lang.normalise import term_key
 from termqa.lang.segcheck import misalignment
 from termqa.model import (
     ALLOWED_STATUSES, BilingualFile, Concept, Document, Glossary, Occurrence, Reference, Span, Verdict,
-    segment_texts,
+    segment_texts, terms_fingerprint,
 )
 from termqa.pipeline import align as al, detect as dt, parallel, sanity, variants as vr
 from termqa.pipeline.metrics import Item
@@ -278,6 +278,7 @@ def read_glossary_cached(path, glossary_lang: Optional[str] = None) -> Glossary:
     if isinstance(hit, Glossary) and hit.content_hash == digest:
         return hit
     g = formats.read_glossary(path, default_lang=glossary_lang)
+    g.terms_fingerprint  # computed before storing: kept with the glossary
     cache.store(key, g)
     return g
 
@@ -301,10 +302,14 @@ def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] 
     level = str(run.settings.get("variants", vr.DEFAULT_LEVEL))
     documents = run.documents
     tries: dict[str, tuple] = {}
+    # the concepts are merge_glossaries(run.glossaries): their fingerprint follows from the glossaries'
+    fingerprint = (run.glossaries[0].terms_fingerprint if len(run.glossaries) == 1 else hashlib.sha256(
+        "\x1e".join(f"{g.path}\x1f{g.terms_fingerprint}" for g in run.glossaries).encode("utf-8", "surrogatepass")
+    ).hexdigest())
     for doc in documents:
         src_l = normalise_tag(doc.src_lang)
         if src_l not in tries:
-            tries[src_l] = cached_source_index(concepts, src_l, lem(src_l), doc.path, level)
+            tries[src_l] = cached_source_index(concepts, src_l, lem(src_l), doc.path, level, fingerprint)
     n_jobs = parallel.plan_jobs(jobs, documents)
     if n_jobs > 1:
         work, skipped = _count_parallel(documents, concepts, tries, lem, n_jobs, progress, level)
@@ -446,24 +451,21 @@ def finish(run: Run) -> CheckResult:
     )
 
 
-def cached_source_index(concepts, src_l: str, lemmatiser, path, variants: str = vr.DEFAULT_LEVEL) -> tuple:
+def cached_source_index(concepts, src_l: str, lemmatiser, path, variants: str = vr.DEFAULT_LEVEL,
+                        fingerprint: Optional[str] = None) -> tuple:
     """`_source_index` through the active index cache.
 
-    Keyed by a fingerprint of every designation that can enter the index (concept id, text, language,
-    status, type: what build_entries and the head terms read), the source language, the lemmatiser
-    (name = tool, version and tables; mode) and the variant level (static variants enter the index):
-    the same termbase read another way gives the same key, and any change to a term gives another.
+    Keyed by a fingerprint of every designation that can enter the index (`terms_fingerprint`: concept
+    id, text, language, status, type: what build_entries and the head terms read; `fingerprint` when the
+    caller has it already), the source language, the lemmatiser (name = tool, version and tables; mode)
+    and the variant level (static variants enter the index): the same termbase read another way gives
+    the same key, and any change to a term gives another.
     """
     cache = indexcache.active()
     if not cache.enabled:
         return _source_index(concepts, src_l, lemmatiser, path, variants)
-    h = hashlib.sha256()
-    for c in concepts:
-        h.update(f"\x1e{c.id}".encode("utf-8", "surrogatepass"))
-        for t in c.terms:
-            h.update(f"\x1f{t.text}\x1f{t.lang}\x1f{t.status}\x1f{t.term_type}\x1f{t.matchable_only}"
-                     .encode("utf-8", "surrogatepass"))
-    key = indexcache.make_key("source-index", h.hexdigest(), src_l, lemmatiser.name, lemmatiser.mode, variants)
+    key = indexcache.make_key("source-index", fingerprint or terms_fingerprint(concepts), src_l, lemmatiser.name,
+                              lemmatiser.mode, variants)
     hit = cache.load(key)
     if isinstance(hit, tuple) and len(hit) == 2 and isinstance(hit[0], dt.TermTrie):
         return hit
