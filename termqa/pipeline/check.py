@@ -618,7 +618,8 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
     # forms kept from earlier runs, read in one query; the target designations of the concepts left
     # tokenised in one call (one lookup of the stored analyses instead of one per concept)
     store = al.StoredForms(tgt_l, lem_t, level)
-    wanted = dict.fromkeys([(w.concept.id, "") for w in work] + [(w.concept.id, reduced_of(w.entry.rule)) for w in work])
+    wanted = dict.fromkeys([(w.concept.id, "") for w in work]
+                           + [(w.concept.id, reduced_of(w.entry.rule)) for w in work])
     wanted = [(by_id[cid], r) for cid, r in wanted
               if ((cid, tgt_l, r) not in reduced_forms if r else (cid, tgt_l) not in forms_cache)]
     kept = store.fetch(wanted)
