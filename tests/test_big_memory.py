@@ -4,7 +4,8 @@
   packed document behaves as the tuple of its segments;
 - detection of a big document keeps no tokens: reductions ask only for the segments near a mention,
   acronym search only for segments with a bracket;
-- alignment tokenises targets a chunk at a time and counts n-grams without keeping every target;
+- alignment tokenises targets a chunk at a time and counts n-grams without keeping every target; the
+  targets a chain's open occurrences stand in are tokenised again when pass 2 asks, not kept;
 - the JSON result is written as its rows are made (`streamed_result`), byte for byte `result_dict`'s.
 Results are the same as with everything held (the chunked runs are compared with whole ones).
 """
@@ -180,6 +181,33 @@ def test_targets_are_tokenised_a_chunk_at_a_time(memory, monkeypatch):
     check([tm], [gl], index_cache=False, lemmatiser="lookup")
     assert len(doc.segments) > 2_000 and sum(sizes) > 2_000  # every target counted, in many calls
     assert max(sizes) <= 500
+
+
+
+def test_open_targets_of_a_big_document_are_made_again(memory, monkeypatch):
+    """Pass 2 of a big document reads the target indexes of the segments left open by pass 1: only the
+    segments are kept, an index is made again when asked (a few latest kept), and pass 2 finds what it
+    finds with every index held (the chunked run's result equals the whole one, above)."""
+    monkeypatch.setattr(formats, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(ck, "DETECT_CHUNK", 500)
+    monkeypatch.setattr(ck._OpenTargets, "KEEP", 8)
+    seen = []
+    real = al.align_established
+
+    def spy(work, by_seg, indexes, *args, **kwargs):
+        assert isinstance(indexes, ck._OpenTargets)
+        opened = [i for i in by_seg if i in indexes]
+        assert len(opened) > ck._OpenTargets.KEEP  # more open segments than are ever held as indexes
+        assert not any(isinstance(v, al.TargetIndex) for v in indexes._open.values())
+        first = indexes[opened[0]]
+        assert first.tokens == al.TargetIndex(args[-1].tokenize(work[by_seg[opened[0]][0]].seg.target)).tokens
+        assert indexes.get(opened[0]) is first and indexes.get(-1) is None
+        real(work, by_seg, indexes, *args, **kwargs)
+        seen.append(len(indexes._recent))
+
+    monkeypatch.setattr(al, "align_established", spy)
+    check([memory / "tmx" / "memory.tmx"], [memory / "glossary.tbx"], index_cache=False, lemmatiser="lookup")
+    assert seen and max(seen) <= ck._OpenTargets.KEEP
 
 
 # --- the JSON result, written as it is made ---------------------------------------------------------
