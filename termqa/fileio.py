@@ -12,9 +12,28 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Optional, Union
+from typing import Callable, Iterator, Optional, Union
 
 from termqa.errors import TermqaError
+
+
+class Rows:
+    """A list of records made one at a time as it is iterated, never held whole (the long lists of a
+    big result). `dump_json`, hence `atomic_write(json_data=...)`, writes it as a list, each record
+    written before the next is made; `list(rows)` makes the list. It can be iterated again (the records
+    are made again); its truth value says whether it has any."""
+
+    __slots__ = ("_make", "_any")
+
+    def __init__(self, make: Callable[[], Iterator[dict]], any_rows: bool):
+        self._make = make
+        self._any = any_rows
+
+    def __iter__(self) -> Iterator[dict]:
+        return self._make()
+
+    def __bool__(self) -> bool:
+        return self._any
 
 
 def atomic_write(path: Union[str, os.PathLike], content: Union[str, bytes, None] = None, *,
@@ -67,12 +86,15 @@ def dump_json(data: object, out, depth: int = 2) -> None:
     Results are read by machines and grepped by people: one occurrence, segment or concept per line
     serves both. The lines come from the C encoder (json.dump with an indent runs the pure-Python one,
     about ten times slower on the 100 MB result of a 1M-word project), written as they are made.
+    `Rows` (a list made while it is written) is written as a list.
     """
     _dump(data, out, depth, 0, json.JSONEncoder(ensure_ascii=False, check_circular=False).encode)
 
 
 def _dump(value, out, depth: int, level: int, encode) -> None:
-    if level >= depth or not isinstance(value, (dict, list)) or not value:
+    if isinstance(value, Rows) and (level >= depth or not value):
+        value = list(value)  # on one line, as a list is (the C encoder knows lists only)
+    if level >= depth or not isinstance(value, (dict, list, Rows)) or not value:
         out.write(encode(value))
         return
     pad = "\n" + " " * (level + 1)
@@ -82,7 +104,7 @@ def _dump(value, out, depth: int, level: int, encode) -> None:
             out.write(("," if n else "") + pad + encode(str(k)) + ": ")
             _dump(v, out, depth, level + 1, encode)
         out.write("\n" + " " * level + "}")
-    else:
+    else:  # a list, or Rows: records made one at a time, each written before the next is made
         out.write("[")
         for n, v in enumerate(value):
             out.write(("," if n else "") + pad)

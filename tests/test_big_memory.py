@@ -4,7 +4,9 @@
   packed document behaves as the tuple of its segments;
 - detection of a big document keeps no tokens: reductions ask only for the segments near a mention,
   acronym search only for segments with a bracket;
-- alignment tokenises targets a chunk at a time and counts n-grams without keeping every target.
+- alignment tokenises targets a chunk at a time and counts n-grams without keeping every target; the
+  targets a chain's open occurrences stand in are tokenised again when pass 2 asks, not kept;
+- the JSON result is written as its rows are made (`streamed_result`), byte for byte `result_dict`'s.
 Results are the same as with everything held (the chunked runs are compared with whole ones).
 """
 from __future__ import annotations
@@ -12,15 +14,21 @@ from __future__ import annotations
 import json
 import pickle
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from termqa import formats
+from termqa.cli.main import main
+from termqa.fileio import Rows, atomic_write
 from termqa.formats import tmx
 from termqa.model import InlineCode, PackedSegments, Segment, SegmentPacker, segment_texts
 from termqa.pipeline import align as al, check as ck, detect as dt
 from termqa.pipeline.check import check
+from termqa.results.serialise import result_dict, streamed_result
+from tests.conftest import SAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -173,3 +181,96 @@ def test_targets_are_tokenised_a_chunk_at_a_time(memory, monkeypatch):
     check([tm], [gl], index_cache=False, lemmatiser="lookup")
     assert len(doc.segments) > 2_000 and sum(sizes) > 2_000  # every target counted, in many calls
     assert max(sizes) <= 500
+
+
+
+def test_open_targets_of_a_big_document_are_made_again(memory, monkeypatch):
+    """Pass 2 of a big document reads the target indexes of the segments left open by pass 1: only the
+    segments are kept, an index is made again when asked (a few latest kept), and pass 2 finds what it
+    finds with every index held (the chunked run's result equals the whole one, above)."""
+    monkeypatch.setattr(formats, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(ck, "DETECT_CHUNK", 500)
+    monkeypatch.setattr(ck._OpenTargets, "KEEP", 8)
+    seen = []
+    real = al.align_established
+
+    def spy(work, by_seg, indexes, *args, **kwargs):
+        assert isinstance(indexes, ck._OpenTargets)
+        opened = [i for i in by_seg if i in indexes]
+        assert len(opened) > ck._OpenTargets.KEEP  # more open segments than are ever held as indexes
+        assert not any(isinstance(v, al.TargetIndex) for v in indexes._open.values())
+        first = indexes[opened[0]]
+        assert first.tokens == al.TargetIndex(args[-1].tokenize(work[by_seg[opened[0]][0]].seg.target)).tokens
+        assert indexes.get(opened[0]) is first and indexes.get(-1) is None
+        real(work, by_seg, indexes, *args, **kwargs)
+        seen.append(len(indexes._recent))
+
+    monkeypatch.setattr(al, "align_established", spy)
+    check([memory / "tmx" / "memory.tmx"], [memory / "glossary.tbx"], index_cache=False, lemmatiser="lookup")
+    assert seen and max(seen) <= ck._OpenTargets.KEEP
+
+
+# --- the JSON result, written as it is made ---------------------------------------------------------
+
+def _written(path: Path, data) -> bytes:
+    atomic_write(path, json_data=data)
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("project", ["samples", "memory"])
+def test_streamed_json_is_the_whole_result(project, memory, tmp_path):
+    """`streamed_result` written gives the bytes of `result_dict` written: same sections, same order,
+    same records; its long lists are `Rows`, made again on each pass."""
+    if project == "samples":
+        res = check([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup", index_cache=False)
+    else:
+        res = check([memory / "tmx" / "memory.tmx"], [memory / "glossary.tbx"], index_cache=False)
+    whole = result_dict(res)
+    streamed = streamed_result(res)
+    assert isinstance(streamed["occurrences"], Rows) and isinstance(streamed["segments"], Rows)
+    assert list(streamed["occurrences"]) == whole["occurrences"] == list(streamed["occurrences"])
+    assert list(streamed["segments"]) == whole["segments"] and len(whole["segments"]) > 10
+    assert {k: v for k, v in streamed.items() if k not in ("occurrences", "segments")} == \
+        {k: v for k, v in whole.items() if k not in ("occurrences", "segments")}
+    text = _written(tmp_path / "streamed.json", streamed)
+    assert text == _written(tmp_path / "whole.json", whole)
+    assert json.loads(text) == json.loads(json.dumps(whole, ensure_ascii=False))
+
+
+def test_empty_rows_are_written_as_empty_lists(tmp_path):
+    data = {"occurrences": Rows(lambda: iter(()), False), "segments": [], "n": 1}
+    assert _written(tmp_path / "e.json", data) == _written(tmp_path / "l.json", {"occurrences": [], "segments": [],
+                                                                                "n": 1})
+
+
+def test_cli_json_is_the_library_result(tmp_path):
+    """`termqa check --json` (JSON only: written streamed) writes what `result_dict` gives, and so does
+    `--json -` on standard output."""
+    out = tmp_path / "r.json"
+    r = CliRunner().invoke(main, ["check", str(SAMPLES), "-g", str(SAMPLES / "pump-terms.tbx"),
+                                  "--lemmatiser", "lookup", "-q", "--json", str(out)], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    piped = CliRunner().invoke(main, ["check", str(SAMPLES), "-g", str(SAMPLES / "pump-terms.tbx"),
+                                      "--lemmatiser", "lookup", "--json", "-"], catch_exceptions=False)
+    lib = result_dict(check([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup"))
+    for got in (json.loads(out.read_text(encoding="utf-8")), json.loads(piped.stdout)):
+        assert got.pop("signature")["id"] == lib["signature"]["id"]
+        assert got == json.loads(json.dumps({k: v for k, v in lib.items() if k != "signature"}, ensure_ascii=False))
+
+
+def test_streamed_json_never_holds_the_rows(memory, tmp_path):
+    """Writing the streamed result holds one occurrence row at a time: its peak of allocated memory is a
+    fraction of what the whole result's rows take (measured with tracemalloc, not timed)."""
+    res = check([memory / "tmx" / "memory.tmx"], [memory / "glossary.tbx"], index_cache=False)
+    assert len(res.verdicts) > 500
+
+    def peak_of(make) -> int:
+        tracemalloc.start()
+        try:
+            atomic_write(tmp_path / "m.json", json_data=make(res))
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    whole, streamed = peak_of(result_dict), peak_of(streamed_result)
+    assert streamed < whole / 3, (streamed, whole)

@@ -21,6 +21,7 @@ from termqa.reports.csvout import write_csv
 from termqa.reports.html import write_html
 from termqa.reports.xlsx import write_xlsx
 from termqa.results.gate import failures, parse as parse_gate
+from termqa.results.serialise import streamed_result
 
 EPILOG = epilog(
     "termqa check manual.xlf -g terms.tbx --report report.html",
@@ -84,7 +85,10 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
         click.echo(f"termqa: warning: {alert}", err=True)
     if cfg_path:  # where the settings came from: recorded, not part of the signature's id
         result.signature = result.signature.with_settings(config=str(cfg_path))
-    data = result.to_dict()
+    # the report writers read every occurrence more than once: they get the whole result; JSON alone is
+    # written as its rows are made (a big translation memory's result is never held whole as dicts)
+    whole = bool(csv_out or xlsx_out or report or annotate or in_place)
+    data = result.to_dict() if whole else streamed_result(result)
     stdout_is_json = json_out == "-"
     if stdout_is_json:  # for pipes (jq, other tools): the JSON is the only thing on stdout
         try:

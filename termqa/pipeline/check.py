@@ -649,7 +649,7 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
     # pass 1: glossary designations, DNT items, untranslated copies. Targets are tokenised DETECT_CHUNK
     # segments at a time; a segment's tokens are kept only while one of its occurrences is still open
     # (pass 2 needs them), so a big translation memory never holds the tokens of every segment with a term
-    indexes: dict = {}
+    indexes = _OpenTargets(lem_t, held=len(doc.segments) <= DETECT_CHUNK)
     for part in _chunks(seg_list, DETECT_CHUNK):
         for seg, toks in zip(part, lem_t.tokenize_many([s.target for s in part])):
             idx = al.TargetIndex(toks)
@@ -658,7 +658,7 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
             for i, a in al.assign([pendings[i] for i in idxs], cands).items():
                 work[i].alignment = a
             if any(work[i].alignment is None for i in idxs):
-                indexes[seg.index] = idx
+                indexes.add(seg, idx)
     # pass 2: renderings established in the document for the chains that still have gaps
     al.align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lem_t)
     # rendering keys (lemmas, leading articles stripped) for references and metrics: the other segments'
@@ -720,6 +720,49 @@ def _detect_in_chunks(trie, segments, lem_s, level="none", lang="", stop=frozens
         matches = [m for seg in segs for m in by_seg.get(seg.index, ())]
     matches, _acronyms = dt.add_acronyms(trie, matches, tokens, segs)
     return matches, tokens
+
+
+class _OpenTargets:
+    """The target indexes (`al.TargetIndex`) of the segments where pass 1 left an occurrence open, by
+    segment index, as pass 2 (`al.align_established`) reads them: `in`, `[]`, `get`.
+
+    A small document keeps them as made (`held`). A big one keeps only the segments: an index is made
+    again from the target when asked (the same tokens), the latest few kept, so the tokens of every open
+    segment of a translation memory (tens of thousands) are never held at once.
+    """
+
+    KEEP = 64
+
+    def __init__(self, lem, held: bool):
+        self._lem = lem
+        self._held = held
+        self._open: dict = {}  # segment index -> its TargetIndex (held) or its segment
+        self._recent: dict = {}
+
+    def add(self, seg, idx) -> None:
+        self._open[seg.index] = idx if self._held else seg
+
+    def __contains__(self, index) -> bool:
+        return index in self._open
+
+    def __getitem__(self, index):
+        value = self._open[index]
+        if self._held:
+            return value
+        idx = self._recent.get(index)
+        if idx is None:
+            idx = al.TargetIndex(self._lem.tokenize(value.target))
+            if len(self._recent) >= self.KEEP:
+                del self._recent[next(iter(self._recent))]
+            self._recent[index] = idx
+        return idx
+
+    def get(self, index, default=None):
+        return self[index] if index in self._open else default
+
+    def clear(self) -> None:
+        self._open.clear()
+        self._recent.clear()
 
 
 def _chunks(items, size: int):

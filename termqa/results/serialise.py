@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Iterator
 
 from termqa.errors import InputError
+from termqa.fileio import Rows
 from termqa.gcpause import without_gc
 from termqa.model import OUTCOMES, UNJUDGED
 from termqa.pipeline.metrics import all_metrics, per_document, variation_shares
@@ -92,13 +94,53 @@ def _outcome_counts(rows) -> dict:
     return {k: c.get(k, 0) for k in OUTCOMES}
 
 
+# What the summaries read of an occurrence row, straight from its verdict (`_Row`), so that they can be
+# computed before any row is made.
+_ROW_FIELDS = {
+    "doc_id": lambda v: v.occurrence.doc_id,
+    "concept_id": lambda v: v.occurrence.concept_id,
+    "source_form": lambda v: v.occurrence.source_form,
+    "source_text": lambda v: v.occurrence.source_text,
+    "source_span": lambda v: [v.occurrence.source_span.start, v.occurrence.source_span.end],
+    "segment_index": lambda v: v.occurrence.segment_index,
+    "outcome": lambda v: v.outcome,
+    "label": lambda v: v.label,
+    "penalty": lambda v: v.penalty,
+    "reason": lambda v: v.reason,
+}
+
+
+class _Row:
+    """An occurrence row as the summaries read it (`row["penalty"]`...), read from the verdict itself:
+    one small object per occurrence instead of the row's dict of 27 members."""
+
+    __slots__ = ("v",)
+
+    def __init__(self, v):
+        self.v = v
+
+    def __getitem__(self, key: str):
+        return _ROW_FIELDS[key](self.v)
+
+
 @without_gc
 def result_dict(res) -> dict:
+    """The whole result as one dict (the shape of README's "JSON output")."""
+    data = streamed_result(res)
+    data["segments"] = list(data["segments"])
+    data["occurrences"] = list(data["occurrences"])
+    return data
 
-    occ = [occurrence_dict(v) for v in res.verdicts]
+
+@without_gc
+def streamed_result(res) -> dict:
+    """`result_dict`, except that its two long lists, "segments" and "occurrences", are `Rows`: made one
+    record at a time while they are written (`termqa.fileio.dump_json`, `atomic_write(json_data=...)`),
+    so the result of a big translation memory never sits in memory as dicts. Everything else (summaries,
+    scores, concepts, references) is computed here, from the verdicts."""
+    verdicts = res.verdicts
+    occ = [_Row(v) for v in verdicts]
     shown = source_displays(occ)
-    for r in occ:
-        r["source_display"] = shown[(r["doc_id"], r["concept_id"], r["source_form"])]
     sc = scores(occ)
     by_doc = defaultdict(list)
     for r in occ:
@@ -113,6 +155,7 @@ def result_dict(res) -> dict:
             "skipped_units": d.skipped, "occurrences": len(rows), **s,
             "outcomes": _outcome_counts(rows),
         })
+    del by_doc
     labels = Counter(r["label"] for r in occ if r["label"])
     reasons = Counter(r["reason"] for r in occ if r["outcome"] == UNJUDGED)
     per_concept = defaultdict(list)
@@ -127,17 +170,35 @@ def result_dict(res) -> dict:
         cd["worst_penalty"] = max(pens) if pens else None
         cd["total_penalty"] = sum(pens)
         concepts.append(cd)
-    seg_keys = {(r["doc_id"], r["segment_index"]) for r in occ}
-    segments = [
-        {"doc_id": s.doc_id, "unit_id": s.unit_id, "segment_id": s.seg_id, "index": s.index,
-         "source": s.source, "target": s.target}
-        for d in res.documents for s in d.segments if (s.doc_id, s.index) in seg_keys
-    ]
+    n_concepts = len(per_concept)
+    del per_concept, occ
+    seg_keys: dict = defaultdict(set)  # doc_id -> indexes of its segments holding occurrences
+    for v in verdicts:
+        seg_keys[v.occurrence.doc_id].add(v.occurrence.segment_index)
+    seg_keys = dict(seg_keys)
     metrics_overall = {k: v.as_dict() for k, v in all_metrics(res.metric_items).items()}
     metrics_docs = {d: {k: v.as_dict() for k, v in m.items()} for d, m in per_document(res.metric_items).items()}
     acc = res.accounting
     if acc is not None and sc["scored"]:
         acc = {**acc, "calls_per_scored_occurrence": round(acc.get("calls", 0) / sc["scored"], 4)}
+    documents = list(res.documents)
+
+    def segment_rows() -> Iterator[dict]:
+        for d in documents:
+            wanted = seg_keys.get(d.doc_id)
+            if not wanted:
+                continue
+            for s in d.segments:
+                if s.index in wanted:
+                    yield {"doc_id": s.doc_id, "unit_id": s.unit_id, "segment_id": s.seg_id, "index": s.index,
+                           "source": s.source, "target": s.target}
+
+    def occurrence_rows() -> Iterator[dict]:
+        for v in verdicts:
+            r = occurrence_dict(v)
+            r["source_display"] = shown[(r["doc_id"], r["concept_id"], r["source_form"])]
+            yield r
+
     return {
         "termqa_result": RESULT_VERSION,
         "kind": "check",
@@ -148,9 +209,9 @@ def result_dict(res) -> dict:
         "summary": {
             "documents": len(res.documents),
             "segments": sum(len(d.segments) for d in res.documents),
-            "occurrences": len(occ),
-            "concepts_found": len(per_concept),
-            "outcomes": _outcome_counts(occ),
+            "occurrences": len(verdicts),
+            "concepts_found": n_concepts,
+            "outcomes": _outcome_counts(_Row(v) for v in verdicts),
             "labels": dict(labels.most_common()),
             "unjudged_reasons": dict(reasons.most_common()),
             "needs_judge": sum(reasons.values()),
@@ -163,8 +224,8 @@ def result_dict(res) -> dict:
         "references": [{"doc_id": r.doc_id, "concept_id": r.concept_id, "source_form": r.source_form,
                         "source_display": shown.get((r.doc_id, r.concept_id, r.source_form), r.source_form),
                         "text": r.text, "provenance": r.provenance} for r in res.references],
-        "segments": segments,
-        "occurrences": occ,
+        "segments": Rows(segment_rows, bool(seg_keys)),
+        "occurrences": Rows(occurrence_rows, bool(verdicts)),
         "accounting": acc,
         "warnings": list(res.warnings),
         "alerts": list(res.alerts),
