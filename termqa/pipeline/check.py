@@ -594,6 +594,7 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
             source_form=dt.form_name(m.entry.key), source_text=surface, start=m.start, end=m.end,
             variation=variation, surface_key=dt.keys_of(toks)[1], subtype=subtype,
         ))
+    del matches, tokens_by_seg  # the work records hold what alignment needs: not the source tokens
     # chains and first mentions
     chains = Counter((w.concept.id, w.source_form) for w in work)
     seen_concepts = set()
