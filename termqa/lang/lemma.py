@@ -891,8 +891,11 @@ class Lemmatiser:
         if split is None:
             rules = self._load_rules() if self._nlp is None and self._load_rules is not None else None
             if rules is not None:
-                split = chunktok.ChunkTokenizer(rules)
-            else:
+                try:
+                    split = chunktok.ChunkTokenizer(rules)
+                except re.error:  # a pattern this Python's `re` rejects: spaCy tokenises, as before
+                    split = None
+            if split is None:
                 tokenizer = self.nlp.tokenizer
 
                 def split(chunk: str) -> list[tuple[str, int]]:
@@ -1160,7 +1163,8 @@ def _blank(lang: str):
 
 
 def _chunk_rules_key(lang: str) -> str:
-    return indexcache.make_key("chunk-rules", _spacy_version(), lang, chunktok.FORMAT)
+    # the Python version too: the patterns are compiled by this Python's `re`, as spaCy's would be
+    return indexcache.make_key("chunk-rules", _spacy_version(), lang, chunktok.FORMAT, list(sys.version_info[:2]))
 
 
 def _keep_chunk_rules(lang: str, tokenizer) -> None:
