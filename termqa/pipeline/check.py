@@ -838,6 +838,30 @@ def _references(work: Sequence[Work]) -> dict:
     return refs
 
 
+_SPELLING_BATCH = 1000  # occurrences whose texts are tokenised together (the lemmatiser keeps 4,000 texts)
+
+
+def _tokenise_ahead(work, references: Mapping[tuple, Reference], rules: Rules) -> None:
+    """Tokenise, in one call per language, the texts the rules' spelling check will ask for one by one:
+    a text asked alone costs a lookup of the stored analyses of its own (in the main process of a
+    parallel run, every rendering is new to the lemmatiser)."""
+    texts: dict = defaultdict(dict)
+    for w in work:
+        a = w.alignment
+        if a is None:
+            continue
+        want = texts[primary(w.doc.tgt_lang)]
+        want[a.text] = None
+        if a.kind == "glossary" and a.form is not None:
+            want[a.form.text] = None
+        elif a.kind == "established":
+            ref = references.get((w.doc.doc_id, w.concept.id, w.source_form))
+            if ref is not None and ref.text:
+                want[ref.text] = None
+    for lang, want in texts.items():
+        rules.lem(lang).tokenize_many(list(want))
+
+
 def _verdicts(work: list[Work], references: Mapping[tuple, Reference], rules: Rules):
     """A verdict and a metric item per occurrence, in order. `work` is emptied as it is read: each work
     record (with its alignment and segment) is let go once its verdict is made, so a big document never
@@ -845,6 +869,8 @@ def _verdicts(work: list[Work], references: Mapping[tuple, Reference], rules: Ru
     allowed_cache: dict = {}
     verdicts, items = [], []
     for n in range(len(work)):
+        if n % _SPELLING_BATCH == 0:
+            _tokenise_ahead(work[n:n + _SPELLING_BATCH], references, rules)
         w = work[n]
         work[n] = None  # type: ignore[call-overload]
         ref = references.get((w.doc.doc_id, w.concept.id, w.source_form))
