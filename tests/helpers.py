@@ -36,3 +36,25 @@ def run(tmp_path, pairs, gloss_header, gloss_rows, **kw):
 def outcomes(result, concept=None):
     return [(o["source_text"], o["target_text"], o["outcome"], o["label"]) for o in result["occurrences"]
             if concept is None or o["concept_id"] == concept]
+
+
+_RUN_AND_SAY_SPACY = (
+    "import sys\n"
+    "from termqa.cli.main import main\n"
+    "try:\n"
+    "    main(sys.argv[1:], standalone_mode=False)\n"
+    "finally:\n"
+    "    print('spacy imported' if 'spacy' in sys.modules else 'spacy not imported', file=sys.stderr)\n"
+)
+
+
+def run_cli_saying_spacy(args, cache):
+    """`termqa ARGS` in a fresh Python process with `cache` as its index cache; its stderr ends with
+    "spacy imported" or "spacy not imported"."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TERMQA_CACHE_DIR": str(cache)}
+    return subprocess.run([sys.executable, "-c", _RUN_AND_SAY_SPACY, *args], env=env, capture_output=True,
+                          text=True, timeout=600)

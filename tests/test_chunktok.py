@@ -19,7 +19,7 @@ import pytest
 from termqa.lang import chunktok
 
 from .conftest import CORPUS, SAMPLES
-from .helpers import write_csv, write_xliff
+from .helpers import run_cli_saying_spacy, write_csv, write_xliff
 
 spacy = pytest.importorskip("spacy")
 from spacy.tokenizer import Tokenizer  # noqa: E402
@@ -166,23 +166,7 @@ def test_damaged_data_is_not_used():
 
 # --- in a run: new text without spaCy -----------------------------------------------------------------
 
-_RUN_AND_SAY_SPACY = (
-    "import sys\n"
-    "from termqa.cli.main import main\n"
-    "try:\n"
-    "    main(sys.argv[1:], standalone_mode=False)\n"
-    "finally:\n"
-    "    print('spacy imported' if 'spacy' in sys.modules else 'spacy not imported', file=sys.stderr)\n"
-)
-
-
-def _run_cli(args, cache: Path):
-    import os
-    import subprocess
-
-    env = {**os.environ, "TERMQA_CACHE_DIR": str(cache)}
-    return subprocess.run([sys.executable, "-c", _RUN_AND_SAY_SPACY, *args], env=env, capture_output=True,
-                          text=True, timeout=600)
+_run_cli = run_cli_saying_spacy
 
 
 def test_new_text_after_one_run_is_tokenised_without_spacy(tmp_path):

@@ -25,6 +25,7 @@ from termqa.pipeline import parallel
 from termqa.pipeline.check import check, read_glossary_cached
 
 from .conftest import SAMPLES
+from .helpers import run_cli_saying_spacy
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -293,23 +294,7 @@ def test_detection_in_chunks_finds_acronyms_defined_anywhere(tmp_path, monkeypat
 
 # --- warm runs without spaCy: analyses, tables and the lexicon from the cache -------------------------
 
-_RUN_AND_SAY_SPACY = (
-    "import sys\n"
-    "from termqa.cli.main import main\n"
-    "try:\n"
-    "    main(sys.argv[1:], standalone_mode=False)\n"
-    "finally:\n"
-    "    print('spacy imported' if 'spacy' in sys.modules else 'spacy not imported', file=sys.stderr)\n"
-)
-
-
-def _run_cli(args, cache: Path):
-    import os
-    import subprocess
-
-    env = {**os.environ, "TERMQA_CACHE_DIR": str(cache)}
-    return subprocess.run([sys.executable, "-c", _RUN_AND_SAY_SPACY, *args], env=env, capture_output=True,
-                          text=True, timeout=600)
+_run_cli = run_cli_saying_spacy
 
 
 @pytest.mark.parametrize("mode", ["lookup", "auto"])
