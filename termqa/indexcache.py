@@ -23,7 +23,8 @@ result each time, so the results are stored in the user cache folder and loaded 
   lookup mode without importing spaCy, keyed by the spaCy and Python versions and the language.
 
 Every key also holds termqa's version, a fingerprint of its source files and this module's FORMAT, so
-an upgrade (or an edit of the code in a working copy) never reads what older code built. Folder: `$TERMQA_CACHE_DIR` when set, else `<user cache dir>/termqa/index` (platformdirs, the
+an upgrade (or an edit of the code in a working copy) never reads what older code built. Folder:
+`$TERMQA_CACHE_DIR` when set, else `<user cache dir>/termqa/index` (platformdirs, the
 folder the verdict cache lives in). `termqa cache clear` or deleting the folder empties it; a run with
 `--no-index-cache` neither reads nor writes it.
 

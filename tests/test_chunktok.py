@@ -191,8 +191,8 @@ def test_new_text_after_one_run_is_tokenised_without_spacy(tmp_path):
          "Remplacez les roues, les joints et les roulements : 1,5 mm, 10 % d'usure, etc."),
     ]
     doc = write_xliff(tmp_path / "new.xlf", pairs)
-    gloss = write_csv(tmp_path / "g.csv", ["en", "fr"], [["impeller", "roue"], ["mechanical seal", "garniture mécanique"],
-                                                         ["bearing", "roulement"]])
+    gloss = write_csv(tmp_path / "g.csv", ["en", "fr"],
+                      [["impeller", "roue"], ["mechanical seal", "garniture mécanique"], ["bearing", "roulement"]])
     new = ["check", doc, "-g", gloss, "--lemmatiser", "lookup", "-q"]
     r = _run_cli(new + ["--json", str(tmp_path / "warm.json")], cache)
     assert r.returncode in (0, 1), r.stderr
