@@ -140,7 +140,7 @@ def _positions(lists) -> dict:
     """key -> the positions (ascending) where any of `lists` (of one length) holds it."""
     at: dict = {}
     for i, ks in enumerate(zip(*lists)):
-        for k in (ks if len(set(ks)) == len(ks) else dict.fromkeys(ks)):
+        for k in dict.fromkeys(ks):  # a key met in two lists at one position counts once
             got = at.get(k)
             if got is None:
                 at[k] = [i]
@@ -512,20 +512,18 @@ def _cognate(a: str, b: str) -> bool:
     return n >= _COGNATE_PREFIX or (n >= 4 and n == min(len(a), len(b)))
 
 
-def ngrams(idx: TargetIndex, stop: frozenset, max_n: int = MAX_N, spans: bool = False,
-           firsts: Optional[frozenset] = None):
+def ngrams(idx: TargetIndex, stop: frozenset, max_n: int = MAX_N, spans: bool = False):
     """Content n-grams of a target segment that could be a term: no edge stop word or punctuation.
 
-    Yields keys, or (start, end, key) in content positions with `spans=True`. With `firsts`, only the
-    n-grams whose first key is one of them (a caller that wants a known set of n-grams).
+    Yields keys, or (start, end, key) in content positions with `spans=True`.
     """
     toks = [idx.tokens[i] for i in idx.pos]
     keys = idx.keys
     n = len(toks)
     # per position: may it open/close an n-gram (edge), does it break one (punctuation)
-    edge = [not (t.punct or t.article or _stop(t, stop)) for t in toks]
+    edge = [_is_edge(t, stop) for t in toks]
     for a in range(n):
-        if not edge[a] or (firsts is not None and keys[a] not in firsts) or toks[a].key.isdigit():
+        if not edge[a] or toks[a].key.isdigit():
             continue
         for b in range(a + 1, min(n, a + max_n) + 1):
             if toks[b - 1].punct:
@@ -550,8 +548,7 @@ def _needed_in(idx: TargetIndex, stop: frozenset, needed, prefixes: frozenset, f
     def is_edge(i):
         got = edge.get(i)
         if got is None:
-            t = toks[pos[i]]
-            got = edge[i] = not (t.punct or t.article or _stop(t, stop))
+            got = edge[i] = _is_edge(toks[pos[i]], stop)
         return got
 
     out = set()
@@ -567,6 +564,11 @@ def _needed_in(idx: TargetIndex, stop: frozenset, needed, prefixes: frozenset, f
             if g in needed and is_edge(b - 1):
                 out.add(g)
     return out
+
+
+def _is_edge(tok, stop: frozenset) -> bool:
+    """May the token open or close an n-gram: not punctuation, an article or a stop word."""
+    return not (tok.punct or tok.article or _stop(tok, stop))
 
 
 def _stop(tok, stop: frozenset) -> bool:
@@ -635,8 +637,9 @@ def align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lemma
         _uncross(work, by_seg)
         return
     stop = stop_words(primary(tgt_l))
-    needed = _countable(work, todo, indexes, stop)
-    doc_counts, pair_of = _document_counts(work, indexes, stop, lemmatiser, needed)
+    pair_of = _pair_keys(work)
+    needed = _countable(work, todo, indexes, stop, pair_of)
+    doc_counts = _document_counts(work, indexes, stop, lemmatiser, needed, pair_of)
     # the glossary renderings of the concepts found in this document: a document depends on itself
     # only, so documents can be counted in any order or side by side (--jobs)
     here = {w.concept.id for w in work}
@@ -722,7 +725,17 @@ def _uncross(work, by_seg) -> None:
 COUNT_CHUNK = 20_000
 
 
-def _countable(work, todo, indexes, stop) -> set:
+def _pair_keys(work) -> dict:
+    """segment index -> `_pair_key` of each translated segment holding an occurrence."""
+    out: dict = {}
+    for w in work:
+        s = w.seg
+        if s.index not in out and s.source.strip() and (s.target or "").strip():
+            out[s.index] = _pair_key(s.source, s.target)
+    return out
+
+
+def _countable(work, todo, indexes, stop, pair_of: dict) -> set:
     """The n-grams whose document counts `mine_renderings` may read: those that stand in at least
     MIN_SUPPORT, and half, of a chain's open segment pairs with a length it accepts (a candidate),
     and the words of those (`_core_word`). Counted without the spans other occurrences claim, so a
@@ -734,7 +747,7 @@ def _countable(work, todo, indexes, stop) -> set:
         for i in members:
             w = work[i]
             if w.alignment is None:
-                first_of_pair.setdefault(_pair_key(w.seg.source, w.seg.target), w.seg.index)
+                first_of_pair.setdefault(pair_of.get(w.seg.index, (w.seg.index,)), w.seg.index)
         b = len(first_of_pair)
         if b < MIN_SUPPORT:
             continue
@@ -753,18 +766,16 @@ def _countable(work, todo, indexes, stop) -> set:
     return needed
 
 
-def _document_counts(work, indexes, stop, lemmatiser, needed) -> tuple[Counter, dict]:
-    """Counts of the `needed` n-grams over the document's distinct segment pairs, and the pair key of each
-    segment holding an occurrence. Every translated segment counts (not only those holding terms), each
-    distinct pair once (the first segment with it).
+def _document_counts(work, indexes, stop, lemmatiser, needed, pair_of: dict) -> Counter:
+    """Counts of the `needed` n-grams over the document's distinct segment pairs (`pair_of`: the pair keys
+    of the segments holding occurrences, made already). Every translated segment counts (not only those
+    holding terms), each distinct pair once (the first segment with it).
 
     Memory follows the occurrences, not the document: a pair already seen is recognised by a 128-bit
     digest of its key, and the other segments' targets are tokenised COUNT_CHUNK at a time, counted and
     dropped.
     """
     doc = work[0].doc
-    wanted = {w.seg.index for w in work}
-    pair_of: dict = {}
     seen: set = set()
     counts: Counter = Counter()
     firsts = frozenset(g[0] for g in needed)  # n-grams starting elsewhere are never needed
@@ -786,9 +797,7 @@ def _document_counts(work, indexes, stop, lemmatiser, needed) -> tuple[Counter, 
 
     for s in doc.segments:
         if s.source.strip() and (s.target or "").strip():
-            k = _pair_key(s.source, s.target)
-            if s.index in wanted:
-                pair_of[s.index] = k
+            k = pair_of.get(s.index) or _pair_key(s.source, s.target)
             digest = hashlib.blake2b(k.encode("utf-8", "surrogatepass"), digest_size=16).digest()
             if digest not in seen:
                 seen.add(digest)
@@ -796,7 +805,7 @@ def _document_counts(work, indexes, stop, lemmatiser, needed) -> tuple[Counter, 
                 if len(batch) >= COUNT_CHUNK:
                     flush()
     flush()
-    return counts, pair_of
+    return counts
 
 
 @lru_cache(maxsize=None)

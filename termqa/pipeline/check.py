@@ -524,18 +524,12 @@ def _flag_misaligned(verdicts, documents, warnings):
             suspects[k] = misalignment(source, target)
     flagged = [k for k, why in suspects.items() if why]
     if flagged:
-        examples = ", ".join(f"{_segment_at(texts[k][0], k[1]).unit_id} ({suspects[k]})" for k in flagged[:3])
+        examples = ", ".join(f"{_WithSource(texts[k][0].segments).segment(k[1]).unit_id} ({suspects[k]})"
+                             for k in flagged[:3])
         warnings.append(f"{len(flagged)} segments holding terms look misaligned (target not a translation of "
                         f"the source), e.g. {examples}")
     return [replace(v, reason=R_MISALIGNED) if v.reason == R_MISSING and
             suspects.get((v.occurrence.doc_id, v.occurrence.segment_index)) else v for v in verdicts]
-
-
-def _segment_at(doc: Document, index: int):
-    """The segment of `doc` whose index is `index` (the last one, should a document repeat it)."""
-    if getattr(doc.segments, "indexed", False):
-        return doc.segments[index]
-    return [s for s in doc.segments if s.index == index][-1]
 
 
 def _expand_paths(inputs, expand) -> list:
@@ -842,22 +836,24 @@ _SPELLING_BATCH = 1000  # occurrences whose texts are tokenised together (the le
 
 
 def _tokenise_ahead(work, references: Mapping[tuple, Reference], rules: Rules) -> None:
-    """Tokenise, in one call per language, the texts the rules' spelling check will ask for one by one:
-    a text asked alone costs a lookup of the stored analyses of its own (in the main process of a
-    parallel run, every rendering is new to the lemmatiser)."""
+    """Tokenise, in one call per language, the texts `Rules.decide` will tokenise one by one (a glossary
+    rendering and the term it matched; an established rendering and its reference): a text asked alone
+    costs a lookup of the stored analyses of its own (in the main process of a parallel run, every
+    rendering is new to the lemmatiser)."""
     texts: dict = defaultdict(dict)
     for w in work:
         a = w.alignment
         if a is None:
             continue
-        want = texts[primary(w.doc.tgt_lang)]
-        want[a.text] = None
         if a.kind == "glossary" and a.form is not None:
-            want[a.form.text] = None
+            expected = a.form.text
         elif a.kind == "established":
             ref = references.get((w.doc.doc_id, w.concept.id, w.source_form))
-            if ref is not None and ref.text:
-                want[ref.text] = None
+            expected = ref.text if ref is not None else None
+        else:
+            continue  # no spelling to check
+        if expected:
+            texts[primary(w.doc.tgt_lang)].update({a.text: None, expected: None})
     for lang, want in texts.items():
         rules.lem(lang).tokenize_many(list(want))
 
