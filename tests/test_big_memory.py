@@ -92,6 +92,7 @@ def test_big_document_gives_the_same_result_in_chunks(memory, monkeypatch):
     tm, gl = memory / "tmx" / "memory.tmx", memory / "glossary.tbx"
     whole = _result([tm], gl)
     monkeypatch.setattr(formats, "STREAM_MIN_BYTES", 0)  # packed segments
+    monkeypatch.setattr(ck, "BIG_DOCUMENT", 500)
     monkeypatch.setattr(ck, "DETECT_CHUNK", 500)
     monkeypatch.setattr(al, "COUNT_CHUNK", 300)
     assert _result([tm], gl) == whole
@@ -102,6 +103,7 @@ def test_detection_in_chunks_keeps_no_tokens(memory, monkeypatch):
     """Tokens are asked again only for segments holding a match or a few segments after one, and for
     acronyms only where a bracket stands: never for the whole document."""
     monkeypatch.setattr(formats, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(ck, "BIG_DOCUMENT", 500)
     monkeypatch.setattr(ck, "DETECT_CHUNK", 500)
     asked: list[int] = []
     real = ck._Tokens.__missing__
@@ -164,6 +166,7 @@ def test_targets_are_tokenised_a_chunk_at_a_time(memory, monkeypatch):
     from termqa.lang.lemma import Lemmatiser
 
     monkeypatch.setattr(formats, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(ck, "BIG_DOCUMENT", 500)
     monkeypatch.setattr(ck, "DETECT_CHUNK", 500)
     monkeypatch.setattr(al, "COUNT_CHUNK", 200)
     tm, gl = memory / "tmx" / "memory.tmx", memory / "glossary.tbx"
@@ -189,6 +192,7 @@ def test_open_targets_of_a_big_document_are_made_again(memory, monkeypatch):
     segments are kept, an index is made again when asked (a few latest kept), and pass 2 finds what it
     finds with every index held (the chunked run's result equals the whole one, above)."""
     monkeypatch.setattr(formats, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(ck, "BIG_DOCUMENT", 500)
     monkeypatch.setattr(ck, "DETECT_CHUNK", 500)
     monkeypatch.setattr(ck._OpenTargets, "KEEP", 8)
     seen = []

@@ -272,6 +272,7 @@ def test_detection_in_chunks_gives_the_same_result(samples, tmp_path, monkeypatc
     project = gen.generate(12_000, 400, tmp_path, seed=5, words_per_file=12_000)
     for inputs, gl in (([samples], samples / "pump-terms.tbx"), ([project / "xliff"], project / "glossary.tbx")):
         whole = _result(inputs, gl, index_cache=False)
+        monkeypatch.setattr(ck, "BIG_DOCUMENT", 7)
         monkeypatch.setattr(ck, "DETECT_CHUNK", 7)
         chunked = _result(inputs, gl, index_cache=False)
         monkeypatch.undo()
@@ -287,6 +288,7 @@ def test_detection_in_chunks_finds_acronyms_defined_anywhere(tmp_path, monkeypat
     write_xliff(tmp_path / "a.xlf", pairs)
     write_csv(tmp_path / "g.csv", ["en", "fr"], [["variable frequency drive", "variateur de fréquence"]])
     whole = _result([tmp_path / "a.xlf"], tmp_path / "g.csv", index_cache=False)
+    monkeypatch.setattr(ck, "BIG_DOCUMENT", 4)
     monkeypatch.setattr(ck, "DETECT_CHUNK", 4)
     assert _result([tmp_path / "a.xlf"], tmp_path / "g.csv", index_cache=False) == whole
     assert '"source_text": "VFD"' in whole

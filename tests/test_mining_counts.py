@@ -95,3 +95,27 @@ def test_counting_only_countable_ngrams_changes_no_result(tmp_path, monkeypatch)
     monkeypatch.setattr(al, "_countable", every_ngram)
     wide = check(*args, lemmatiser="lookup", index_cache=False).to_dict()
     assert json.dumps(wide, sort_keys=True) == json.dumps(narrow, sort_keys=True)
+
+
+def test_pairs_seen_remembers_what_a_set_remembers_through_growth():
+    """`PairsSeen` (the document counts' table of pairs already counted) answers as a set would, across
+    the table's doublings, for keys that share their first bytes (the slot) and for an all-zero digest."""
+    rng = random.Random(5)
+    keys = [bytes(rng.randrange(256) for _ in range(al.PairsSeen.WIDTH)) for _ in range(3000)]
+    keys += [b"\x07" * 8 + bytes([i]) * 4 for i in range(1, 40)]  # same slot, different keys
+    seen, plain = al.PairsSeen(10), set()
+    for k in keys + keys[::7]:
+        assert seen.add(k) == (k not in plain), k
+        plain.add(k)
+    assert len(seen) == len(plain)
+    assert al.PairsSeen.EMPTY not in {al._pair_key("a b", "c d"), al._pair_key("", "")}
+
+
+def test_pair_keys_ignore_case_spacing_and_numbers_only():
+    """Two segment pairs count once when they differ in case, spacing or the numbers they hold; any
+    other difference, or the same words moved from source to target, makes two pairs."""
+    k = al._pair_key
+    assert k("Open the  valve 3", "Ouvrir la vanne 3") == k("open the valve 12", "OUVRIR LA  VANNE 7")
+    assert k("Open the valve", "Ouvrir la vanne") != k("Open the valves", "Ouvrir la vanne")
+    assert k("Open the valve", "Ouvrir la vanne") != k("Open the valve Ouvrir", "la vanne")
+    assert len(k("x", "y")) == al.PairsSeen.WIDTH

@@ -577,12 +577,17 @@ def _stop(tok, stop: frozenset) -> bool:
     return tok.key in stop or len(tok.key) < 2 or (tok.keys[1] if tok.keys else loose(tok.text)) in stop
 
 
-def _pair_key(source: str, target: str) -> str:
-    """What makes two segment pairs "the same sentence": case, spacing and numbers aside. One string
-    for both sides, split by a character XML text never holds (searching for digits first: most
-    sentences have none, and a search costs half a substitution)."""
+def _pair_key(source: str, target: str) -> bytes:
+    """What makes two segment pairs "the same sentence": case, spacing and numbers aside. Both sides in
+    one string, split by a character XML text never holds (searching for digits first: most sentences
+    have none, and a search costs half a substitution), kept as a 96-bit digest: a big memory keeps the
+    key of every segment holding a term (the strings were ~37 MB for a 10M-word memory, the digests ~7);
+    two pairs are taken for one only if their digests are equal (odds of 1 in 10^16 for a million pairs)."""
     k = " ".join(f"{source} \x00 {target}".split()).lower()
-    return _DIGITS.sub("0", k) if _DIGIT.search(k) else k
+    if _DIGIT.search(k):
+        k = _DIGITS.sub("0", k)
+    d = hashlib.blake2b(k.encode("utf-8", "surrogatepass"), digest_size=PairsSeen.WIDTH).digest()
+    return d if d != PairsSeen.EMPTY else b"\x01" + d[1:]  # all zeros marks a free slot of PairsSeen
 
 
 _DIGITS = re.compile(r"\d+")
@@ -620,7 +625,8 @@ def align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lemma
 
     `work`: one document's occurrences (with `.alignment` set by pass 1, None where open); `by_seg`:
     segment index -> positions in `work`; `indexes`: segment index -> TargetIndex; `pendings`: the
-    pass-1 Pending of each occurrence; `forms_cache`: (concept id, language) -> its TargetForms;
+    pass-1 Pending of each open occurrence and of each chain's first (its forms are the chain's);
+    `forms_cache`: (concept id, language) -> its TargetForms;
     `lemmatiser`: the target lemmatiser, to count n-grams over the document's other segments too.
     For each chain with gaps, `mine_renderings` proposes renderings with evidence; each open
     occurrence then takes the best one that does not overlap a span already claimed in its segment,
@@ -721,8 +727,8 @@ def _uncross(work, by_seg) -> None:
 
 
 # Segments of a document tokenised at a time while counting n-grams: the tokens of a whole translation
-# memory are never held at once.
-COUNT_CHUNK = 20_000
+# memory are never held at once (a chunk's are: see check.DETECT_CHUNK).
+COUNT_CHUNK = 2_000
 
 
 def _pair_keys(work) -> dict:
@@ -771,12 +777,12 @@ def _document_counts(work, indexes, stop, lemmatiser, needed, pair_of: dict) -> 
     of the segments holding occurrences, made already). Every translated segment counts (not only those
     holding terms), each distinct pair once (the first segment with it).
 
-    Memory follows the occurrences, not the document: a pair already seen is recognised by a 128-bit
-    digest of its key, and the other segments' targets are tokenised COUNT_CHUNK at a time, counted and
+    Memory follows the occurrences, not the document: a pair already seen is recognised by its key, a
+    digest (`PairsSeen`), and the other segments' targets are tokenised COUNT_CHUNK at a time, counted and
     dropped.
     """
     doc = work[0].doc
-    seen: set = set()
+    seen = PairsSeen(len(doc.segments))
     counts: Counter = Counter()
     firsts = frozenset(g[0] for g in needed)  # n-grams starting elsewhere are never needed
     prefixes = frozenset(g[:m] for g in needed for m in range(1, len(g) + 1))
@@ -797,15 +803,58 @@ def _document_counts(work, indexes, stop, lemmatiser, needed, pair_of: dict) -> 
 
     for s in doc.segments:
         if s.source.strip() and (s.target or "").strip():
-            k = pair_of.get(s.index) or _pair_key(s.source, s.target)
-            digest = hashlib.blake2b(k.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-            if digest not in seen:
-                seen.add(digest)
+            if seen.add(pair_of.get(s.index) or _pair_key(s.source, s.target)):
                 batch.append(s)
                 if len(batch) >= COUNT_CHUNK:
                     flush()
     flush()
     return counts
+
+
+class PairsSeen:
+    """The segment pairs (by `_pair_key`) a document has shown so far, in an open-addressing table of
+    bytes sized for the document: a Python set of the digests cost about 90 bytes a pair (80 MB for the
+    912k units of a 10M-word memory), this 24-48."""
+
+    WIDTH = 12
+    EMPTY = bytes(WIDTH)
+
+    def __init__(self, capacity: int = 0):
+        self._n = 0
+        self._make(1 << max(4, (2 * capacity).bit_length()))
+
+    def _make(self, slots: int) -> None:
+        self._mask = slots - 1
+        self._table = bytearray(slots * self.WIDTH)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def add(self, key: bytes) -> bool:
+        """Remember `key` (a `_pair_key`); True when it had not been seen."""
+        if not self._put(key):
+            return False
+        self._n += 1
+        if 2 * self._n > self._mask:  # kept at most half full: probes stay short
+            old, w = self._table, self.WIDTH
+            self._make(2 * (self._mask + 1))
+            for o in range(0, len(old), w):
+                if old[o:o + w] != self.EMPTY:
+                    self._put(bytes(old[o:o + w]))
+        return True
+
+    def _put(self, d: bytes) -> bool:
+        t, w, mask = self._table, self.WIDTH, self._mask
+        i = int.from_bytes(d[:8], "little") & mask
+        while True:
+            o = i * w
+            here = t[o:o + w]
+            if here == d:
+                return False
+            if here == self.EMPTY:
+                t[o:o + w] = d
+                return True
+            i = (i + 1) & mask
 
 
 @lru_cache(maxsize=None)
