@@ -611,6 +611,8 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
     by_seg: dict = defaultdict(list)
     for i, w in enumerate(work):
         by_seg[w.seg.index].append(i)
+    for k, idxs in by_seg.items():  # read only from here: a tuple is half a list's size
+        by_seg[k] = tuple(idxs)
     seg_list = [work[idxs[0]].seg for idxs in by_seg.values()]
 
     reduced_forms: dict = {}  # kept out of forms_cache: pass 2 reads that one as every concept's forms
@@ -641,15 +643,23 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
             cache[k] = got
         return cache[k]
 
-    pendings = {}
-    for i, w in enumerate(work):
-        rule = w.entry.rule
-        forms = forms_of(w.concept, reduced_of(rule))
-        pendings[i] = al.Pending(
+    def pending(i: int) -> al.Pending:
+        w = work[i]
+        forms = forms_of(w.concept, reduced_of(w.entry.rule))
+        return al.Pending(
             index=i, concept_id=w.concept.id, source_form=w.source_form, source_surface_key=w.surface_key,
             source_text=w.source_text, dnt=w.concept.dnt, forms=forms,
             has_target_terms=any(f.kind == "glossary" for f in forms),
         )
+
+    # pass 2 reads the Pending of each occurrence pass 1 leaves open and of each chain's first (its forms
+    # are the chain's): only those are kept (a big memory's 166k occurrences held ~21 MB of them)
+    chain_firsts: dict = {}
+    for i, w in enumerate(work):
+        chain_firsts.setdefault((w.concept.id, w.source_form), i)
+    firsts = frozenset(chain_firsts.values())
+    del chain_firsts
+    pendings = {}
     # pass 1: glossary designations, DNT items, untranslated copies. Targets are tokenised DETECT_CHUNK
     # segments at a time; a segment's tokens are kept only while one of its occurrences is still open
     # (pass 2 needs them), so a big translation memory never holds the tokens of every segment with a term
@@ -658,20 +668,16 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
         for seg, toks in zip(part, lem_t.tokenize_many([s.target for s in part])):
             idx = al.TargetIndex(toks)
             idxs = by_seg[seg.index]
-            cands = {i: al.candidates(pendings[i], idx, seg.target) for i in idxs}
-            for i, a in al.assign([pendings[i] for i in idxs], cands).items():
+            here = {i: pending(i) for i in idxs}
+            cands = {i: al.candidates(here[i], idx, seg.target) for i in idxs}
+            for i, a in al.assign(list(here.values()), cands).items():
                 work[i].alignment = a
             if any(work[i].alignment is None for i in idxs):
                 indexes.add(seg, idx)
-    # pass 2 reads the pendings of the open occurrences and of each chain's first: let the others go
-    chain_firsts: dict = {}
-    for i, w in enumerate(work):
-        chain_firsts.setdefault((w.concept.id, w.source_form), i)
-    keep = set(chain_firsts.values())
-    for i, w in enumerate(work):
-        if w.alignment is not None and i not in keep:
-            del pendings[i]
-    del chain_firsts, keep
+            for i in idxs:
+                if work[i].alignment is None or i in firsts:
+                    pendings[i] = here[i]
+    del firsts
     # pass 2: renderings established in the document for the chains that still have gaps
     al.align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lem_t)
     # rendering keys (lemmas, leading articles stripped) for references and metrics: the other segments'
