@@ -214,6 +214,28 @@ def test_open_targets_of_a_big_document_are_made_again(memory, monkeypatch):
     assert seen and max(seen) <= ck._OpenTargets.KEEP
 
 
+def test_pass_two_gets_only_the_pendings_it_reads(memory, monkeypatch):
+    """Pass 1 keeps the Pending of an occurrence only when pass 2 reads it: the occurrence is still open,
+    or it is its chain's first (pass 2 takes the chain's forms from it)."""
+    got = []
+    real = al.align_established
+
+    def spy(work, by_seg, indexes, pendings, *args, **kwargs):
+        firsts = {}
+        for i, w in enumerate(work):
+            firsts.setdefault((w.concept.id, w.source_form), i)
+        opened = {i for i, w in enumerate(work) if w.alignment is None}
+        assert set(pendings) == opened | set(firsts.values())
+        assert all(pendings[i].index == i for i in pendings)
+        got.append((len(work), len(pendings), len(opened)))
+        real(work, by_seg, indexes, pendings, *args, **kwargs)
+
+    monkeypatch.setattr(al, "align_established", spy)
+    check([memory / "tmx" / "memory.tmx"], [memory / "glossary.tbx"], index_cache=False, lemmatiser="lookup")
+    assert got and all(0 < kept < n for n, kept, _ in got), got  # some let go, some kept
+    assert any(o > 0 for *_, o in got)
+
+
 # --- the JSON result, written as it is made ---------------------------------------------------------
 
 def _written(path: Path, data) -> bytes:
