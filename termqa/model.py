@@ -9,7 +9,7 @@ import hashlib
 import pickle
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Iterator, Optional, Union
 
@@ -239,6 +239,17 @@ class BilingualFile:
     @property
     def segments(self) -> tuple[Segment, ...]:
         return tuple(s for d in self.documents for s in d.segments)
+
+
+def packed_document(doc: Document) -> Document:
+    """The same document with its segments held compressed (PackedSegments): what a project of many files
+    keeps of the files already read."""
+    if isinstance(doc.segments, PackedSegments):
+        return doc
+    packer = SegmentPacker()
+    for seg in doc.segments:
+        packer.append(seg)
+    return replace(doc, segments=packer.done())
 
 
 # --- glossaries ---------------------------------------------------------------------------------

@@ -71,6 +71,25 @@ def test_streamed_tmx_keeps_its_segments_packed(memory):
         packed[len(whole)]
 
 
+def test_a_big_project_keeps_the_files_it_has_read_packed(tmp_path, monkeypatch):
+    """Over PACK_PROJECT_BYTES of input, every document is packed once its file is read (memory follows
+    the file being read, not the project); the result is the same as with plain records, and records a
+    caller passes in are left as they are."""
+    project = gen.generate(12_000, 150, tmp_path, seed=3, words_per_file=4_000)
+    xliffs, gl = sorted((project / "xliff").glob("*.xlf")), project / "glossary.tbx"
+    assert len(xliffs) == 3
+    plain = ck.prepare(xliffs, [gl])
+    assert all(isinstance(d.segments, tuple) for d in plain.documents)
+    whole = _result(xliffs, gl)
+    monkeypatch.setattr(ck, "PACK_PROJECT_BYTES", sum(p.stat().st_size for p in xliffs) - 1)
+    run = ck.prepare(xliffs, [gl])
+    assert all(isinstance(d.segments, PackedSegments) for d in run.documents)
+    assert [d.segments for d in run.documents] == [d.segments for d in plain.documents]
+    assert _result(xliffs, gl) == whole
+    given = [formats.read_bilingual(str(p)) for p in xliffs]
+    assert all(isinstance(d.segments, tuple) for d in ck.prepare(given, [gl]).documents)
+
+
 def test_packer_keeps_every_field():
     code = InlineCode(3, "bpt", "open", "1", "<b>")
     segs = [Segment(f"d{i % 2}", f"u{i}", "s1" if i % 3 else "", f"src {i}", None if i % 5 == 0 else f"tgt {i}",

@@ -588,8 +588,11 @@
         if (r.right > Math.min(limit, vw) + 1) {
           out.overflowing.push(name + ' sticks out ' + Math.round(r.right - Math.min(limit, vw)));
         }
-        // text wider than its own box (a long token, a path) overflows without widening the box
-        if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1 &&
+        // text wider than its own box (a long token, a path) overflows without widening the box; a form
+        // control draws its value inside its box, clipped (Chromium 150 reports a select's longest option
+        // as its scroll width)
+        if (!/^(SELECT|INPUT|TEXTAREA|BUTTON)$/.test(el.tagName) &&
+            el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1 &&
             getComputedStyle(el).overflowX === 'visible') {
           out.overflowing.push(name + ' content ' + (el.scrollWidth - el.clientWidth));
         }

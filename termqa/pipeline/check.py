@@ -29,7 +29,7 @@ from termqa.lang.normalise import term_key
 from termqa.lang.segcheck import misalignment
 from termqa.model import (
     ALLOWED_STATUSES, BilingualFile, Concept, Document, Glossary, Occurrence, Reference, Span, Verdict,
-    segment_texts, terms_fingerprint,
+    packed_document, segment_texts, terms_fingerprint,
 )
 from termqa.pipeline import align as al, detect as dt, parallel, sanity, variants as vr
 from termqa.pipeline.metrics import Item
@@ -53,6 +53,9 @@ BIG_DOCUMENT = 20_000
 # than 2,000, for the same time).
 DETECT_CHUNK = 2_000
 
+# Above this many bytes of input files, the documents of a project are kept packed once read (`_read_inputs`):
+# ~3M words of XLIFF; a smaller project keeps plain records (packing costs time, unpacking more).
+PACK_PROJECT_BYTES = 64 * 1024 * 1024
 
 @dataclass(slots=True)
 class Work:
@@ -221,8 +224,7 @@ def prepare(
     table = validate_table(penalties or {})
     # paths are read here; records already read (termqa compare reads them once for all systems) pass
     gl = [g if isinstance(g, Glossary) else read_glossary_cached(g, glossary_lang) for g in glossaries]
-    files = [f if isinstance(f, BilingualFile) else formats.read_bilingual(f, src_lang=src_lang, tgt_lang=tgt_lang)
-             for f in _expand_paths(inputs, expand)]
+    files = _read_inputs(_expand_paths(inputs, expand), src_lang, tgt_lang)
     gl = _give_languages(gl, files, src_lang, tgt_lang)
     concepts = merge_glossaries(gl)
     warnings = [w for f in files for w in f.warnings] + [w for g in gl for w in g.warnings]
@@ -246,6 +248,33 @@ def prepare(
     return Run(files=tuple(files), glossaries=tuple(gl), concepts=tuple(concepts), documents=tuple(documents),
                table=table, lem=Lemmatisers(mode), warnings=tuple(alerts + warnings), alerts=tuple(alerts),
                settings=settings)
+
+
+def _read_inputs(items, src_lang, tgt_lang) -> list[BilingualFile]:
+    """The bilingual files (records already read pass as they are). In a project over PACK_PROJECT_BYTES, each
+    file's segments are packed as soon as it is read: memory holds the file being read and the others
+    compressed, not every segment of the project as records."""
+    pack = _input_bytes(items) > PACK_PROJECT_BYTES
+    files = []
+    for item in items:
+        if not isinstance(item, BilingualFile):
+            item = formats.read_bilingual(item, src_lang=src_lang, tgt_lang=tgt_lang)
+            if pack:
+                item = replace(item, documents=tuple(packed_document(d) for d in item.documents))
+        files.append(item)
+    return files
+
+
+def _input_bytes(items) -> int:
+    """Bytes of the input files on disk (what is not a readable file counts nothing: its reader says why)."""
+    total = 0
+    for item in items:
+        if not isinstance(item, BilingualFile):
+            try:
+                total += os.path.getsize(item)
+            except (OSError, TypeError):
+                pass
+    return total
 
 
 def _glossary_fits(concepts: Sequence[Concept], documents: Sequence[Document], source_only: bool) -> list[str]:
