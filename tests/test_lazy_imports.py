@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -90,8 +91,13 @@ def every_help() -> dict[str, str]:
 
 
 def test_every_help_is_what_it_was_before_the_commands_were_lazy():
+    """In a fresh process, as `termqa` runs: click keeps a command's help option once made, so a test
+    that ran a command on its own (without the group's -h) would change that command's help here."""
     before = json.loads(HELP_FILE.read_text(encoding="utf-8"))
-    now = every_help()
+    r = subprocess.run([sys.executable, "-m", "tests.test_lazy_imports", "--print"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    now = json.loads(r.stdout)
     assert sorted(now) == sorted(before), "commands added or gone: regenerate with python -m tests.test_lazy_imports"
     for name, text in before.items():
         assert now[name] == text, name
@@ -153,6 +159,9 @@ def test_the_stamp_leaves_out_folders_without_distributions(tmp_path, monkeypatc
     assert folders  # the site-packages holding termqa's dependencies
 
 
-if __name__ == "__main__":  # write the help fixture (on purpose only: it is what the lazy commands must keep)
-    HELP_FILE.write_text(json.dumps(every_help(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {HELP_FILE}")
+if __name__ == "__main__":  # --print: the help of every command; else write the fixture (on purpose only)
+    if sys.argv[1:] == ["--print"]:
+        print(json.dumps(every_help(), ensure_ascii=False))
+    else:
+        HELP_FILE.write_text(json.dumps(every_help(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote {HELP_FILE}")
