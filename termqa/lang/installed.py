@@ -32,7 +32,8 @@ def distributions_stamp() -> list:
         folder = entry or os.getcwd()  # '' is the current folder, as the import system reads it
         try:
             with os.scandir(folder) as found:
-                names = sorted((e.name, e.stat().st_mtime_ns) for e in found if e.name.endswith(_META_SUFFIXES))
+                names = sorted((e.name, e.stat(follow_symlinks=False).st_mtime_ns) for e in found
+                               if e.name.endswith(_META_SUFFIXES))
         except NotADirectoryError:
             try:
                 names = [("", os.stat(folder).st_mtime_ns)]
