@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from termqa.errors import ConfigError
-from termqa.judge.llm import JudgeSettings, parse_price, settings_from_env
 from termqa.pipeline.variants import DEFAULT_LEVEL as DEFAULT_VARIANTS
+
+if TYPE_CHECKING:  # the judge (and what it imports) loads only when a judge model is configured
+    from termqa.judge.llm import JudgeSettings
 
 # key -> kind; anything else in the file is refused with the list of known keys.
 KEYS = {
@@ -166,6 +168,8 @@ def judge_settings(settings: dict, environ: Optional[dict] = None) -> Optional[J
     model = settings.get("judge_model") or (env.get("OPENAI_MODEL") or None)
     if not model:
         return None
+    from termqa.judge.llm import parse_price, settings_from_env
+
     kw: dict = {"model": model}
     for k, name in (("judge_base_url", "base_url"), ("concurrency", "concurrency"), ("max_calls", "max_calls"),
                     ("max_cost", "max_cost"), ("cache", "cache_path"), ("offline", "offline"),

@@ -20,7 +20,9 @@ result each time, so the results are stored in the user cache folder and loaded 
 - `blank-language-*` and `tokenizer-spacy-*.bin`: which blank spaCy tokenizer serves a language and
   that tokenizer's rules (loaded without importing the language's exception lists);
 - `chunk-rules-*`: the same rules as plain data for termqa.lang.chunktok, which tokenises new text in
-  lookup mode without importing spaCy, keyed by the spaCy and Python versions and the language.
+  lookup mode without importing spaCy, keyed by the spaCy and Python versions and the language;
+- `installed-*`: what importlib.metadata says about spaCy and spacy-lookups-data (termqa.lang.installed),
+  keyed by the installed distributions' metadata folders (names and modification times).
 
 Every key also holds termqa's version, a fingerprint of its source files and this module's FORMAT, so
 an upgrade (or an edit of the code in a working copy) never reads what older code built. Folder:

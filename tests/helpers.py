@@ -39,18 +39,21 @@ def outcomes(result, concept=None):
 
 
 _RUN_AND_SAY_SPACY = (
-    "import sys\n"
+    "import json, sys\n"
     "from termqa.cli.main import main\n"
     "try:\n"
     "    main(sys.argv[1:], standalone_mode=False)\n"
     "finally:\n"
     "    print('spacy imported' if 'spacy' in sys.modules else 'spacy not imported', file=sys.stderr)\n"
+    "    print('modules imported: ' + json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
 )
+
+_MODULES_LINE = "modules imported: "
 
 
 def run_cli_saying_spacy(args, cache):
     """`termqa ARGS` in a fresh Python process with `cache` as its index cache; its stderr ends with
-    "spacy imported" or "spacy not imported"."""
+    "spacy imported" or "spacy not imported", then the line `modules_imported` reads."""
     import os
     import subprocess
     import sys
@@ -58,3 +61,12 @@ def run_cli_saying_spacy(args, cache):
     env = {**os.environ, "TERMQA_CACHE_DIR": str(cache)}
     return subprocess.run([sys.executable, "-c", _RUN_AND_SAY_SPACY, *args], env=env, capture_output=True,
                           text=True, timeout=600)
+
+
+def modules_imported(stderr: str) -> set:
+    """The names in sys.modules when the process of `run_cli_saying_spacy` ended (from its stderr)."""
+    import json
+
+    lines = [ln for ln in stderr.splitlines() if ln.startswith(_MODULES_LINE)]
+    assert lines, f"no list of modules in stderr:\n{stderr}"
+    return set(json.loads(lines[-1][len(_MODULES_LINE):]))

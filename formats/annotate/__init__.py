@@ -38,20 +38,20 @@ import shutil
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from termqa.errors import InputError, TermqaError, UsageError
 from termqa.fileio import atomic_write
-from termqa.formats import splice
 from termqa.formats.xmlsafe import local, parse_bytes
 
-from .memoq import MemoqWriter
+from .names import ITS_NS, MQ_NS, SDL_NS, XLIFF12_NS
 from .notes import OUTCOMES_BY_LEVEL, Annotation, annotations_from_result, note_text, priority, trados_severity
-from .place import ITS_NS, MQ_NS, SDL_NS, XLIFF12_NS, Placement, XFile, file_for
-from .sdlxliff import SdlWriter
-from .strip import strip
-from .xliff1 import Xliff1Writer
-from .xliff2 import Xliff2Writer
+
+if TYPE_CHECKING:
+    from .place import Placement, XFile
+
+# The writers, `place` and `strip` (and the XML splicing under them) are imported by the functions that
+# write: every check reads replies through this package (`replies`), and only --annotate writes.
 
 __all__ = ["AnnotateReport", "Annotation", "ITS_NS", "MQ_NS", "OUTCOMES_BY_LEVEL", "SDL_NS", "XLIFF12_NS",
            "annotate", "annotate_bytes", "annotate_files", "annotations_from_result", "note_text", "priority",
@@ -72,6 +72,11 @@ class AnnotateReport:
 
 def writer_for(f: XFile, its: bool, dates: dict, now: datetime, path: str) -> Placement:
     """The writer of the file's dialect."""
+    from .memoq import MemoqWriter
+    from .sdlxliff import SdlWriter
+    from .xliff1 import Xliff1Writer
+    from .xliff2 import Xliff2Writer
+
     cls = SdlWriter if f.sdl else Xliff2Writer if f.v2 else MemoqWriter if f.memoq else Xliff1Writer
     return cls(f, its, dates, now, path)
 
@@ -79,6 +84,10 @@ def writer_for(f: XFile, its: bool, dates: dict, now: datetime, path: str) -> Pl
 def annotate_bytes(data: bytes, annotations, *, its: bool = False, path: str = "<bytes>",
                    now: Optional[datetime] = None) -> tuple[bytes, AnnotateReport]:
     """Annotated bytes of an XLIFF file (see the module docstring) and what was done."""
+    from termqa.formats import splice
+
+    from .place import XFile, file_for
+    from .strip import strip
 
     tree = parse_bytes(data, path)  # hardened: no entities, well-formed, or a typed error
     if local(tree.tag) != "xliff":

@@ -9,8 +9,9 @@ from __future__ import annotations
 from termqa.formats import splice
 from termqa.formats.splice import Edit, Element, esc_attr
 
+from .names import ID_PREFIX, ITS_NS
 from .notes import Annotation, num
-from .place import ID_PREFIX, ITS_NS, Placement, XFile, fresh_prefix, qn
+from .place import Placement, XFile, fresh_prefix, qn
 
 
 def its_prefix(el: Element) -> tuple[str, str]:

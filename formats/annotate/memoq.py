@@ -14,8 +14,9 @@ from typing import Optional
 
 from termqa.formats.splice import Element, esc_attr, esc_text
 
+from .names import MQ_NS, TERMQA
 from .notes import Annotation
-from .place import MQ_NS, TERMQA, XFile, guid
+from .place import XFile, guid
 from .xliff1 import Xliff1Writer
 
 

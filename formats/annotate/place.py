@@ -18,16 +18,8 @@ from termqa.errors import InputError
 from termqa.formats import splice
 from termqa.formats.splice import Edit, Element, Leaf
 
+from .names import MQ_NS, SDL_NS
 from .notes import Annotation
-
-ITS_NS = "http://www.w3.org/2005/11/its"
-SDL_NS = "http://sdl.com/FileTypes/SdlXliff/1.0"
-MQ_NS = "MQXliff"  # memoQ's namespace name is literally this string
-XLIFF12_NS = "urn:oasis:names:tc:xliff:document:1.2"
-TERMQA = "termqa"
-# termqa's own attributes (XLIFF 2 notes allow attributes from other namespaces)
-TERMQA_NS = "urn:x-termqa:note"
-ID_PREFIX = "termqa-"
 # Fixed namespace for deterministic comment GUIDs (uuid5 of the annotation's identity).
 _GUID_NS = uuid.UUID("6f1c2a4e-3b8d-5c7e-9a10-2b3c4d5e6f70")
 

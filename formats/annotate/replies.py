@@ -18,10 +18,7 @@ from termqa.errors import TermqaError
 from termqa.formats.xmlsafe import local, parse_bytes
 from termqa.labels import ERROR_CODES
 
-from .place import TERMQA
-
-SDL_NS = "http://sdl.com/FileTypes/SdlXliff/1.0"
-MQ_NS = "MQXliff"
+from .names import MQ_NS, SDL_NS, TERMQA
 
 _ACCEPT = re.compile(r"^\s*(accept(ed)?|ok(ay)?|agreed?|correct|fine)\b[\s:.,;!-]*", re.I)
 _REJECT = re.compile(r"^\s*(reject(ed)?|wrong|error|disagree)\b[\s:.,;!-]*(?P<label>[A-H][1-7]?)?\b[\s:.,;!-]*", re.I)

@@ -16,8 +16,9 @@ from datetime import timezone
 
 from termqa.formats.splice import Element, esc_attr, esc_text
 
+from .names import SDL_NS, TERMQA
 from .notes import Annotation, trados_severity
-from .place import SDL_NS, TERMQA, Placement, XFile, fresh_prefix, guid, qn
+from .place import Placement, XFile, fresh_prefix, guid, qn
 from .xliff1 import note_xml
 
 

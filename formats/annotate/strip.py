@@ -11,7 +11,8 @@ from termqa.formats import splice
 from termqa.formats.splice import Edit, Element
 
 from . import its, memoq, sdlxliff, xliff1, xliff2
-from .place import SDL_NS, TERMQA, XFile
+from .names import SDL_NS, TERMQA
+from .place import XFile
 
 
 class Removal:

@@ -24,8 +24,9 @@ from typing import Optional
 from termqa.formats.splice import Element, esc_text
 
 from . import its
+from .names import ID_PREFIX, TERMQA
 from .notes import Annotation, priority, with_segment
-from .place import ID_PREFIX, TERMQA, Placement, XFile, qn
+from .place import Placement, XFile, qn
 
 
 def note_xml(unit: Element, a: Annotation, text: str) -> str:

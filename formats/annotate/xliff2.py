@@ -16,8 +16,9 @@ from typing import Optional
 from termqa.formats.splice import Element, esc_attr, esc_text
 
 from . import its
+from .names import ID_PREFIX, TERMQA, TERMQA_NS
 from .notes import Annotation, num, priority, with_segment
-from .place import ID_PREFIX, TERMQA, TERMQA_NS, Ids, Placement, XFile, fresh_prefix, qn
+from .place import Ids, Placement, XFile, fresh_prefix, qn
 
 
 class Xliff2Writer(Placement):

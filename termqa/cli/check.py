@@ -13,13 +13,9 @@ from termqa.cli.common import (
 from termqa.cli.console import summary
 from termqa.cli.options import input_options, judge_options
 from termqa.fileio import atomic_write, dump_json
-from termqa.formats.annotate import annotate_files, annotations_from_result
 from termqa.formats.decisions import find_decisions
 from termqa.inputs import expand
 from termqa.pipeline.check import check as run_check
-from termqa.reports.csvout import write_csv
-from termqa.reports.html import write_html
-from termqa.reports.xlsx import write_xlsx
 from termqa.results.gate import failures, parse as parse_gate
 from termqa.results.serialise import streamed_result
 
@@ -99,13 +95,22 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
             silence_stdout()
     elif json_out:
         wrote(atomic_write(json_out, json_data=data), quiet)
+    # each writer is imported only when its file is asked for: a run writing JSON alone loads none of them
     if csv_out:
+        from termqa.reports.csvout import write_csv
+
         wrote(write_csv(data, csv_out, issues_only=issues_only), quiet)
     if xlsx_out:
+        from termqa.reports.xlsx import write_xlsx
+
         wrote(write_xlsx(data, xlsx_out), quiet)
     if report:
+        from termqa.reports.html import write_html
+
         wrote(write_html(data, report, fail_on=fail_on, source_words=source_words(result)), quiet)
     if annotate or in_place:
+        from termqa.formats.annotate import annotate_files, annotations_from_result
+
         notes = annotations_from_result(data, level=s.get("annotate_level") or "flagged")
         written = annotate_files(result.files, notes, out=annotate, in_place=in_place, its=bool(s.get("its")))
         for rep in written or []:

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import sys
 import time
 from pathlib import Path
+from typing import Optional
 
 import click
 
 from termqa.errors import InputError, TermqaError, UsageError
 from termqa.formats.sniff import detect_text, looks_binary, text_start
-from termqa.judge.batch import R_BATCH
-from termqa.judge.stages import R_UNAVAILABLE
 
 EXIT_OK = 0
 EXIT_QA_FAILED = 1
@@ -28,6 +28,8 @@ def incomplete_message(result: dict) -> str:
     acc = result.get("accounting") or {}
     batch = acc.get("batch") or {}
     if batch and (batch["queued"] or batch["waiting"] or batch["deferred"]):
+        from termqa.judge.batch import R_BATCH  # only a judged run gets here: counting never loads the judge
+
         occ = result["summary"]["unjudged_reasons"].get(R_BATCH, 0)
         if batch["mode"] == "file" and batch["queued"]:
             done = (f"wrote {batch['queued']} judge questions to {batch['file']}: run it (e.g. vLLM's "
@@ -44,6 +46,8 @@ def incomplete_message(result: dict) -> str:
         return f"termqa: incomplete: {done}; {occ} occurrences are unjudged ({R_BATCH}){failed}"
     if not acc.get("failed"):
         return ""
+    from termqa.judge.stages import R_UNAVAILABLE
+
     occ = result["summary"]["unjudged_reasons"].get(R_UNAVAILABLE, 0)
     why = f" ({acc['fatal_error']})" if acc.get("fatal_error") else ""
     return (f"termqa: incomplete: {acc['failed']} judge questions failed after retries{why}; "
@@ -89,7 +93,28 @@ def guarded(func):
 
 
 class Group(click.Group):
-    """The `termqa` group: a typed error in any command is one line and exit code 2, never a traceback."""
+    """The `termqa` group: a typed error in any command is one line and exit code 2, never a traceback.
+
+    `lazy` names commands by where they live, {name: (module, attribute)}: such a module is imported only
+    when its command is looked up (run, or listed by --help), so a check does not pay for loading every
+    other command's library (comparison statistics, judge batches, meta-evaluation).
+    """
+
+    def __init__(self, *args, lazy: Optional[dict] = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy or {})
+
+    def list_commands(self, ctx):
+        return sorted({*self.commands, *self.lazy})
+
+    def get_command(self, ctx, name):
+        if name not in self.commands and name in self.lazy:
+            module, attribute = self.lazy[name]
+            command = getattr(importlib.import_module(module), attribute)
+            if command.name != name:  # a renamed command would show under one name and run under another
+                raise RuntimeError(f"lazy command {name!r} is named {command.name!r} in {module}")
+            self.add_command(command)
+        return super().get_command(ctx, name)
 
     def invoke(self, ctx):
         return run_guarded(super().invoke, ctx)

@@ -13,19 +13,26 @@ import click
 from termqa import config, indexcache
 from termqa.cli.check import check_command
 from termqa.cli.common import EXIT_INPUT, Group, epilog, wrote
-from termqa.cli.compare import compare_command
 from termqa.cli.console import rescore_table
-from termqa.cli.decide import decide_group
-from termqa.cli.evaluate import COMMANDS as evaluate_commands
-from termqa.cli.judge import judge_group
-from termqa.evaluate.rescore import rescore_result
 from termqa.fileio import atomic_write
 from termqa.inspect import inspect_file, render_text
 from termqa.results.serialise import load_result
 from termqa.version import __version__
 
 
-@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
+# Commands imported only when used (or listed by --help): a check, the command people wait for, loads
+# none of their libraries. check, inspect, rescore and cache are defined or registered below.
+LAZY_COMMANDS = {
+    "compare": ("termqa.cli.compare", "compare_command"),
+    "decide": ("termqa.cli.decide", "decide_group"),
+    "judge": ("termqa.cli.judge", "judge_group"),
+    "meta-eval": ("termqa.cli.evaluate", "meta_eval_cmd"),
+    "biomqm-export": ("termqa.cli.evaluate", "biomqm_export_cmd"),
+    "backlog": ("termqa.cli.evaluate", "backlog_cmd"),
+}
+
+
+@click.group(cls=Group, lazy=LAZY_COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="termqa")
 def main():
     """Terminology QA for translation projects: glossary conformity, consistency, and an LLM judge.
@@ -77,6 +84,8 @@ def inspect(files, as_json, src_lang, tgt_lang, glossary_lang):
 def rescore(verdicts, penalties_file, json_out):
     """Recompute every score from a saved --json result under other penalties, with no LLM call."""
 
+    from termqa.evaluate.rescore import rescore_result
+
     data = load_result(verdicts)
     out = rescore_result(data, config.load_penalties(penalties_file))
     if json_out:
@@ -107,8 +116,7 @@ def cache_clear():
     click.echo(f"removed {n} file{'s' if n != 1 else ''} from {cache.folder}")
 
 
-for command in (check_command, compare_command, decide_group, judge_group, *evaluate_commands):
-    main.add_command(command)
+main.add_command(check_command)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

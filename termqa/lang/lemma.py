@@ -33,7 +33,6 @@ import os
 import re
 import sys
 import threading
-from functools import lru_cache
 from operator import itemgetter
 from pathlib import Path
 from typing import Optional, Sequence
@@ -42,7 +41,7 @@ from termqa import indexcache
 from termqa.errors import TermqaError, UsageError
 from termqa.fileio import atomic_write
 from termqa.gcpause import paused_gc
-from termqa.lang import chunktok
+from termqa.lang import chunktok, installed
 from termqa.lang.fold import exact_key, loose, loose_many
 from termqa.lang.langtags import primary
 
@@ -472,22 +471,12 @@ def _load_table(lang: str) -> Optional[_Table]:
         return table
 
 
-@lru_cache(maxsize=None)
 def _lookup_files(lang: str) -> dict:
     """spacy-lookups-data's data files for `lang` (name -> path), found through the `spacy_lookups`
     entry point it declares (where spaCy's registry finds them): no spaCy import, which alone costs
-    about 1.5 s per process. Empty when the package is missing (fallback mode). Read once per process
-    (scanning the entry points takes tens of milliseconds); callers must not change the dict."""
-    try:
-        from importlib.metadata import entry_points
-
-        for ep in entry_points(group="spacy_lookups"):
-            if ep.name == lang:
-                files = ep.load()
-                return dict(files) if isinstance(files, dict) else {}
-    except Exception:  # a broken install: no tables, fallback mode says so in the signature
-        pass
-    return {}
+    about 1.5 s per process. Empty when the package is missing (fallback mode). The entry points are
+    read once and kept in the index cache (termqa.lang.installed); callers must not change the dict."""
+    return installed.lookup_files(lang)
 
 
 def _read_data(path) -> object:
@@ -1085,14 +1074,12 @@ def _package_meta(pkg: str) -> dict:
 
 
 def _spacy_version() -> str:
-    try:
-        from importlib.metadata import version
+    found = installed.spacy_version()
+    if found is not None:
+        return found
+    import spacy  # its metadata is unreadable: ask the package itself
 
-        return version("spacy")
-    except Exception:
-        import spacy
-
-        return spacy.__version__
+    return spacy.__version__
 
 
 def _blank_language(lang: str):
@@ -1199,9 +1186,4 @@ def _chunk_rules(lang: str) -> Optional[dict]:
 
 
 def _lookups_version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("spacy-lookups-data")
-    except Exception:
-        return "?"
+    return installed.lookups_version()

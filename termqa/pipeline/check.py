@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field, fields, replace
 from itertools import islice
 from pathlib import Path
-from typing import Callable, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence, Union
 
 from termqa import formats, indexcache, signature
 from termqa.errors import LanguageError, UsageError
@@ -21,8 +21,6 @@ from termqa.formats.csvgloss import assign_languages
 from termqa.formats.decisions import DecisionBook, merge, read_decisions
 from termqa.gcpause import without_gc
 from termqa.inputs import expand, merge_glossaries
-from termqa.judge.llm import JudgeSettings
-from termqa.judge.stages import run_judge
 from termqa.lang.langtags import normalise_tag, primary
 from termqa.lang.lemma import Lemmatiser, get_lemmatiser
 from termqa.lang.normalise import term_key
@@ -35,10 +33,13 @@ from termqa.pipeline import align as al, detect as dt, parallel, sanity, variant
 from termqa.pipeline.metrics import Item
 from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING, Rules, verdict_fields
 from termqa.pipeline.reference import glossary_reference, pseudo_reference
-from termqa.pipeline.review import ReviewReport, apply_decisions, decisions_from_replies
 from termqa.pipeline.score import validate_table
 from termqa.results.serialise import result_dict
 from termqa.signature import JudgePart, Signature
+
+if TYPE_CHECKING:  # a counting run never loads the judge (openai, its SQLite cache) nor the review code
+    from termqa.judge.llm import JudgeSettings
+    from termqa.pipeline.review import ReviewReport
 
 Progress = Callable[[str, int, int], None]
 
@@ -372,6 +373,8 @@ def review(run: Run, book: Optional[DecisionBook] = None) -> Run:
     replies = [r for f in run.files if f.format.startswith("xliff") for r in read_replies(f.path)]
     if book is None and not replies:
         return run
+    from termqa.pipeline.review import apply_decisions, decisions_from_replies
+
     from_replies, reply_report = decisions_from_replies(replies, run.verdicts, run.documents)
     combined = book or DecisionBook()
     if from_replies:
@@ -458,6 +461,8 @@ def _count_parallel(documents, concepts, tries, lem, jobs, progress, level=vr.DE
 def judge_run(run: Run, settings: JudgeSettings, *, exhaustive: bool = False, domain: Optional[str] = None,
               progress: Optional[Progress] = None) -> Run:
     """The LLM judge on what counting left open (termqa.judge.stages)."""
+    from termqa.judge.stages import run_judge
+
     verdicts, references, accounting, info = run_judge(
         list(run.verdicts), dict(run.references), run.documents, run.concepts_by_id, settings,
         table=run.table, exhaustive=exhaustive, domain=domain, progress=progress, lem=run.lem,

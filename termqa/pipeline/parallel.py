@@ -8,7 +8,6 @@ projects stay in one process too: starting workers and sending results back cost
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 from typing import Callable, Optional, Sequence, TypeVar
 
@@ -32,20 +31,23 @@ def available_cores() -> int:
 
 
 def can_fork() -> bool:
+    import multiprocessing  # only asked when workers are wanted: a one-process run never loads it (~8 ms)
+
     return "fork" in multiprocessing.get_all_start_methods()
 
 
 def plan_jobs(jobs: Optional[int], documents: Sequence[Document]) -> int:
     """Worker processes for counting: `jobs` when given, else the cores on a large enough project;
     never more than the documents, and 1 where processes cannot be forked."""
-    if len(documents) < 2 or not can_fork():
+    if len(documents) < 2:
         return 1
     if jobs is None:
         words = sum(len(s.source.split()) for d in documents for s in d.segments)
         if words < PARALLEL_MIN_WORDS:
             return 1
         jobs = available_cores()
-    return max(1, min(int(jobs), len(documents)))
+    jobs = max(1, min(int(jobs), len(documents)))
+    return jobs if jobs == 1 or can_fork() else 1
 
 
 _TASK: Optional[Callable[[int], object]] = None  # set in the parent just before forking
@@ -76,6 +78,7 @@ def run_documents(task: Callable[[int], R], count: int, jobs: int,
     the results (pickled) travel back. Documents are independent, so nothing else needs to.
     """
     global _TASK
+    import multiprocessing
     from multiprocessing.connection import wait
 
     _TASK = task
