@@ -150,9 +150,15 @@ class IndexCache:
             return
         try:
             payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:
+            # a value pickle cannot write (a lock, a local function: PicklingError, TypeError or
+            # AttributeError depending on the object; RecursionError for a deep one) is not cached: the
+            # caller has the value, and the next run builds it again
+            return
+        try:
             header = MAGIC + f"{FORMAT} {hashlib.sha256(payload).hexdigest()}\n".encode("ascii")
             atomic_write(self.path_of(key), header + payload, make_folder=True)
-        except (OSError, TermqaError, pickle.PicklingError, RecursionError):
+        except (OSError, TermqaError):
             pass
 
     def table(self, key: str) -> Optional["Table"]:

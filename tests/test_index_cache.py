@@ -10,6 +10,7 @@ import json
 import multiprocessing
 import shutil
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -438,3 +439,23 @@ def test_counting_and_the_result_run_with_the_collector_paused_and_resume_it(sam
     assert {k for k, _ in seen} == {"detect", "dict"}
     assert not any(on for _, on in seen), seen
     assert gc.isenabled()
+
+
+def _local_function():
+    def inner():
+        return 1
+
+    return inner
+
+
+@pytest.mark.parametrize("value", [lambda: 1, threading.Lock(), _local_function(), {"deep": [threading.Lock()]}],
+                         ids=["lambda", "lock", "local function", "nested lock"])
+def test_a_value_pickle_cannot_write_is_skipped_quietly(tmp_path, value):
+    """store() of a value pickle refuses (PicklingError, TypeError, AttributeError by object) writes
+    nothing and raises nothing; the key stays a miss and other keys are unaffected."""
+    cache = indexcache.IndexCache(tmp_path)
+    cache.store("bad", value)
+    assert cache.load("bad") is None
+    assert not list(tmp_path.iterdir())  # no file, no temporary file left
+    cache.store("good", {"a": 1})
+    assert cache.load("good") == {"a": 1}
