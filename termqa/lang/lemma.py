@@ -1177,7 +1177,9 @@ def _keep_chunk_rules(lang: str, tokenizer) -> None:
     if not cache.enabled:
         return
     key = _chunk_rules_key(lang)
-    if cache.path_of(key).is_file():
+    # stored and usable: nothing to do. A file that is there but fails its checks (damaged, truncated)
+    # is written again: testing only that it exists kept a damaged file, and spaCy, for good
+    if cache.path_of(key).is_file() and _chunk_rules(lang) is not None:
         return
     try:
         data = chunktok.extract(tokenizer)
