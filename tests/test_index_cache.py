@@ -488,3 +488,30 @@ def test_a_value_pickle_cannot_write_is_skipped_quietly(tmp_path, value):
     assert not list(tmp_path.iterdir())  # no file, no temporary file left
     cache.store("good", {"a": 1})
     assert cache.load("good") == {"a": 1}
+
+
+@pytest.mark.parametrize("size", [0, 1, 4095, 4096, 4097, 3 * 4096 + 5])
+def test_the_glossary_key_hash_read_blockwise_equals_the_whole_file_hash(tmp_path, size):
+    """The glossary key's digest is read a block at a time (no copy of a big termbase in memory), and is
+    the sha256 of the whole file, which the readers record as the glossary's content hash."""
+    import hashlib
+    import random
+
+    from termqa.fileio import file_sha256
+
+    data = random.Random(size).randbytes(size)
+    (tmp_path / "g.tbx").write_bytes(data)
+    assert file_sha256(tmp_path / "g.tbx", block=4096) == hashlib.sha256(data).hexdigest()
+    assert file_sha256(str(tmp_path / "g.tbx")) == hashlib.sha256(data).hexdigest()
+
+
+def test_a_cached_glossary_carries_the_blockwise_hash(samples, tmp_path):
+    import hashlib
+
+    gl = samples / "pump-terms.tbx"
+    cache = indexcache.IndexCache(tmp_path)
+    with indexcache.using(cache):
+        read_glossary_cached(gl)
+        again = read_glossary_cached(gl)
+    assert (cache.misses, cache.hits) == (1, 1)  # the second read is the stored glossary
+    assert again.content_hash == hashlib.sha256(gl.read_bytes()).hexdigest()
