@@ -45,6 +45,7 @@ import hashlib
 import importlib.util
 import json
 import marshal
+import mmap
 import os
 import pickle
 import shutil
@@ -133,11 +134,9 @@ class IndexCache:
         if self.folder is None:
             return None
         try:
-            data = self.path_of(key).read_bytes()
+            value = _read(self.path_of(key))
         except OSError:
-            self.misses += 1
-            return None
-        value = _decode(data)
+            value = None
         if value is None:
             self.misses += 1
         else:
@@ -256,24 +255,51 @@ class Table:
             pass
 
 
-def _decode(data: bytes) -> Any:
-    """The value of a cache file, or None when any check fails (never raises)."""
-    if not data.startswith(MAGIC):
-        return None
-    nl = data.find(b"\n", len(MAGIC))
-    if nl < 0:
-        return None
-    try:
-        version, digest = data[len(MAGIC):nl].decode("ascii").split(" ")
-    except (UnicodeDecodeError, ValueError):
-        return None
-    payload = data[nl + 1:]
-    if version != str(FORMAT) or hashlib.sha256(payload).hexdigest() != digest:
-        return None
-    try:
-        return pickle.loads(payload)
-    except Exception:  # a class renamed since the file was written, or anything else: rebuild
-        return None
+def _read(path: Path) -> Any:
+    """The value of the cache file at `path`, or None when it fails a check; OSError when unreadable.
+
+    The file is mapped read-only rather than read into a bytes object: the checksum and the unpickler
+    read the mapped pages in place, so loading a 20 MB lexicon does not first hold a 20 MB copy of the
+    file (and, before, a second one for the payload slice) beside the objects it becomes. The map and
+    the file are closed before returning, whatever happened. (A file cut short in place while mapped
+    would fault the reader; termqa never writes in place: every write is a new file renamed over.)
+    """
+    with open(path, "rb") as fh:
+        try:
+            mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        except ValueError:  # an empty file cannot be mapped (and is not a cache file)
+            return None
+        with mapped:
+            return _decode(mapped)
+
+
+def _decode(data) -> Any:
+    """The value of a cache file's content (bytes or any buffer, e.g. an mmap), or None when any check
+    fails (never raises).
+
+    Read through memoryview slices, which share the buffer: a slice of an mmap or of bytes would copy
+    the payload. Every view is released before returning, so the caller can close an mmap at once.
+    """
+    with memoryview(data) as view:
+        head = bytes(view[:len(MAGIC) + 80])  # magic, then "FORMAT sha256-hex\n": well under 80 bytes
+        if not head.startswith(MAGIC):
+            return None
+        nl = head.find(b"\n", len(MAGIC))
+        if nl < 0:
+            return None
+        try:
+            version, digest = head[len(MAGIC):nl].decode("ascii").split(" ")
+        except (UnicodeDecodeError, ValueError):
+            return None
+        if version != str(FORMAT):
+            return None
+        with view[nl + 1:] as payload:
+            if hashlib.sha256(payload).hexdigest() != digest:
+                return None
+            try:
+                return pickle.loads(payload)
+            except Exception:  # a class renamed since the file was written, or anything else: rebuild
+                return None
 
 
 # The cache a run uses. A context variable rather than an argument threaded through every reader:

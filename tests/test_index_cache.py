@@ -6,6 +6,7 @@ Each test uses its own cache folder, so what another test left there never matte
 from __future__ import annotations
 
 import copy
+import gc
 import json
 import multiprocessing
 import shutil
@@ -515,3 +516,39 @@ def test_a_cached_glossary_carries_the_blockwise_hash(samples, tmp_path):
         again = read_glossary_cached(gl)
     assert (cache.misses, cache.hits) == (1, 1)  # the second read is the stored glossary
     assert again.content_hash == hashlib.sha256(gl.read_bytes()).hexdigest()
+
+
+def _open_paths() -> set[str]:
+    """Files this process has open or mapped (Linux /proc)."""
+    import os
+
+    fds = {os.path.realpath(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")}
+    maps = {line.split(maxsplit=5)[-1].strip() for line in Path("/proc/self/maps").read_text().splitlines()
+            if len(line.split()) >= 6}
+    return fds | maps
+
+
+@pytest.mark.parametrize("cut", ["empty", "inside magic", "inside header", "after header", "payload half",
+                                 "one byte short"])
+def test_a_truncated_file_read_through_the_map_is_a_miss_and_leaves_nothing_open(tmp_path, cut):
+    """Cache files are read through a read-only mmap: a file cut anywhere is a miss (never an error nor
+    a wrong value), and the file and its map are closed after every load, hit or miss."""
+    import warnings
+
+    cache = indexcache.IndexCache(tmp_path)
+    value = {"words": "\n".join(f"mot{i}é" for i in range(50_000)), "n": list(range(1000))}
+    cache.store("k", value)
+    path = cache.path_of("k")
+    data = path.read_bytes()
+    header = data.index(b"\n", len(indexcache.MAGIC)) + 1
+    keep = {"empty": 0, "inside magic": 5, "inside header": header - 10, "after header": header,
+            "payload half": header + (len(data) - header) // 2, "one byte short": len(data) - 1}[cut]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResourceWarning)
+        assert cache.load("k") == value  # whole: a hit
+        path.write_bytes(data[:keep])
+        assert cache.load("k") is None
+        gc.collect()  # an unclosed file would warn when collected
+    assert (cache.hits, cache.misses) == (1, 1)
+    if Path("/proc/self/maps").exists():
+        assert str(path.resolve()) not in _open_paths()
