@@ -552,3 +552,88 @@ def test_a_truncated_file_read_through_the_map_is_a_miss_and_leaves_nothing_open
     assert (cache.hits, cache.misses) == (1, 1)
     if Path("/proc/self/maps").exists():
         assert str(path.resolve()) not in _open_paths()
+
+
+# --- keys: the language code's entries outlive edits elsewhere ----------------------------------------
+
+def test_lang_fingerprint_follows_the_language_code_and_the_cache_module_only(tmp_path):
+    """In an edited copy of the package: an edit of detection (or any module outside termqa/lang/ and
+    indexcache.py) changes the whole-code fingerprint only; an edit of a language module or of the
+    cache module changes both."""
+    pkg = tmp_path / "termqa"
+    shutil.copytree(Path(indexcache.__file__).resolve().parent, pkg,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+
+    def prints():
+        return (indexcache.source_fingerprint(pkg), indexcache.source_fingerprint(pkg, lang_only=True))
+
+    code0, lang0 = prints()
+    assert prints() == (code0, lang0)  # stable
+    with (pkg / "pipeline" / "detect.py").open("a") as f:
+        f.write("\n# an edit of detection\n")
+    code1, lang1 = prints()
+    assert code1 != code0 and lang1 == lang0
+    with (pkg / "lang" / "fold.py").open("a") as f:
+        f.write("\n# an edit of folding\n")
+    code2, lang2 = prints()
+    assert code2 != code1 and lang2 != lang1
+    with (pkg / "indexcache.py").open("a") as f:
+        f.write("\n# an edit of the cache module\n")
+    code3, lang3 = prints()
+    assert code3 != code2 and lang3 != lang2
+    # this install's fingerprints are those of its own files
+    real = Path(indexcache.__file__).resolve().parent
+    assert indexcache.lang_fingerprint() == indexcache.source_fingerprint(real, lang_only=True)
+
+
+def test_an_edit_outside_lang_keeps_analyses_and_tables_and_an_edit_of_lang_drops_them(tmp_path, monkeypatch):
+    """Fingerprints patched as an edit would change them: after an edit outside termqa/lang/ the stored
+    analyses are read (no spaCy) and the lemma table is a hit, while the glossary, source index and
+    target forms get new keys; after an edit of termqa/lang/ the analyses and the table are rebuilt."""
+    from termqa.lang import lemma
+
+    folder = tmp_path / "cache"
+    text = "Remplacez le joint d'étanchéité du corps de pompe avant la mise en service."
+    spacy_asked = []
+
+    def lemmatiser():
+        def load_nlp():
+            spacy_asked.append(1)
+            return lemma._blank("fr")
+        return lemma.Lemmatiser("fr", "lookup", "test-lookup-fr", None, None, load_nlp=load_nlp,
+                                load_table=lambda: lemma._load_table("fr"))
+
+    files = lemma._lookup_files("fr")
+    names = lemma._table_names("fr")
+
+    def table_hit(cache) -> bool:
+        before = cache.hits
+        lemma._cached_table("fr", names, files)
+        return cache.hits == before + 1
+
+    def keys():
+        return {"glossary": indexcache.make_key("glossary", "x"), "source": indexcache.make_key("source-index", "x"),
+                "analyses": lemmatiser().analyses_key(), "chunk": lemma._chunk_rules_key("fr"),
+                "table": lemma._table_key("fr", names, files)}
+
+    cache = indexcache.IndexCache(folder)
+    with indexcache.using(cache):
+        first = lemmatiser()
+        toks = first.tokenize(text)
+        first.save_analyses()
+        assert spacy_asked
+        lemma._cached_table("fr", names, files)  # stored
+        k0 = keys()
+
+        monkeypatch.setattr(indexcache, "_CODE", "an edit of detection")
+        k1 = keys()
+        assert [k for k in k0 if k0[k] != k1[k]] == ["glossary", "source"]
+        spacy_asked.clear()
+        assert lemmatiser().tokenize(text) == toks and not spacy_asked  # analyses kept
+        assert table_hit(cache)
+
+        monkeypatch.setattr(indexcache, "_LANG", "an edit of termqa/lang")
+        k2 = keys()
+        assert all(k1[k] != k2[k] for k in ("analyses", "chunk", "table"))
+        assert lemmatiser().tokenize(text) == toks and spacy_asked  # analysed again
+        assert not table_hit(cache)

@@ -556,7 +556,7 @@ def _table_key(lang: str, names: list[str], files: dict, kind: str = "lemma-tabl
             stamp.append([n, str(files[n]), st.st_size, st.st_mtime_ns])
         except OSError:
             stamp.append([n, str(files[n])])
-    return indexcache.make_key(kind, lang, source, _lookups_version(), stamp)
+    return indexcache.make_lang_key(kind, lang, source, _lookups_version(), stamp)
 
 
 def known_form(word: str, lang: str) -> Optional[str]:
@@ -644,6 +644,12 @@ def _read_pos_keys(files) -> tuple[str, str, str]:
 # text, rel start, rel end, lemma, key, article, punct, keys (Token's fields)
 _Piece = tuple[str, int, int, str, str, bool, bool, tuple]
 
+# The layout of a stored analysis (a tuple of `_Piece`s per chunk or text), part of the analyses table's
+# key. The table is keyed by the language code's fingerprint (indexcache.make_lang_key), which any edit
+# of this package changes; this number says what a row means, so that a change of meaning is a new table
+# even where the code reads the same. 2: since the table's key left the whole-code fingerprint.
+ANALYSES_FORMAT = 2
+
 
 def _is_punct(s: str) -> bool:
     return _HAS_WORDCHAR.search(s) is None
@@ -716,7 +722,7 @@ class Lemmatiser:
     # -- analyses kept between runs -------------------------------------------------------------
 
     def analyses_key(self) -> str:
-        return indexcache.make_key("analyses", self.name, self.mode, self.lang)
+        return indexcache.make_lang_key("analyses", ANALYSES_FORMAT, self.name, self.mode, self.lang)
 
     def _stored(self, keys) -> dict:
         """The stored analyses of `keys` (texts or chunks) that the table has."""
@@ -1103,7 +1109,7 @@ def _blank_language(lang: str):
     spaCy): the answer is kept in the index cache, so later runs build it only when a text needs it.
     """
     cache = indexcache.active()
-    key = indexcache.make_key("blank-language", _spacy_version(), lang) if cache.enabled else None
+    key = indexcache.make_lang_key("blank-language", _spacy_version(), lang) if cache.enabled else None
     if key is not None:
         hit = cache.load(key)
         if hit in (lang, "xx"):
@@ -1167,7 +1173,8 @@ def _blank(lang: str):
 
 def _chunk_rules_key(lang: str) -> str:
     # the Python version too: the patterns are compiled by this Python's `re`, as spaCy's would be
-    return indexcache.make_key("chunk-rules", _spacy_version(), lang, chunktok.FORMAT, list(sys.version_info[:2]))
+    return indexcache.make_lang_key("chunk-rules", _spacy_version(), lang, chunktok.FORMAT,
+                                    list(sys.version_info[:2]))
 
 
 def _keep_chunk_rules(lang: str, tokenizer) -> None:
