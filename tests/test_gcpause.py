@@ -106,3 +106,25 @@ def test_without_gc_runs_the_function_in_a_pause():
 
     made, x = work(7)
     assert x == 7 and gc.isenabled() and _generation_of(made) == 2
+
+
+def test_the_command_line_skips_the_collection_at_exit_and_the_library_does_not(monkeypatch, tmp_path):
+    """A `termqa` command registers one exit handler that freezes every object (shutdown then walks
+    none of them again); importing or calling the library registers nothing."""
+    import atexit
+
+    from click.testing import CliRunner
+
+    from termqa import gcpause
+    from termqa.cli.main import main
+
+    registered = []
+    monkeypatch.setattr(gcpause, "_AT_EXIT", False)
+    monkeypatch.setattr(atexit, "register", lambda fn, *a, **k: registered.append(fn))
+    with paused_gc():
+        pass
+    assert registered == []
+    monkeypatch.setenv("TERMQA_CACHE_DIR", str(tmp_path))
+    for _ in range(2):
+        assert CliRunner().invoke(main, ["cache", "path"]).exit_code == 0
+    assert registered == [gc.freeze]

@@ -12,6 +12,7 @@ import click
 
 from termqa.errors import InputError, TermqaError, UsageError
 from termqa.formats.sniff import detect_text, looks_binary, text_start
+from termqa.gcpause import no_collection_at_exit
 from termqa.judge.batch import R_BATCH
 from termqa.judge.stages import R_UNAVAILABLE
 
@@ -92,6 +93,7 @@ class Group(click.Group):
     """The `termqa` group: a typed error in any command is one line and exit code 2, never a traceback."""
 
     def invoke(self, ctx):
+        no_collection_at_exit()
         return run_guarded(super().invoke, ctx)
 
 
