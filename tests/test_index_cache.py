@@ -404,7 +404,7 @@ def test_sorted_words_and_pairs_behave_like_a_set_and_a_dict():
     from termqa.lang.lemma import _SortedPairs, _SortedWords
 
     rng = random.Random(11)
-    alphabet = "aàbcéeE'-z"
+    alphabet = "aàbcéeE'-zœ\U0001d518"  # 1-, 2-, 3- and 4-byte UTF-8: the text is searched as bytes
     for _ in range(300):
         words = {"".join(rng.choice(alphabet) for _ in range(rng.randint(1, 6))) for _ in range(rng.randint(0, 60))}
         pairs = {w: "\t".join(rng.choice(["x", "y", "zé"]) for _ in range(rng.randint(1, 3))) for w in words}
