@@ -317,6 +317,8 @@ def _read(path: Path) -> Any:
             mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
         except ValueError:  # an empty file cannot be mapped (and is not a cache file)
             return None
+        except OSError:  # a file system that cannot map files: read it whole, as before
+            return _decode(fh.read())
         with mapped:
             return _decode(mapped)
 

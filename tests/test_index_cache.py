@@ -554,6 +554,22 @@ def test_a_truncated_file_read_through_the_map_is_a_miss_and_leaves_nothing_open
         assert str(path.resolve()) not in _open_paths()
 
 
+def test_a_file_system_that_cannot_map_files_reads_them_whole(tmp_path, monkeypatch):
+    import mmap
+
+    cache = indexcache.IndexCache(tmp_path)
+    cache.store("k", {"a": "é" * 1000})
+
+    def refuse(*_a, **_k):
+        raise OSError(19, "No such device")
+
+    monkeypatch.setattr(mmap, "mmap", refuse)
+    assert cache.load("k") == {"a": "é" * 1000}
+    data = cache.path_of("k").read_bytes()
+    cache.path_of("k").write_bytes(data[:-1])
+    assert cache.load("k") is None
+
+
 # --- keys: the language code's entries outlive edits elsewhere ----------------------------------------
 
 def test_lang_fingerprint_follows_the_language_code_and_the_cache_module_only(tmp_path):
