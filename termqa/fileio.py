@@ -6,6 +6,7 @@ old file as it was.
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -34,6 +35,21 @@ class Rows:
 
     def __bool__(self) -> bool:
         return self._any
+
+
+def file_sha256(path: Union[str, os.PathLike], block: int = 1 << 20) -> str:
+    """sha256 (hex) of a file's bytes, read a block at a time into one buffer: a big termbase is hashed
+    without holding its bytes (the index cache's glossary key; a hit never reads the file otherwise)."""
+    h = hashlib.sha256()
+    buf = bytearray(block)
+    view = memoryview(buf)
+    with open(path, "rb", buffering=0) as fh:
+        while True:
+            n = fh.readinto(buf)
+            if not n:
+                break
+            h.update(view[:n])
+    return h.hexdigest()
 
 
 def atomic_write(path: Union[str, os.PathLike], content: Union[str, bytes, None] = None, *,

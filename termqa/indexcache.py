@@ -24,8 +24,12 @@ result each time, so the results are stored in the user cache folder and loaded 
 - `installed-*`: what importlib.metadata says about spaCy and spacy-lookups-data (termqa.lang.installed),
   keyed by the installed distributions' metadata folders (names and modification times).
 
-Every key also holds termqa's version, a fingerprint of its source files and this module's FORMAT, so
-an upgrade (or an edit of the code in a working copy) never reads what older code built. Folder:
+Every key also holds this module's FORMAT and a fingerprint of the code that built the value, so an
+upgrade (or an edit of the code in a working copy) never reads what older code built: termqa's version
+and all its source files for the glossary, the source index and the target forms (`make_key`); only
+termqa/lang/ and this module for what the language code alone builds, the analyses, lemma tables,
+lexicon, part-of-speech keys, blank-language answers and tokenizer rules (`make_lang_key`), so an edit of
+detection or a reader keeps them. Folder:
 `$TERMQA_CACHE_DIR` when set, else `<user cache dir>/termqa/index` (platformdirs, the
 folder the verdict cache lives in). `termqa cache clear` or deleting the folder empties it; a run with
 `--no-index-cache` neither reads nor writes it.
@@ -47,6 +51,7 @@ import hashlib
 import importlib.util
 import json
 import marshal
+import mmap
 import os
 import pickle
 import shutil
@@ -77,6 +82,34 @@ def default_folder() -> Optional[Path]:
 
 
 _CODE: Optional[str] = None
+_LANG: Optional[str] = None
+
+
+def _package_root() -> Path:
+    return Path(__file__).resolve().parent
+
+
+def source_fingerprint(package: Path, *, lang_only: bool = False, extra_roots: tuple = ()) -> str:
+    """sha256 of the source files under `package` (a termqa package folder) that decide cached values.
+
+    All its .py files and those of `extra_roots` (the readers' folder), with termqa's version; with
+    `lang_only`, only the language code (`lang/`: tokenizer, lemmatiser, folding, the tables' loading
+    and the lexicon) and this module, which is all that the entries keyed by `make_lang_key` depend
+    on. A path argument rather than this install's files, so tests can fingerprint an edited copy.
+    """
+    h = hashlib.sha256()
+    if lang_only:
+        groups = [(package, sorted((package / "lang").rglob("*.py")) + [package / Path(__file__).name])]
+    else:
+        h.update(__version__.encode())
+        groups = [(root, sorted(root.rglob("*.py"))) for root in sorted({package, *extra_roots})]
+    for root, files in groups:
+        for f in files:
+            try:
+                h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
+            except OSError:
+                pass
+    return h.hexdigest()
 
 
 def code_fingerprint() -> str:
@@ -88,30 +121,46 @@ def code_fingerprint() -> str:
     """
     global _CODE
     if _CODE is None:
-        h = hashlib.sha256(__version__.encode())
-        roots = {Path(__file__).resolve().parent}  # the termqa package
+        roots = []
         try:  # the readers install as termqa.formats from a folder of their own
             spec = importlib.util.find_spec("termqa.formats")
             if spec is not None and spec.submodule_search_locations:
-                roots.add(Path(list(spec.submodule_search_locations)[0]).resolve())
+                roots.append(Path(list(spec.submodule_search_locations)[0]).resolve())
         except (ImportError, ValueError):  # pragma: no cover - formats is part of the install
             pass
-        for root in sorted(roots):
-            for f in sorted(root.rglob("*.py")):
-                try:
-                    h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
-                except OSError:
-                    pass
-        _CODE = h.hexdigest()
+        _CODE = source_fingerprint(_package_root(), extra_roots=tuple(roots))
     return _CODE
+
+
+def lang_fingerprint() -> str:
+    """sha256 of the language code and this module only (see `make_lang_key`), once per process."""
+    global _LANG
+    if _LANG is None:
+        _LANG = source_fingerprint(_package_root(), lang_only=True)
+    return _LANG
+
+
+def _key(kind: str, fingerprint: str, parts: tuple) -> str:
+    payload = json.dumps([FORMAT, fingerprint, kind, *parts], sort_keys=True,
+                         ensure_ascii=False, separators=(",", ":"), default=str)
+    return f"{kind}-{hashlib.sha256(payload.encode('utf-8')).hexdigest()[:32]}"
 
 
 def make_key(kind: str, *parts: Any) -> str:
     """A file-name-safe key: the kind, then the sha256 of everything that decides the cached value
-    (termqa's version and code fingerprint included)."""
-    payload = json.dumps([FORMAT, __version__, code_fingerprint(), kind, *parts], sort_keys=True,
-                         ensure_ascii=False, separators=(",", ":"), default=str)
-    return f"{kind}-{hashlib.sha256(payload.encode('utf-8')).hexdigest()[:32]}"
+    (termqa's version and code fingerprint included). For what depends on the glossary readers,
+    detection or variants code: any edit of termqa makes a new key."""
+    return _key(kind, code_fingerprint(), (__version__, *parts))
+
+
+def make_lang_key(kind: str, *parts: Any) -> str:
+    """A key like `make_key`'s, for what only the language code builds (text analyses, lemma tables,
+    the lexicon, part-of-speech keys, blank-language answers, tokenizer rules): keyed by
+    `lang_fingerprint`, so editing detection, alignment or a reader keeps them (the analyses of every
+    text seen, and the tables that take seconds to build), while editing termqa/lang/ or this module
+    makes new ones. Whatever else the value depends on (spaCy and table versions, data files) goes in
+    `parts`."""
+    return _key(kind, lang_fingerprint(), parts)
 
 
 class IndexCache:
@@ -135,11 +184,9 @@ class IndexCache:
         if self.folder is None:
             return None
         try:
-            data = self.path_of(key).read_bytes()
+            value = _read(self.path_of(key))
         except OSError:
-            self.misses += 1
-            return None
-        value = _decode(data)
+            value = None
         if value is None:
             self.misses += 1
         else:
@@ -152,9 +199,15 @@ class IndexCache:
             return
         try:
             payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:
+            # a value pickle cannot write (a lock, a local function: PicklingError, TypeError or
+            # AttributeError depending on the object; RecursionError for a deep one) is not cached: the
+            # caller has the value, and the next run builds it again
+            return
+        try:
             header = MAGIC + f"{FORMAT} {hashlib.sha256(payload).hexdigest()}\n".encode("ascii")
             atomic_write(self.path_of(key), header + payload, make_folder=True)
-        except (OSError, TermqaError, pickle.PicklingError, RecursionError):
+        except (OSError, TermqaError):
             pass
 
     def table(self, key: str) -> Optional["Table"]:
@@ -252,24 +305,53 @@ class Table:
             pass
 
 
-def _decode(data: bytes) -> Any:
-    """The value of a cache file, or None when any check fails (never raises)."""
-    if not data.startswith(MAGIC):
-        return None
-    nl = data.find(b"\n", len(MAGIC))
-    if nl < 0:
-        return None
-    try:
-        version, digest = data[len(MAGIC):nl].decode("ascii").split(" ")
-    except (UnicodeDecodeError, ValueError):
-        return None
-    payload = data[nl + 1:]
-    if version != str(FORMAT) or hashlib.sha256(payload).hexdigest() != digest:
-        return None
-    try:
-        return pickle.loads(payload)
-    except Exception:  # a class renamed since the file was written, or anything else: rebuild
-        return None
+def _read(path: Path) -> Any:
+    """The value of the cache file at `path`, or None when it fails a check; OSError when unreadable.
+
+    The file is mapped read-only rather than read into a bytes object: the checksum and the unpickler
+    read the mapped pages in place, so loading a 20 MB lexicon does not first hold a 20 MB copy of the
+    file (and, before, a second one for the payload slice) beside the objects it becomes. The map and
+    the file are closed before returning, whatever happened. (A file cut short in place while mapped
+    would fault the reader; termqa never writes in place: every write is a new file renamed over.)
+    """
+    with open(path, "rb") as fh:
+        try:
+            mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        except ValueError:  # an empty file cannot be mapped (and is not a cache file)
+            return None
+        except OSError:  # a file system that cannot map files: read it whole, as before
+            return _decode(fh.read())
+        with mapped:
+            return _decode(mapped)
+
+
+def _decode(data) -> Any:
+    """The value of a cache file's content (bytes or any buffer, e.g. an mmap), or None when any check
+    fails (never raises).
+
+    Read through memoryview slices, which share the buffer: a slice of an mmap or of bytes would copy
+    the payload. Every view is released before returning, so the caller can close an mmap at once.
+    """
+    with memoryview(data) as view:
+        head = bytes(view[:len(MAGIC) + 80])  # magic, then "FORMAT sha256-hex\n": well under 80 bytes
+        if not head.startswith(MAGIC):
+            return None
+        nl = head.find(b"\n", len(MAGIC))
+        if nl < 0:
+            return None
+        try:
+            version, digest = head[len(MAGIC):nl].decode("ascii").split(" ")
+        except (UnicodeDecodeError, ValueError):
+            return None
+        if version != str(FORMAT):
+            return None
+        with view[nl + 1:] as payload:
+            if hashlib.sha256(payload).hexdigest() != digest:
+                return None
+            try:
+                return pickle.loads(payload)
+            except Exception:  # a class renamed since the file was written, or anything else: rebuild
+                return None
 
 
 # The cache a run uses. A context variable rather than an argument threaded through every reader:
@@ -314,5 +396,5 @@ def using(cache: IndexCache) -> Iterator[IndexCache]:
         _ACTIVE.reset(token)
 
 
-__all__ = ["IndexCache", "Table", "FORMAT", "ENV_DIR", "default_folder", "default_cache", "make_key", "resolve",
-           "active", "using"]
+__all__ = ["IndexCache", "Table", "FORMAT", "ENV_DIR", "default_folder", "default_cache", "make_key", "make_lang_key",
+           "resolve", "active", "using"]

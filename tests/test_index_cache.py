@@ -6,10 +6,12 @@ Each test uses its own cache folder, so what another test left there never matte
 from __future__ import annotations
 
 import copy
+import gc
 import json
 import multiprocessing
 import shutil
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -165,8 +167,37 @@ def test_corrupt_files_are_rebuilt(samples, tmp_path, damage):
                           + payload)
     assert _result([samples], gl, index_cache=folder) == good
     cache = indexcache.IndexCache(folder)
-    for f in files:  # every damaged file was overwritten with a valid one
-        assert cache.load(f.stem) is not None
+    # every damaged file this process reads again was overwritten with a valid one: the glossary and
+    # source index (tables, lexicons and tokenizer rules stay in memory once a process has loaded
+    # them, so whether a run here reads their files depends on the tests before: see the next test)
+    read_again = [f for f in files if f.name.startswith(("glossary-", "source-index-"))]
+    assert read_again
+    for f in read_again:
+        assert cache.load(f.stem) is not None, f.name
+
+
+def test_truncated_files_of_every_kind_are_rebuilt_by_a_fresh_process(samples, tmp_path):
+    """Every cache file cut short, then a run in a fresh process (which reads every file it needs,
+    lemma tables, lexicons, part-of-speech keys and tokenizer rules included): the same result, and
+    each file written again, so the next run need not import spaCy."""
+    folder = tmp_path / "cache"
+    args = ["check", str(samples), "-g", str(samples / "pump-terms.tbx"), "-q", "--json"]
+    first = _run_cli(args + [str(tmp_path / "good.json")], folder)
+    assert first.returncode in (0, 1), first.stderr
+    files = sorted(folder.glob("*.pickle"))
+    assert {f.name.split("-")[0] for f in files} >= {"glossary", "source", "lemma", "pos", "chunk", "blank"}
+    for f in files:
+        data = f.read_bytes()
+        f.write_bytes(data[: max(1, len(data) - 100)])
+    for f in folder.glob("*.sqlite"):  # the analyses and target forms too, so the run needs every file
+        f.unlink()
+    again = _run_cli(args + [str(tmp_path / "again.json")], folder)
+    assert again.returncode == first.returncode, again.stderr
+    good, got = (json.loads((tmp_path / f"{n}.json").read_text(encoding="utf-8")) for n in ("good", "again"))
+    assert got == good
+    cache = indexcache.IndexCache(folder)
+    for f in files:
+        assert cache.load(f.stem) is not None, f.name
 
 
 def _writer(folder: str, key: str, n: int, rounds: int) -> None:
@@ -373,7 +404,7 @@ def test_sorted_words_and_pairs_behave_like_a_set_and_a_dict():
     from termqa.lang.lemma import _SortedPairs, _SortedWords
 
     rng = random.Random(11)
-    alphabet = "aàbcéeE'-z"
+    alphabet = "aàbcéeE'-zœ\U0001d518"  # 1-, 2-, 3- and 4-byte UTF-8: the text is searched as bytes
     for _ in range(300):
         words = {"".join(rng.choice(alphabet) for _ in range(rng.randint(1, 6))) for _ in range(rng.randint(0, 60))}
         pairs = {w: "\t".join(rng.choice(["x", "y", "zé"]) for _ in range(rng.randint(1, 3))) for w in words}
@@ -438,3 +469,187 @@ def test_counting_and_the_result_run_with_the_collector_paused_and_resume_it(sam
     assert {k for k, _ in seen} == {"detect", "dict"}
     assert not any(on for _, on in seen), seen
     assert gc.isenabled()
+
+
+def _local_function():
+    def inner():
+        return 1
+
+    return inner
+
+
+@pytest.mark.parametrize("value", [lambda: 1, threading.Lock(), _local_function(), {"deep": [threading.Lock()]}],
+                         ids=["lambda", "lock", "local function", "nested lock"])
+def test_a_value_pickle_cannot_write_is_skipped_quietly(tmp_path, value):
+    """store() of a value pickle refuses (PicklingError, TypeError, AttributeError by object) writes
+    nothing and raises nothing; the key stays a miss and other keys are unaffected."""
+    cache = indexcache.IndexCache(tmp_path)
+    cache.store("bad", value)
+    assert cache.load("bad") is None
+    assert not list(tmp_path.iterdir())  # no file, no temporary file left
+    cache.store("good", {"a": 1})
+    assert cache.load("good") == {"a": 1}
+
+
+@pytest.mark.parametrize("size", [0, 1, 4095, 4096, 4097, 3 * 4096 + 5])
+def test_the_glossary_key_hash_read_blockwise_equals_the_whole_file_hash(tmp_path, size):
+    """The glossary key's digest is read a block at a time (no copy of a big termbase in memory), and is
+    the sha256 of the whole file, which the readers record as the glossary's content hash."""
+    import hashlib
+    import random
+
+    from termqa.fileio import file_sha256
+
+    data = random.Random(size).randbytes(size)
+    (tmp_path / "g.tbx").write_bytes(data)
+    assert file_sha256(tmp_path / "g.tbx", block=4096) == hashlib.sha256(data).hexdigest()
+    assert file_sha256(str(tmp_path / "g.tbx")) == hashlib.sha256(data).hexdigest()
+
+
+def test_a_cached_glossary_carries_the_blockwise_hash(samples, tmp_path):
+    import hashlib
+
+    gl = samples / "pump-terms.tbx"
+    cache = indexcache.IndexCache(tmp_path)
+    with indexcache.using(cache):
+        read_glossary_cached(gl)
+        again = read_glossary_cached(gl)
+    assert (cache.misses, cache.hits) == (1, 1)  # the second read is the stored glossary
+    assert again.content_hash == hashlib.sha256(gl.read_bytes()).hexdigest()
+
+
+def _open_paths() -> set[str]:
+    """Files this process has open or mapped (Linux /proc)."""
+    import os
+
+    fds = {os.path.realpath(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")}
+    maps = {line.split(maxsplit=5)[-1].strip() for line in Path("/proc/self/maps").read_text().splitlines()
+            if len(line.split()) >= 6}
+    return fds | maps
+
+
+@pytest.mark.parametrize("cut", ["empty", "inside magic", "inside header", "after header", "payload half",
+                                 "one byte short"])
+def test_a_truncated_file_read_through_the_map_is_a_miss_and_leaves_nothing_open(tmp_path, cut):
+    """Cache files are read through a read-only mmap: a file cut anywhere is a miss (never an error nor
+    a wrong value), and the file and its map are closed after every load, hit or miss."""
+    import warnings
+
+    cache = indexcache.IndexCache(tmp_path)
+    value = {"words": "\n".join(f"mot{i}é" for i in range(50_000)), "n": list(range(1000))}
+    cache.store("k", value)
+    path = cache.path_of("k")
+    data = path.read_bytes()
+    header = data.index(b"\n", len(indexcache.MAGIC)) + 1
+    keep = {"empty": 0, "inside magic": 5, "inside header": header - 10, "after header": header,
+            "payload half": header + (len(data) - header) // 2, "one byte short": len(data) - 1}[cut]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResourceWarning)
+        assert cache.load("k") == value  # whole: a hit
+        path.write_bytes(data[:keep])
+        assert cache.load("k") is None
+        gc.collect()  # an unclosed file would warn when collected
+    assert (cache.hits, cache.misses) == (1, 1)
+    if Path("/proc/self/maps").exists():
+        assert str(path.resolve()) not in _open_paths()
+
+
+def test_a_file_system_that_cannot_map_files_reads_them_whole(tmp_path, monkeypatch):
+    import mmap
+
+    cache = indexcache.IndexCache(tmp_path)
+    cache.store("k", {"a": "é" * 1000})
+
+    def refuse(*_a, **_k):
+        raise OSError(19, "No such device")
+
+    monkeypatch.setattr(mmap, "mmap", refuse)
+    assert cache.load("k") == {"a": "é" * 1000}
+    data = cache.path_of("k").read_bytes()
+    cache.path_of("k").write_bytes(data[:-1])
+    assert cache.load("k") is None
+
+
+# --- keys: the language code's entries outlive edits elsewhere ----------------------------------------
+
+def test_lang_fingerprint_follows_the_language_code_and_the_cache_module_only(tmp_path):
+    """In an edited copy of the package: an edit of detection (or any module outside termqa/lang/ and
+    indexcache.py) changes the whole-code fingerprint only; an edit of a language module or of the
+    cache module changes both."""
+    pkg = tmp_path / "termqa"
+    shutil.copytree(Path(indexcache.__file__).resolve().parent, pkg,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+
+    def prints():
+        return (indexcache.source_fingerprint(pkg), indexcache.source_fingerprint(pkg, lang_only=True))
+
+    code0, lang0 = prints()
+    assert prints() == (code0, lang0)  # stable
+    with (pkg / "pipeline" / "detect.py").open("a") as f:
+        f.write("\n# an edit of detection\n")
+    code1, lang1 = prints()
+    assert code1 != code0 and lang1 == lang0
+    with (pkg / "lang" / "fold.py").open("a") as f:
+        f.write("\n# an edit of folding\n")
+    code2, lang2 = prints()
+    assert code2 != code1 and lang2 != lang1
+    with (pkg / "indexcache.py").open("a") as f:
+        f.write("\n# an edit of the cache module\n")
+    code3, lang3 = prints()
+    assert code3 != code2 and lang3 != lang2
+    # this install's fingerprints are those of its own files
+    real = Path(indexcache.__file__).resolve().parent
+    assert indexcache.lang_fingerprint() == indexcache.source_fingerprint(real, lang_only=True)
+
+
+def test_an_edit_outside_lang_keeps_analyses_and_tables_and_an_edit_of_lang_drops_them(tmp_path, monkeypatch):
+    """Fingerprints patched as an edit would change them: after an edit outside termqa/lang/ the stored
+    analyses are read (no spaCy) and the lemma table is a hit, while the glossary, source index and
+    target forms get new keys; after an edit of termqa/lang/ the analyses and the table are rebuilt."""
+    from termqa.lang import lemma
+
+    folder = tmp_path / "cache"
+    text = "Remplacez le joint d'étanchéité du corps de pompe avant la mise en service."
+    spacy_asked = []
+
+    def lemmatiser():
+        def load_nlp():
+            spacy_asked.append(1)
+            return lemma._blank("fr")
+        return lemma.Lemmatiser("fr", "lookup", "test-lookup-fr", None, None, load_nlp=load_nlp,
+                                load_table=lambda: lemma._load_table("fr"))
+
+    files = lemma._lookup_files("fr")
+    names = lemma._table_names("fr")
+
+    def table_hit(cache) -> bool:
+        before = cache.hits
+        lemma._cached_table("fr", names, files)
+        return cache.hits == before + 1
+
+    def keys():
+        return {"glossary": indexcache.make_key("glossary", "x"), "source": indexcache.make_key("source-index", "x"),
+                "analyses": lemmatiser().analyses_key(), "chunk": lemma._chunk_rules_key("fr"),
+                "table": lemma._table_key("fr", names, files)}
+
+    cache = indexcache.IndexCache(folder)
+    with indexcache.using(cache):
+        first = lemmatiser()
+        toks = first.tokenize(text)
+        first.save_analyses()
+        assert spacy_asked
+        lemma._cached_table("fr", names, files)  # stored
+        k0 = keys()
+
+        monkeypatch.setattr(indexcache, "_CODE", "an edit of detection")
+        k1 = keys()
+        assert [k for k in k0 if k0[k] != k1[k]] == ["glossary", "source"]
+        spacy_asked.clear()
+        assert lemmatiser().tokenize(text) == toks and not spacy_asked  # analyses kept
+        assert table_hit(cache)
+
+        monkeypatch.setattr(indexcache, "_LANG", "an edit of termqa/lang")
+        k2 = keys()
+        assert all(k1[k] != k2[k] for k in ("analyses", "chunk", "table"))
+        assert lemmatiser().tokenize(text) == toks and spacy_asked  # analysed again
+        assert not table_hit(cache)

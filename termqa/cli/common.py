@@ -14,6 +14,7 @@ import click
 
 from termqa.errors import InputError, TermqaError, UsageError
 from termqa.formats.sniff import detect_text, looks_binary, text_start
+from termqa.gcpause import no_collection_at_exit
 
 EXIT_OK = 0
 EXIT_QA_FAILED = 1
@@ -117,6 +118,7 @@ class Group(click.Group):
         return super().get_command(ctx, name)
 
     def invoke(self, ctx):
+        no_collection_at_exit()
         return run_guarded(super().invoke, ctx)
 
 

@@ -11,11 +11,11 @@ import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, fields, replace
 from itertools import islice
-from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence, Union
 
 from termqa import formats, indexcache, signature
 from termqa.errors import LanguageError, UsageError
+from termqa.fileio import file_sha256
 from termqa.formats.annotate.replies import read_replies
 from termqa.formats.csvgloss import assign_languages
 from termqa.formats.decisions import DecisionBook, merge, read_decisions
@@ -304,7 +304,7 @@ def read_glossary_cached(path, glossary_lang: Optional[str] = None) -> Glossary:
     if not cache.enabled:
         return formats.read_glossary(path, default_lang=glossary_lang)
     try:
-        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        digest = file_sha256(path)
     except OSError:  # missing or unreadable: the reader says so in its own words
         return formats.read_glossary(path, default_lang=glossary_lang)
     key = indexcache.make_key("glossary", digest, str(path), glossary_lang)
