@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import Union
+from typing import Optional, Union
 
 from termqa.errors import InputError, UnknownFormatError
 from termqa.model import BilingualFile, Glossary
@@ -96,43 +96,65 @@ def _dispatch(path, kind, data, root, *, src_lang=None, tgt_lang=None, default_l
     raise UnknownFormatError(path, "unknown format")  # pragma: no cover - kinds are closed
 
 
-# TMX files larger than this are read streaming (formats.tmx.read_stream): no XML tree in memory.
+# TMX and XLIFF files larger than this are read streaming (formats.tmx.read_stream,
+# formats.xliff1.read_stream, formats.xliff2.read_stream): no XML tree in memory.
 STREAM_MIN_BYTES = 16 * 1024 * 1024
 _FIRST_ELEMENT = re.compile(rb"<(?![?!])([A-Za-z_][\w.:-]*)")
+_STREAMED = ("tmx", "xliff")
 
 
-def _big_tmx(path) -> bool:
-    """A TMX file large enough to stream (the first element is <tmx>; UTF-8 or another ASCII superset)."""
+def _big_xml(path) -> Optional[str]:
+    """"tmx" or "xliff": the first element of a file large enough to stream (UTF-8 or another ASCII
+    superset; only the head of the file is read), else None."""
     p = Path(path)
     try:
         if not p.is_file() or p.stat().st_size < STREAM_MIN_BYTES:
-            return False
+            return None
         with open(p, "rb") as fh:
             head = fh.read(65536)
     except OSError:
-        return False  # the ordinary path reports it
+        return None  # the ordinary path reports it
     if head.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in head[:200]:
-        return False  # UTF-16: the whole-file parser handles it
+        return None  # UTF-16: the whole-file parser handles it
     body = re.sub(rb"<!--.*?-->", b"", head, flags=re.S)
     m = _FIRST_ELEMENT.search(body)
-    return m is not None and m.group(1).split(b":")[-1] == b"tmx"
+    name = m.group(1).split(b":")[-1].decode("ascii") if m else None
+    return name if name in _STREAMED else None
+
+
+def _read_streaming(path, *, src_lang=None, tgt_lang=None) -> Optional[BilingualFile]:
+    """The record of a big TMX or XLIFF file read streaming; None for any other file."""
+    name = _big_xml(path)
+    if name == "tmx":
+        from . import tmx
+
+        return tmx.read_stream(str(path), src_lang=src_lang, tgt_lang=tgt_lang)
+    if name == "xliff":
+        from . import xmlsafe, xmlstream
+
+        xmlsafe.refuse_entities(xmlsafe.prolog_of(path), path)  # before any parsing
+        # 1.x or 2.x is told by the root element (namespace, version), read from the file's head
+        if kind_of_root(xmlstream.root_of(str(path))) == "xliff2":
+            from . import xliff2 as reader
+        else:
+            from . import xliff1 as reader
+        return reader.read_stream(str(path), src_lang=src_lang, tgt_lang=tgt_lang)
+    return None
 
 
 def read_any(path, *, src_lang=None, tgt_lang=None, default_lang=None) -> Union[BilingualFile, Glossary]:
     """Read a bilingual file or a glossary, whichever it is."""
-    if _big_tmx(path):
-        from . import tmx
-
-        return tmx.read_stream(str(path), src_lang=src_lang, tgt_lang=tgt_lang)
+    streamed = _read_streaming(path, src_lang=src_lang, tgt_lang=tgt_lang)
+    if streamed is not None:
+        return streamed
     kind, data, root = _parse(path)
     return _dispatch(path, kind, data, root, src_lang=src_lang, tgt_lang=tgt_lang, default_lang=default_lang)
 
 
 def read_bilingual(path, *, src_lang=None, tgt_lang=None) -> BilingualFile:
-    if _big_tmx(path):
-        from . import tmx
-
-        return tmx.read_stream(str(path), src_lang=src_lang, tgt_lang=tgt_lang)
+    streamed = _read_streaming(path, src_lang=src_lang, tgt_lang=tgt_lang)
+    if streamed is not None:
+        return streamed
     kind, data, root = _parse(path)
     if kind not in BILINGUAL:
         raise InputError(path, f"is a glossary ({kind}), not a bilingual file", fix="pass it with --glossary")

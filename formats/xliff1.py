@@ -18,9 +18,9 @@ from typing import Optional
 from termqa.errors import InputError, MissingLanguageError
 from termqa.gcpause import paused_gc
 from termqa.lang.langtags import normalise_tag
-from termqa.model import BilingualFile, Document, Segment
+from termqa.model import BilingualFile, Document, Segment, SegmentPacker
 
-from . import inline
+from . import inline, xmlsafe, xmlstream
 from .xmlsafe import XML_LANG, ns
 
 FORMAT = "xliff-1.2"
@@ -47,6 +47,11 @@ def _dialect_of(root) -> Optional[str]:
     for child in root:  # namespaces are sometimes declared on <file> only
         if isinstance(child.tag, str):
             uris.update(child.nsmap.values())
+    return _dialect_of_uris(uris)
+
+
+def _dialect_of_uris(uris) -> Optional[str]:
+    """The dialect whose namespace is among `uris` (those declared on the root and its children)."""
     for uri, name in _DIALECTS:
         if uri in uris:
             return name
@@ -107,8 +112,13 @@ class _Reader:
                 return lang
         return ""
 
-    def languages(self, files) -> list[tuple[str, str]]:
-        """(source, target) per file: argument, else file attribute, else xml:lang, else other files'."""
+    def languages(self, files, first_lang=None) -> list[tuple[str, str]]:
+        """(source, target) per file: argument, else file attribute, else xml:lang, else other files'.
+
+        `files` are `<file>` elements, or stand-ins with their attributes (`get`) whose first
+        xml:lang under a tag `first_lang(file, tag)` gives (the streaming reader's outline).
+        """
+        first_lang = first_lang or self._first_lang
         pairs = []
         for f in files:
             s = self.src_override or normalise_tag(f.get("source-language"))
@@ -118,9 +128,9 @@ class _Reader:
                     "warning", "no source-language", f"{self._where(f)}: <file> has no source-language attribute"
                 )
             if not s:
-                s = normalise_tag(self._first_lang(f, self.T_SOURCE))
+                s = normalise_tag(first_lang(f, self.T_SOURCE))
             if not t:
-                t = normalise_tag(self._first_lang(f, self.T_TARGET))
+                t = normalise_tag(first_lang(f, self.T_TARGET))
             pairs.append((s, t))
         any_s = next((s for s, _ in pairs if s), "")
         any_t = next((t for _, t in pairs if t), "")
@@ -145,6 +155,10 @@ class _Reader:
         for k, (f, (s, t)) in enumerate(zip(files, langs), start=1):
             doc_id = self.path if len(files) == 1 else f"{self.path}#{k}"
             docs.append(self.read_file(f, doc_id, s, t))
+        return self.finish(docs, langs)
+
+    def finish(self, docs: list, langs: list[tuple[str, str]]) -> BilingualFile:
+        """The file's record once every document is read: warnings that need all of them, then the rest."""
         if self.bad_states:
             listed = ", ".join(f"{v} ({n}x)" for v, n in sorted(self.bad_states.items()))
             self.found.add("warning", "state", f"{self.path}: target state values not defined by XLIFF 1.2: {listed}")
@@ -169,19 +183,27 @@ class _Reader:
 
     def read_file(self, f, doc_id: str, src: str, tgt: str) -> Document:
         segs: list[Segment] = []
-        self._ids: set[str] = set()
-        self._skipped = 0
-        self._doc = (doc_id, src, tgt)
+        self.open_file(doc_id, src, tgt)
         for body in f:
             if body.tag == self.T_BODY:
                 self._walk(body, False, segs)
+        return self.document(f, tuple(segs))
+
+    def open_file(self, doc_id: str, src: str, tgt: str) -> None:
+        """Start a document: unit ids and skipped units are counted per `<file>`."""
+        self._ids: set[str] = set()
+        self._skipped = 0
+        self._doc = (doc_id, src, tgt)
+
+    def document(self, f, segments) -> Document:
+        doc_id, src, tgt = self._doc
         return Document(
             doc_id=doc_id,
             path=self.path,
             format=FORMAT,
             src_lang=src,
             tgt_lang=tgt,
-            segments=tuple(segs),
+            segments=segments,
             dialect=self.dialect,
             original=f.get("original"),
             skipped=self._skipped,
@@ -398,3 +420,127 @@ def read(path: str, root, *, src_lang=None, tgt_lang=None) -> BilingualFile:
     """Read an XLIFF 1.x file whose root element `root` the hardened parser already produced."""
     with paused_gc():
         return _Reader(str(path), root, src_lang, tgt_lang).read()
+
+
+# --- streaming (big files) -----------------------------------------------------------------------
+
+class _Restart(Exception):
+    """The single pass met what it needed to know before its first unit: read the outline first."""
+
+
+# What an open element is to the streaming walk. Only elements the tree reader walks get a role;
+# everything inside a unit or an element it ignores is left alone until that element ends.
+_ROOT, _FILE, _BODY, _UNIT, _INSIDE = range(5)
+
+
+def read_stream(path: str, *, src_lang=None, tgt_lang=None) -> BilingualFile:
+    """Read an XLIFF 1.x file without holding its XML tree: the record `read` gives on the parsed tree.
+
+    One iterparse pass: languages and attributes of each `<file>` at its start, `translate` inherited
+    through `<group>` starts, each `<trans-unit>` handed at its end to the tree reader's own code
+    (`_Reader._walk` on that one unit, `_unit`) and then dropped; each document's segments are
+    packed (termqa.model.SegmentPacker). That pass assumes what a big file nearly always is: one
+    `<file>` (document ids depend on how many there are), languages written on it (else they come
+    from other files or from xml:lang further on, with warnings listed before any unit's), no dialect
+    namespace declared after the first `<file>` starts. When an assumption fails it stops, reads an
+    outline of the root's children (xmlstream.outline: no tree built) and reads again knowing them.
+    """
+    path = str(path)
+    xmlsafe.refuse_entities(xmlsafe.prolog_of(path), path)
+    with paused_gc():
+        try:
+            return _stream(path, src_lang, tgt_lang, None)
+        except _Restart:
+            pass
+        return _stream(path, src_lang, tgt_lang, xmlstream.outline(path, lang_names=("source", "target")))
+
+
+def _stream(path: str, src_lang, tgt_lang, out) -> BilingualFile:
+    stream = xmlstream.events(path, ("xliff", "file", "body", "group", "trans-unit"))
+    root = xmlstream.root_start(stream, path)
+    r = _Reader(path, root, src_lang, tgt_lang)
+    if out is None:
+        # the root's own namespaces (at its start event some children may already be parsed, so
+        # _dialect_of(root) would depend on how far the parser has read)
+        uris = set(root.nsmap.values())
+        r.dialect = _dialect_of_uris(uris)
+        langs: list[tuple[str, str]] = []
+        n_files = 1
+    else:
+        r.dialect = _dialect_of_uris(set(out.uris).union(*(c.uris for c in out.children)))
+        files = [c for c in out.children if c.tag == r.T_FILE]
+        if not files:
+            raise InputError(path, "is an XLIFF 1.x file without any <file> element")
+        langs = r.languages(files, lambda f, tag: f.first_lang.get(tag, ""))
+        n_files = len(files)
+    t_file, t_body, t_group, t_tu = r.T_FILE, r.T_BODY, r.T_GROUP, r.T_TU
+    drop, walk = xmlstream.drop, r._walk
+    docs: list[Document] = []
+    segs = None
+    # (element, role, no_translate) of each open element the stream reports
+    stack: list[tuple[object, int, bool]] = [(root, _ROOT, False)]
+    for event, el in stream:
+        if event == "start":
+            top, role, no_translate = stack[-1]
+            if el.getparent() is not top:
+                stack.append((el, _INSIDE, False))  # under an element the walk does not enter
+            elif role == _BODY:  # <body> or a walked <group>
+                tag = el.tag
+                if tag == t_tu:
+                    stack.append((el, _UNIT, no_translate))
+                elif tag == t_group:
+                    # A group's translate="no" applies to the units inside unless they say otherwise.
+                    flag = el.get("translate")
+                    stack.append((el, _BODY, no_translate if flag is None else flag == "no"))
+                else:
+                    stack.append((el, _INSIDE, False))
+            elif role == _FILE:
+                stack.append((el, _BODY if el.tag == t_body else _INSIDE, False))
+            elif role == _ROOT and el.tag == t_file:
+                k = len(docs) + 1
+                if out is None:
+                    if k > 1:
+                        raise _Restart  # several files: document ids are "path#k"
+                    _late_dialect(r, uris, el.itersiblings(preceding=True), el)
+                    src = r.src_override or normalise_tag(el.get("source-language"))
+                    tgt = r.tgt_override or normalise_tag(el.get("target-language"))
+                    if not el.get("source-language") or not src or not tgt:
+                        raise _Restart  # a warning to give first, or languages found further on
+                    langs.append((src, tgt))
+                src, tgt = langs[k - 1]
+                r.open_file(path if n_files == 1 else f"{path}#{k}", src, tgt)
+                segs = SegmentPacker()
+                stack.append((el, _FILE, False))
+            else:
+                stack.append((el, _INSIDE, False))
+            continue
+        _el, role, no_translate = stack.pop()
+        if role == _UNIT:
+            walk((el,), no_translate, segs)
+        elif role == _FILE:
+            docs.append(r.document(el, segs.done()))
+        elif role == _ROOT:
+            if out is None:
+                _late_dialect(r, uris, iter(el), None if docs else el)
+            continue  # the root is kept
+        else:
+            continue  # inside a unit or an ignored element: freed with it
+        drop(el)
+    if not docs:
+        raise InputError(path, "is an XLIFF 1.x file without any <file> element")
+    return r.finish(docs, langs)
+
+
+def _late_dialect(r: _Reader, uris: set, children, first_file) -> None:
+    """Add the namespaces declared on root children (namespaces are sometimes declared on <file>
+    only) to `uris`; the dialect they make may change only before the first file is read."""
+    for c in children:
+        if isinstance(c.tag, str):
+            uris.update(c.nsmap.values())
+    if first_file is not None:
+        uris.update(first_file.nsmap.values())
+    dialect = _dialect_of_uris(uris)
+    if dialect != r.dialect:
+        if first_file is None:
+            raise _Restart  # a dialect known too late for the units already read
+        r.dialect = dialect

@@ -19,9 +19,11 @@ from collections import Counter
 from typing import Optional
 
 from termqa.errors import InputError, MissingLanguageError
+from termqa.gcpause import paused_gc
 from termqa.lang.langtags import lang_matches, normalise_tag
-from termqa.model import BilingualFile, Document, InlineCode, Segment
+from termqa.model import BilingualFile, Document, InlineCode, Segment, SegmentPacker
 
+from . import xmlsafe, xmlstream
 from .inline import XLIFF2, flatten
 from .xmlsafe import local, ns
 
@@ -80,6 +82,10 @@ class _Reader:
         self._check_notes(file_el, f"file {file_el.get('id')!r}")
         seen_ids: Counter = Counter()
         self._walk(file_el, doc_id, self._translate(file_el, True), segments, skipped, seen_ids)
+        return self.close_document(file_el, doc_id, fmt, tuple(segments), skipped, seen_ids)
+
+    def close_document(self, file_el, doc_id: str, fmt: str, segments, skipped, seen_ids) -> Document:
+        """The document of `file_el` once its units are read; ids used twice are problems."""
         for uid, n in seen_ids.items():
             if n > 1:
                 self.problems.append(
@@ -92,7 +98,7 @@ class _Reader:
             format=fmt,
             src_lang=self.src_lang,
             tgt_lang=self.tgt_lang,
-            segments=tuple(segments),
+            segments=segments,
             original=file_el.get("original"),
             skipped=skipped[0],
         )
@@ -118,17 +124,21 @@ class _Reader:
                 self._check_notes(child, f"group {child.get('id')!r}")
                 self._walk(child, doc_id, self._translate(child, translate), segments, skipped, seen_ids)
             elif name == "unit":
-                uid = child.get("id") or ""
-                if uid:
-                    seen_ids[uid] += 1
-                else:  # required by the schema; without it segment keys can collide
-                    self.problems.append(f"a <unit> in file {doc_id!r} has no id")
-                self._check_notes(child, f"unit {uid!r}")
-                self._check_pairs(child, uid)
-                if not self._translate(child, translate):
-                    skipped[0] += 1
-                    continue
-                self._unit(child, uid, doc_id, segments)
+                self.unit(child, doc_id, translate, segments, skipped, seen_ids)
+
+    def unit(self, unit, doc_id, translate, segments, skipped, seen_ids) -> None:
+        """One `<unit>` (whole) of a walked file or group: its problems, then its segments."""
+        uid = unit.get("id") or ""
+        if uid:
+            seen_ids[uid] += 1
+        else:  # required by the schema; without it segment keys can collide
+            self.problems.append(f"a <unit> in file {doc_id!r} has no id")
+        self._check_notes(unit, f"unit {uid!r}")
+        self._check_pairs(unit, uid)
+        if not self._translate(unit, translate):
+            skipped[0] += 1
+            return
+        self._unit(unit, uid, doc_id, segments)
 
     def _unit(self, unit, uid: str, doc_id: str, segments: list[Segment]) -> None:
         data_el = _first(unit, "originalData", self.uri)
@@ -215,12 +225,13 @@ class _Reader:
 
     def _check_notes(self, el, where: str) -> None:
         notes = _first(el, "notes", self.uri)
-        if notes is None:
-            return
+        if notes is not None:
+            self.problems.extend(self.note_problems(notes, where))
+
+    def note_problems(self, notes, where: str) -> list[str]:
+        """Note ids used twice in one `<notes>` element."""
         ids = Counter(n.get("id") for n in _children(notes, "note", self.uri) if n.get("id") is not None)
-        for nid, k in ids.items():
-            if k > 1:
-                self.problems.append(f"{where}: note id {nid!r} is used {k} times in one <notes>")
+        return [f"{where}: note id {nid!r} is used {k} times in one <notes>" for nid, k in ids.items() if k > 1]
 
     def _check_pairs(self, unit, uid: str) -> None:
         """An `<ec startRef>` (or `<em startRef>`) needs an earlier `<sc>` (`<sm>`) in the unit.
@@ -295,14 +306,20 @@ def read(path: str, root, *, src_lang=None, tgt_lang=None) -> BilingualFile:
     files = _children(root, "file", reader.uri)
     if not files:
         raise InputError(path, "has no <file> element: not a usable XLIFF 2 document")
-    file_ids = Counter(f.get("id") for f in files if f.get("id") is not None)
-    for fid, k in file_ids.items():
-        if k > 1:
-            reader.problems.append(f"file id {fid!r} is used by {k} <file> elements")
+    reader.problems.extend(_file_id_problems(f.get("id") for f in files))
     docs = []
     for k, f in enumerate(files, start=1):
         doc_id = path if len(files) == 1 else f"{path}#{k}"
         docs.append(reader.document(f, doc_id, fmt))
+    return _bilingual(path, fmt, docs, root, src, tgt, warnings, reader.problems)
+
+
+def _file_id_problems(ids) -> list[str]:
+    counts = Counter(fid for fid in ids if fid is not None)
+    return [f"file id {fid!r} is used by {k} <file> elements" for fid, k in counts.items() if k > 1]
+
+
+def _bilingual(path, fmt, docs, root, src, tgt, warnings, problems) -> BilingualFile:
     return BilingualFile(
         path=path,
         format=fmt,
@@ -312,5 +329,122 @@ def read(path: str, root, *, src_lang=None, tgt_lang=None) -> BilingualFile:
         tgt_lang=tgt,
         languages=(src, tgt),
         warnings=tuple(warnings),
-        problems=tuple(reader.problems),
+        problems=tuple(problems),
     )
+
+
+# --- streaming (big files) -----------------------------------------------------------------------
+
+class _Restart(Exception):
+    """A second `<file>`: document ids are "path#k", which the single pass assumed they were not."""
+
+
+class _Open:
+    """An open element of the streaming walk: what it is to the tree reader's walk (`role`), the
+    translate flag its units inherit, and for a file or group where its `<notes>` problems go."""
+
+    __slots__ = ("role", "translate", "mark", "where", "notes_seen")
+
+    def __init__(self, role: int, translate: bool = True, mark: int = 0, where: str = ""):
+        self.role, self.translate, self.mark, self.where = role, translate, mark, where
+        self.notes_seen = False
+
+
+_ROOT, _CONTAINER, _UNIT, _NOTES, _INSIDE = range(5)
+
+
+def read_stream(path: str, *, src_lang=None, tgt_lang=None) -> BilingualFile:
+    """Read an XLIFF 2.x file without holding its XML tree: the record `read` gives on the parsed tree.
+
+    One iterparse pass: languages at the root's start, each `<file>`'s and `<group>`'s translate flag
+    and id at its start, each `<unit>` handed at its end to the tree reader's own code
+    (`_Reader.unit`) and then dropped; each document's segments are packed
+    (termqa.model.SegmentPacker). Problems keep the tree reader's order: those of a file's or group's
+    `<notes>` go where the file or group began (the schema puts notes first; a file may not), those of
+    file ids used twice first of all. The pass assumes one `<file>` (document ids depend on how many
+    there are); at a second one it stops, counts them in an outline (no tree built) and reads again.
+    """
+    path = str(path)
+    xmlsafe.refuse_entities(xmlsafe.prolog_of(path), path)
+    with paused_gc():
+        try:
+            return _stream(path, src_lang, tgt_lang, None)
+        except _Restart:
+            pass
+        out = xmlstream.outline(path)
+        return _stream(path, src_lang, tgt_lang, sum(1 for c in out.children if c.tag == _tag(out.tag, "file")))
+
+
+def _tag(root_tag: str, name: str) -> str:
+    uri = ns(root_tag)
+    return f"{{{uri}}}{name}" if uri else name
+
+
+def _stream(path: str, src_lang, tgt_lang, n_files) -> BilingualFile:
+    stream = xmlstream.events(path, ("xliff", "file", "group", "unit", "notes"))
+    root = xmlstream.root_start(stream, path)
+    version = _version(root)
+    fmt = f"xliff-{version}"
+    warnings: list[str] = []
+    try:
+        src = _language(path, src_lang, root.get("srcLang"), "source", "--src-lang", warnings)
+        tgt = _language(path, tgt_lang, root.get("trgLang"), "target", "--tgt-lang", warnings)
+    except MissingLanguageError:
+        xmlstream.drain(stream)  # a file that is not well-formed says so first, as the tree reader does
+        raise
+    reader = _Reader(path, root, src, tgt)
+    problems, drop = reader.problems, xmlstream.drop
+    t_file, t_group, t_unit, t_notes = (_tag(root.tag, n) for n in ("file", "group", "unit", "notes"))
+    docs: list[Document] = []
+    file_ids: list = []
+    doc_id, segments, skipped, seen_ids = path, SegmentPacker(), [0], Counter()  # set at each <file>
+    stack = [(root, _Open(_ROOT))]
+    inside = _Open(_INSIDE)
+    for event, el in stream:
+        if event == "start":
+            parent, top = stack[-1]
+            role = top.role
+            if el.getparent() is not parent:
+                stack.append((el, inside))  # under an element the walk does not enter
+            elif role == _CONTAINER:  # a <file> or a walked <group>
+                tag = el.tag
+                if tag == t_unit:
+                    stack.append((el, _Open(_UNIT, top.translate)))
+                elif tag == t_group:
+                    if el.get("id") is not None:
+                        seen_ids[el.get("id")] += 1
+                    stack.append((el, _Open(_CONTAINER, reader._translate(el, top.translate), len(problems),
+                                            f"group {el.get('id')!r}")))
+                elif tag == t_notes and not top.notes_seen:  # the first <notes> only, as _first finds
+                    top.notes_seen = True
+                    stack.append((el, _Open(_NOTES, mark=top.mark, where=top.where)))
+                else:
+                    stack.append((el, inside))  # a later <notes>, or a name in another namespace
+            elif role == _ROOT and el.tag == t_file:
+                k = len(docs) + 1
+                if n_files is None and k > 1:
+                    raise _Restart
+                doc_id = path if (n_files or 1) == 1 else f"{path}#{k}"
+                file_ids.append(el.get("id"))
+                segments, skipped, seen_ids = SegmentPacker(), [0], Counter()
+                stack.append((el, _Open(_CONTAINER, reader._translate(el, True), len(problems),
+                                        f"file {el.get('id')!r}")))
+            else:
+                stack.append((el, inside))
+            continue
+        _el, state = stack.pop()
+        role = state.role
+        if role == _UNIT:
+            reader.unit(el, doc_id, state.translate, segments, skipped, seen_ids)
+        elif role == _NOTES:
+            # the tree reader checks a file's or group's notes before its units: put them there
+            problems[state.mark:state.mark] = reader.note_problems(el, state.where)
+        elif role == _CONTAINER:
+            if len(stack) == 1:  # a <file>
+                docs.append(reader.close_document(el, doc_id, fmt, segments.done(), skipped, seen_ids))
+        else:
+            continue  # inside a unit or an ignored element: freed with it; the root is kept
+        drop(el)
+    if not docs:
+        raise InputError(path, "has no <file> element: not a usable XLIFF 2 document")
+    return _bilingual(path, fmt, docs, root, src, tgt, warnings, _file_id_problems(file_ids) + problems)

@@ -60,9 +60,10 @@ def refuse_entities(head: bytes, path) -> None:
 
 
 def syntax_message(exc) -> str:
-    """lxml's syntax error in one line, without the "(<string>, line N)" it appends."""
+    """lxml's syntax error in one line, without the "(<string>, line N)" it appends (a streaming
+    parse names the file there instead of <string>: the same message either way)."""
     msg = (str(exc).splitlines() or ["malformed XML"])[0]
-    return re.sub(r"\s*\(<string>, line \d+(?:, column \d+)?\)", "", msg)
+    return re.sub(r"\s*\([^()]*, line \d+(?:, column \d+)?\)$", "", msg)
 
 
 def parse_bytes(data: bytes, path: str):

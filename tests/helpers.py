@@ -70,3 +70,33 @@ def modules_imported(stderr: str) -> set:
     lines = [ln for ln in stderr.splitlines() if ln.startswith(_MODULES_LINE)]
     assert lines, f"no list of modules in stderr:\n{stderr}"
     return set(json.loads(lines[-1][len(_MODULES_LINE):]))
+
+
+def read_streamed_and_compared(monkeypatch) -> None:
+    """From now on every big-file read streams (STREAM_MIN_BYTES = 0) and is checked against the tree
+    reader: the same record, or the same InputError message, for every file a test reads."""
+    from termqa import formats
+    from termqa.errors import InputError
+
+    streaming = formats._read_streaming
+
+    def outcome(read):
+        try:
+            return read()
+        except InputError as exc:
+            return exc
+
+    def compared(path, **kw):
+        streamed = outcome(lambda: streaming(path, **kw))
+        if streamed is None:  # not a file that streams
+            return None
+        tree = outcome(lambda: formats._dispatch(path, *formats._parse(path), **kw))
+        if isinstance(streamed, InputError):
+            assert isinstance(tree, InputError) and str(streamed) == str(tree), (path, streamed, tree)
+            assert type(streamed) is type(tree)
+            raise streamed
+        assert streamed == tree, path
+        return streamed
+
+    monkeypatch.setattr(formats, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(formats, "_read_streaming", compared)

@@ -11,10 +11,19 @@ from termqa.formats.xmlsafe import parse_bytes
 from termqa.errors import InputError
 
 from .conftest import corpus_files, is_invalid_name
+from .helpers import read_streamed_and_compared
 
 FOLDERS = ("formats/xliff12", "formats/sdlxliff", "formats/mqxliff")
 VALID = [p for sub in FOLDERS for p in corpus_files(sub) if not is_invalid_name(p)]
 X12 = "urn:oasis:names:tc:xliff:document:1.2"
+
+
+@pytest.fixture(autouse=True, params=["tree", "streamed"])
+def reading(request, monkeypatch):
+    """Every test runs twice: files read as a parsed tree, then read streaming as a big file is (and
+    compared with the tree reader's record or error: tests/helpers.read_streamed_and_compared)."""
+    if request.param == "streamed":
+        read_streamed_and_compared(monkeypatch)
 
 
 def _read(path, **kw):

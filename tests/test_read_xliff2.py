@@ -6,6 +6,7 @@ import pytest
 
 from termqa.errors import InputError
 from tests.conftest import corpus_files, is_invalid_name
+from tests.helpers import read_streamed_and_compared
 
 from termqa.formats import read_bilingual
 
@@ -15,6 +16,14 @@ INVALID = [p for p in XLIFF2_FILES if is_invalid_name(p)]
 
 HEAD20 = '<?xml version="1.0"?>\n<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" trgLang="fr">'
 HEAD22 = '<?xml version="1.0"?>\n<xliff xmlns="urn:oasis:names:tc:xliff:document:2.2" version="2.2" srcLang="en" trgLang="fr">'
+
+
+@pytest.fixture(autouse=True, params=["tree", "streamed"])
+def reading(request, monkeypatch):
+    """Every test runs twice: files read as a parsed tree, then read streaming as a big file is (and
+    compared with the tree reader's record or error: tests/helpers.read_streamed_and_compared)."""
+    if request.param == "streamed":
+        read_streamed_and_compared(monkeypatch)
 
 
 def _write(tmp_path, text: str, name: str = "t.xlf") -> str:
