@@ -27,7 +27,7 @@ from termqa.errors import InputError, MissingLanguageError
 from termqa.lang.langtags import match_quality, normalise_tag
 from termqa.model import BilingualFile, Document, Segment, SegmentPacker
 
-from . import xmlsafe
+from . import xmlsafe, xmlstream
 from .inline import TMX, flatten
 from .xmlsafe import XML_LANG, ns
 
@@ -103,58 +103,34 @@ def read_stream(path: str, *, src_lang=None, tgt_lang=None) -> BilingualFile:
     xmlsafe.refuse_entities(xmlsafe.prolog_of(path), path)
     info: dict = {}
     passes = iter((info, {}))  # the first pass fills `info` (root, header, body); the second needs none
-    uri = _stream_root(path)
+    uri = ns(xmlstream.root_of(path).tag)
     return _read_units(path, uri, info, lambda: _stream_tus(path, uri, next(passes)), src_lang=src_lang,
                        tgt_lang=tgt_lang, pack=True)
 
 
-def _stream_root(path: str) -> str:
-    """The namespace of the root element, from the first event of a streaming parse."""
-    from lxml import etree
-
-    try:
-        for _event, el in etree.iterparse(path, events=("start",), **xmlsafe.PARSER_SETTINGS):
-            return ns(el.tag)
-    except etree.XMLSyntaxError as exc:
-        raise InputError(path, f"is not well-formed XML: {xmlsafe.syntax_message(exc)}") from None
-    except (ValueError, LookupError) as exc:
-        raise InputError(path, f"cannot be decoded: {exc}") from None
-    raise InputError(path, "has no root element")
-
-
 def _stream_tus(path: str, uri: str, info: dict):
-    """The `<tu>` elements of a TMX file one at a time, each cleared once the caller moves on.
+    """The `<tu>` elements of a TMX file one at a time, each dropped once the caller moves on.
 
     `info` receives the root's version, the header's srclang and whether a body was seen.
     """
-    from lxml import etree
-
     depth = 0
     tu_tag, body_tag, header_tag = _tag("tu", uri), _tag("body", uri), _tag("header", uri)
-    try:
-        for event, el in etree.iterparse(path, events=("start", "end"), **xmlsafe.PARSER_SETTINGS):
-            if event == "start":
-                depth += 1
-                if depth == 1:
-                    info["version"] = el.get("version")
-                elif depth == 2 and el.tag == body_tag and "body" not in info:
-                    info["body"] = el
-                continue
-            depth -= 1
-            if depth == 1 and el.tag == header_tag and "srclang" not in info:
-                info["srclang"] = el.get("srclang")
-            elif depth == 2 and el.tag == tu_tag and el.getparent() is not None and el.getparent().tag == body_tag:
-                if info.get("body") is not el.getparent():
-                    continue  # a second <body>: the tree reader reads the first only
-                yield el
-                el.clear()
-                parent = el.getparent()
-                while el.getprevious() is not None:  # units already read: drop them
-                    del parent[0]
-    except etree.XMLSyntaxError as exc:
-        raise InputError(path, f"is not well-formed XML: {xmlsafe.syntax_message(exc)}") from None
-    except (ValueError, LookupError) as exc:
-        raise InputError(path, f"cannot be decoded: {exc}") from None
+    for event, el in xmlstream.events(path):
+        if event == "start":
+            depth += 1
+            if depth == 1:
+                info["version"] = el.get("version")
+            elif depth == 2 and el.tag == body_tag and "body" not in info:
+                info["body"] = el
+            continue
+        depth -= 1
+        if depth == 1 and el.tag == header_tag and "srclang" not in info:
+            info["srclang"] = el.get("srclang")
+        elif depth == 2 and el.tag == tu_tag and el.getparent() is not None and el.getparent().tag == body_tag:
+            if info.get("body") is not el.getparent():
+                continue  # a second <body>: the tree reader reads the first only
+            yield el
+            xmlstream.drop(el)
 
 
 def _tag(name: str, uri: str) -> str:
