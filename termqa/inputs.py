@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from termqa.conceptrows import ConceptRows, merged
 from termqa.errors import InputError, UsageError
 from termqa.model import Concept, Glossary
 
@@ -52,22 +54,28 @@ def _looks_like_xml(path: Path) -> bool:
     return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
 
 
-def merge_glossaries(glossaries: Sequence[Glossary]) -> tuple[Concept, ...]:
-    """All concepts of all glossaries. Ids that collide across glossaries get the file's stem."""
+def merge_glossaries(glossaries: Sequence[Glossary]) -> Sequence[Concept]:
+    """All concepts of all glossaries. Ids that collide across glossaries get the file's stem.
+
+    Glossaries read through the index cache hold their concepts as rows (termqa.conceptrows): merged
+    as rows, so that no concept record is made before a run reads it."""
     if len(glossaries) == 1:
         return glossaries[0].concepts
+    parts = [list(g.concepts.ids()) if isinstance(g.concepts, ConceptRows) else [c.id for c in g.concepts]
+             for g in glossaries]
     counts: dict[str, int] = {}
-    for g in glossaries:
-        for c in g.concepts:
-            counts[c.id] = counts.get(c.id, 0) + 1
+    for ids in parts:
+        for cid in ids:
+            counts[cid] = counts.get(cid, 0) + 1
+    names = [[f"{Path(g.path).stem}:{cid}" if counts[cid] > 1 else cid for cid in ids]
+             for g, ids in zip(glossaries, parts)]
+    if all(isinstance(g.concepts, ConceptRows) for g in glossaries):
+        return merged([g.concepts for g in glossaries], names)
     out = []
-    for g in glossaries:
-        stem = Path(g.path).stem
-        for c in g.concepts:
-            if counts[c.id] > 1:
-                from dataclasses import replace
-
-                c = replace(c, id=f"{stem}:{c.id}")
+    for g, ids in zip(glossaries, names):
+        for c, cid in zip(g.concepts, ids):
+            if c.id != cid:
+                c = replace(c, id=cid)
             out.append(c)
     return tuple(out)
 

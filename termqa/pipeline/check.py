@@ -13,7 +13,8 @@ from dataclasses import dataclass, field, fields, replace
 from itertools import islice
 from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence, Union
 
-from termqa import formats, indexcache, signature
+from termqa import conceptrows, formats, indexcache, signature
+from termqa.conceptrows import ConceptRows
 from termqa.errors import LanguageError, UsageError
 from termqa.fileio import file_sha256
 from termqa.formats.annotate.replies import read_replies
@@ -87,7 +88,7 @@ class CheckResult:
     documents: list[Document]
     verdicts: list[Verdict]
     references: list[Reference]
-    concepts: dict
+    concepts: Mapping  # concept id -> Concept (lazy over ConceptRows)
     signature: Signature
     metric_items: list = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -132,7 +133,7 @@ class Run:
 
     files: tuple[BilingualFile, ...]
     glossaries: tuple[Glossary, ...]
-    concepts: tuple[Concept, ...]
+    concepts: Sequence[Concept]  # a tuple, or ConceptRows (records made when read)
     documents: tuple[Document, ...]
     table: Mapping[str, float]
     lem: Lemmatisers
@@ -151,8 +152,8 @@ class Run:
     review: Optional[ReviewReport] = None
 
     @property
-    def concepts_by_id(self) -> dict[str, Concept]:
-        return {c.id: c for c in self.concepts}
+    def concepts_by_id(self) -> Mapping[str, Concept]:
+        return conceptrows.by_id(self.concepts)
 
 
 def check(
@@ -246,7 +247,9 @@ def prepare(
     if source_only_glossary:
         settings["source_only_glossary"] = True
     settings["variants"] = variants
-    return Run(files=tuple(files), glossaries=tuple(gl), concepts=tuple(concepts), documents=tuple(documents),
+    if not isinstance(concepts, ConceptRows):
+        concepts = tuple(concepts)
+    return Run(files=tuple(files), glossaries=tuple(gl), concepts=concepts, documents=tuple(documents),
                table=table, lem=Lemmatisers(mode), warnings=tuple(alerts + warnings), alerts=tuple(alerts),
                settings=settings)
 
@@ -312,6 +315,8 @@ def read_glossary_cached(path, glossary_lang: Optional[str] = None) -> Glossary:
     if isinstance(hit, Glossary) and hit.content_hash == digest:
         return hit
     g = formats.read_glossary(path, default_lang=glossary_lang)
+    # stored as rows (termqa.conceptrows): a later run makes a record only of each concept it reads
+    g = replace(g, concepts=ConceptRows(g.concepts))
     g.terms_fingerprint  # computed before storing: kept with the glossary
     cache.store(key, g)
     return g
@@ -331,7 +336,7 @@ def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] 
     references and verdicts are then settled over all documents here, so results never depend on it.
     """
     lem = run.lem
-    concepts = list(run.concepts)
+    concepts = run.concepts  # ConceptRows from the index cache: a record is made only when read
     warnings = list(run.warnings)
     level = str(run.settings.get("variants", vr.DEFAULT_LEVEL))
     documents = run.documents
@@ -445,7 +450,7 @@ def _count_parallel(documents, concepts, tries, lem, jobs, progress, level=vr.DE
 
     tick(0)
     results = parallel.run_documents(task, len(documents), jobs, tick)
-    by_id = {c.id: c for c in concepts}
+    by_id = conceptrows.by_id(concepts)
     work: list[Work] = []
     skipped = 0
     for doc, (packed, sk, fresh) in zip(documents, results):
@@ -600,7 +605,7 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
     Everything here depends on this document only (the forms cache holds pure functions of a concept),
     so documents can be counted in any order, or side by side in worker processes.
     """
-    by_id = {c.id: c for c in concepts}
+    by_id = conceptrows.by_id(concepts)
     src_lang = primary(doc.src_lang or "")
     if len(doc.segments) <= BIG_DOCUMENT:
         segs = [s for s in doc.segments if s.source.strip()]
