@@ -178,3 +178,16 @@ def test_each_target_language_without_glossary_terms_is_named(tmp_path):
     alert = ("the glossary has no terms in the target language 'de': consistency only, references come from "
              "the documents themselves (--source-only-glossary)")
     assert r["alerts"] == [alert] and r["warnings"][0] == alert
+
+
+def test_an_alignment_comes_back_from_a_worker_equal():
+    """Counting workers send alignments back pickled (Alignment.__reduce__): equal, form included."""
+    import pickle
+
+    from termqa.pipeline.align import Alignment, TargetForm
+
+    form = TargetForm(("pompe", "centrifuge"), "pompe centrifuge", "glossary", "preferred", lang="fr")
+    items = [Alignment(1, 3, 4, 20, "pompes centrifuges", "glossary", form), Alignment(0, 1, 0, 5, "pompe", "judge")]
+    back = pickle.loads(pickle.dumps(items, protocol=pickle.HIGHEST_PROTOCOL))
+    assert back == items and back[0].form == form and back[1].form is None
+    assert hash(back[0]) == hash(items[0])

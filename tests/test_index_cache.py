@@ -262,11 +262,19 @@ def test_jobs_give_the_same_result_on_a_many_file_project(tmp_path, monkeypatch)
     assert one == three
 
 
-def test_plan_jobs_keeps_small_projects_in_one_process(samples):
+def test_plan_jobs_keeps_small_projects_in_one_process(samples, monkeypatch):
     docs = [d for f in check([samples], [samples / "pump-terms.tbx"], index_cache=False).files for d in f.documents]
     assert parallel.plan_jobs(None, docs) == 1  # default: too small to gain
     assert parallel.plan_jobs(8, docs) == min(8, len(docs))  # asked: honoured, bounded by documents
     assert parallel.plan_jobs(4, docs[:1]) == 1
+    # the default goes parallel from PARALLEL_MIN_WORDS source words on, counted until reached
+    words = sum(len(s.source.split()) for d in docs for s in d.segments)
+    monkeypatch.setattr(parallel, "available_cores", lambda: 2)
+    monkeypatch.setattr(parallel, "can_fork", lambda: True)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_WORDS", words)
+    assert parallel.plan_jobs(None, docs) == 2
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_WORDS", words + 1)
+    assert parallel.plan_jobs(None, docs) == 1
 
 
 # --- command line -----------------------------------------------------------------------------------

@@ -1,4 +1,6 @@
 """Counting metrics and TermJudge scores, checked against hand-computed values."""
+import pytest
+
 from termqa.pipeline.metrics import Item, all_metrics, conformity, em, pseudo_reference, tcr_em, tcr_pr, tcr_t
 from termqa.pipeline.score import penalty_for, scores
 
@@ -74,3 +76,26 @@ def test_three_aggregations_and_unjudged_never_zero():
     # per concept within d1: c1 = (0+4+0.5)/3 = 1.5, c2 = 3 -> 2.25; d2: 0
     assert abs(s["by_concept"] - 2.25 / 2) < 1e-6
     assert s["scored"] == 5 and s["unjudged"] == 1 and abs(s["coverage"] - 5 / 6) < 1e-6
+
+
+def test_mean_is_statistics_mean_in_value_and_type():
+    """Scores use score.mean (exact integer arithmetic) for speed: the same float, bit for bit, as
+    statistics.mean, and an int where statistics.mean gives one (an int penalty table)."""
+    import random
+    import statistics
+    from fractions import Fraction
+
+    from termqa.pipeline.score import mean
+
+    rng = random.Random(7)
+    pool = [0, 1, 2, 3, 0.0, 0.5, 0.25, 1.5, 0.3, 0.1, 2.7, 1e-9, 1e9, 1e-300, 3e300, -0.7]
+    for _ in range(20_000):
+        xs = [rng.choice(pool) if rng.random() < 0.6 else rng.choice((rng.random() * 4, rng.randint(0, 5)))
+              for _ in range(rng.randint(1, 12))]
+        got, want = mean(xs), statistics.mean(xs)
+        assert got == want and type(got) is type(want), xs
+        assert mean(iter(xs)) == want  # any iterable, as the scores pass generators
+    assert mean([1, 3]) == 2 and type(mean([1, 3])) is int and mean([1, 2]) == 1.5
+    assert mean([Fraction(1, 3), Fraction(1, 6)]) == Fraction(1, 4)  # other types: statistics' own rules
+    with pytest.raises(statistics.StatisticsError):
+        mean([])

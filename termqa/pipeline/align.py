@@ -63,6 +63,11 @@ class Alignment:
     kind: str
     form: Optional[TargetForm] = None
 
+    def __reduce__(self):
+        # a counting worker sends its alignments back pickled: through __init__, unpickling one costs a
+        # third of the slots dataclass's own __setstate__, which looks its fields up again for each object
+        return (Alignment, (self.tok_start, self.tok_end, self.start, self.end, self.text, self.kind, self.form))
+
 
 class TargetIndex:
     """Content-token keys of one target segment, with positions of each key for fast lookup."""

@@ -42,12 +42,25 @@ def plan_jobs(jobs: Optional[int], documents: Sequence[Document]) -> int:
     if len(documents) < 2:
         return 1
     if jobs is None:
-        words = sum(len(s.source.split()) for d in documents for s in d.segments)
-        if words < PARALLEL_MIN_WORDS:
+        if not _has_words(documents, PARALLEL_MIN_WORDS):
             return 1
         jobs = available_cores()
     jobs = max(1, min(int(jobs), len(documents)))
     return jobs if jobs == 1 or can_fork() else 1
+
+
+def _has_words(documents: Sequence[Document], at_least: int) -> bool:
+    """Do the documents' sources hold `at_least` words? Counting stops there (a 1M-word project's
+    count took 0.05 s, for an answer known after its first 150k words)."""
+    words = 0
+    if at_least <= 0:
+        return True
+    for d in documents:
+        for s in d.segments:
+            words += len(s.source.split())
+            if words >= at_least:
+                return True
+    return False
 
 
 _TASK: Optional[Callable[[int], object]] = None  # set in the parent just before forking
