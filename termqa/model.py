@@ -5,7 +5,9 @@ the pipeline adds `Occurrence`, `Reference` and `Verdict`. Nothing here imports 
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import operator
 import pickle
 import zlib
 from collections.abc import Sequence
@@ -17,6 +19,23 @@ from termqa.labels import (  # noqa: F401 (the vocabulary, re-exported beside th
     CONFORMING, ERROR, GENERATED, GLOSSARY, JUSTIFIED, OUTCOMES, PSEUDO, UNJUDGED, UNJUSTIFIED, VALIDATED,
 )
 from termqa.lang.langtags import lang_matches
+
+
+def pickled_by_init(cls):
+    """Class decorator, over @dataclass(slots=True): pickle a record as a call of its constructor.
+
+    Why: counting workers send their verdicts back pickled, and the main process unpickles them all; a
+    slots dataclass's own __setstate__ looks its fields up again for every object, about three times the
+    cost of calling __init__. Every field must be an __init__ argument, in order (checked here)."""
+    names = tuple(f.name for f in dataclasses.fields(cls))
+    if names != getattr(cls, "__match_args__", None):
+        raise TypeError(f"{cls.__name__}: every field must be a positional __init__ argument to pickle by init")
+    values = operator.attrgetter(*names)
+    if len(names) == 1:
+        cls.__reduce__ = lambda self: (cls, (values(self),))
+    else:
+        cls.__reduce__ = lambda self: (cls, values(self))
+    return cls
 
 # --- bilingual files ---------------------------------------------------------------------------
 
@@ -350,12 +369,14 @@ def terms_fingerprint(concepts: Sequence[Concept]) -> str:
 HEAD_VARIATIONS = frozenset({"none", "morphosyntactic"})
 
 
+@pickled_by_init
 @dataclass(frozen=True, slots=True)
 class Span:
     start: int
     end: int
 
 
+@pickled_by_init
 @dataclass(frozen=True, slots=True)
 class Occurrence:
     """One position of a source form of a concept in one segment, with its aligned target span."""
@@ -389,6 +410,7 @@ class Occurrence:
         return self.via == "glossary" and self.variation in HEAD_VARIATIONS
 
 
+@pickled_by_init
 @dataclass(frozen=True, slots=True)
 class Reference:
     """R(s): the reference translation of one source form in one document."""
@@ -400,6 +422,7 @@ class Reference:
     provenance: str  # glossary, pseudo, validated, generated
 
 
+@pickled_by_init
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """The outcome for one occurrence. `label` is an error/consistency code or None."""

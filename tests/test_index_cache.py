@@ -12,6 +12,7 @@ import multiprocessing
 import shutil
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -661,3 +662,33 @@ def test_an_edit_outside_lang_keeps_analyses_and_tables_and_an_edit_of_lang_drop
         assert all(k1[k] != k2[k] for k in ("analyses", "chunk", "table"))
         assert lemmatiser().tokenize(text) == toks and spacy_asked  # analysed again
         assert not table_hit(cache)
+
+
+def test_records_workers_send_back_pickle_equal_through_their_constructor():
+    """Workers send references, verdicts and metric items back (model.pickled_by_init): each comes back
+    equal, shared objects stay shared, and a record whose fields are not all __init__ arguments is
+    refused when the class is made, not when a pickle comes back wrong."""
+    import dataclasses
+    import pickle
+
+    from termqa.model import Occurrence, Reference, Span, Verdict, pickled_by_init
+    from termqa.pipeline.metrics import Item
+
+    ref = Reference("d", "c1", "pump", "pompe", "glossary")
+    occ = Occurrence("d", "u1", "s1", 4, "c1", "pump", "pumps", Span(0, 5), "pompes", Span(3, 9),
+                     chain_size=2, is_first_mention=True, via="glossary", target_variant="inflection")
+    verdicts = [Verdict(occ, "conforming", None, 0.0, "glossary term", ref, "rule", None, (("rule", "glossary"),)),
+                Verdict(replace(occ, segment_index=5), "error", "A4", 1, "dropped", ref)]
+    item = Item("d", "c1", "pump", ("pompe",), True, variation="morphosyntactic", spelling=True)
+    back = pickle.loads(pickle.dumps((verdicts, item), protocol=pickle.HIGHEST_PROTOCOL))
+    assert back == (verdicts, item)
+    assert back[0][0].reference is back[0][1].reference  # one object, as in the worker
+    assert type(back[0][1].penalty) is int  # values as they were
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Later:
+        a: int
+        b: int = dataclasses.field(default=0, init=False)
+
+    with pytest.raises(TypeError):
+        pickled_by_init(Later)

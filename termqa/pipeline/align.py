@@ -31,7 +31,7 @@ from termqa.lang.identify import spacy_stop_words
 from termqa.lang.langtags import primary
 from termqa.lang.lemma import is_target_word
 from termqa.lang.normalise import loose
-from termqa.model import FORBIDDEN_STATUSES
+from termqa.model import FORBIDDEN_STATUSES, pickled_by_init
 from termqa.pipeline import variants as vr
 from termqa.pipeline.detect import content_positions, keys_of, text_keys
 
@@ -53,6 +53,7 @@ class TargetForm:
     rule: str = ""  # a variant of a glossary designation (termqa.pipeline.variants.RULES), else empty
 
 
+@pickled_by_init  # counting workers send alignments back
 @dataclass(frozen=True, slots=True)
 class Alignment:
     tok_start: int
@@ -62,11 +63,6 @@ class Alignment:
     text: str
     kind: str
     form: Optional[TargetForm] = None
-
-    def __reduce__(self):
-        # a counting worker sends its alignments back pickled: through __init__, unpickling one costs a
-        # third of the slots dataclass's own __setstate__, which looks its fields up again for each object
-        return (Alignment, (self.tok_start, self.tok_end, self.start, self.end, self.text, self.kind, self.form))
 
 
 class TargetIndex:

@@ -9,7 +9,7 @@ import hashlib
 import json
 import os
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from itertools import islice
 from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence, Union
 
@@ -350,14 +350,17 @@ def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] 
         if src_l not in tries:
             tries[src_l] = cached_source_index(concepts, src_l, lem(src_l), doc.path, level, fingerprint)
     n_jobs = parallel.plan_jobs(jobs, documents)
+    if n_jobs > 1 and len({d.doc_id for d in documents}) < len(documents):
+        n_jobs = 1  # workers settle references per document: two documents of one id share them
+    rules = Rules(lem, run.table)
     if n_jobs > 1:
-        work, skipped = _count_parallel(documents, concepts, tries, lem, n_jobs, progress, level)
+        references, verdicts, items, skipped = _count_parallel(documents, concepts, tries, lem, rules, n_jobs,
+                                                               progress, level)
     else:
         work, skipped = _count_sequential(documents, concepts, tries, lem, progress, level)
-
-    references = _references(work)
-    found = bool(work)
-    verdicts, items = _verdicts(work, references, Rules(lem, run.table))  # empties `work`
+        references = _references(work)
+        verdicts, items = _verdicts(work, references, rules)  # empties `work`
+    found = bool(verdicts)
     verdicts = _flag_misaligned(verdicts, documents, warnings)
     lem.save_analyses()
     alerts = list(run.alerts)
@@ -422,17 +425,15 @@ def _count_sequential(documents, concepts, tries, lem, progress, level=vr.DEFAUL
     return work, skipped
 
 
-_WORK_LINKS = ("doc", "seg", "concept")
-
-
-def _count_parallel(documents, concepts, tries, lem, jobs, progress, level=vr.DEFAULT_LEVEL):
-    """`_count_sequential` in worker processes, with the same results: a document's occurrences depend
-    on that document alone (the glossary renderings mining keeps clear of are those of the concepts
-    found in it), so documents can be counted in any order."""
+def _count_parallel(documents, concepts, tries, lem, rules, jobs, progress, level=vr.DEFAULT_LEVEL):
+    """`_count_sequential` in worker processes, then references and verdicts, with the same results: a
+    document's occurrences depend on that document alone (the glossary renderings mining keeps clear of
+    are those of the concepts found in it), and so do its references (R(s) is per document) and the
+    verdicts `rules` makes of them, so each worker settles its documents whole and sends back their
+    references, verdicts and metric items, in document order."""
     for doc in documents:  # built before forking, so that every worker inherits them
         lem(normalise_tag(doc.tgt_lang))
     stops = {src_l: al.stop_words(primary(src_l)) for src_l in tries} if level != "none" else {}
-    plain = [f.name for f in fields(Work) if f.name not in _WORK_LINKS]
     worker_forms: dict = {}  # per worker process, across its documents (a concept's forms are computed once)
 
     def task(n):
@@ -441,8 +442,10 @@ def _count_parallel(documents, concepts, tries, lem, jobs, progress, level=vr.DE
         trie, heads = tries[src_l]
         work, skipped = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, worker_forms,
                                           level, stops.get(src_l, frozenset()))
+        references = _references(work)
+        verdicts, items = _verdicts(work, references, rules)
         fresh = {lg: lem(lg).take_fresh() for lg in dict.fromkeys((src_l, tgt_l))}
-        return [(w.seg.index, w.concept.id, *(getattr(w, k) for k in plain)) for w in work], skipped, fresh
+        return references, verdicts, items, skipped, fresh
 
     def tick(done):
         if progress:
@@ -450,17 +453,18 @@ def _count_parallel(documents, concepts, tries, lem, jobs, progress, level=vr.DE
 
     tick(0)
     results = parallel.run_documents(task, len(documents), jobs, tick)
-    by_id = conceptrows.by_id(concepts)
-    work: list[Work] = []
+    references: dict = {}
+    verdicts: list = []
+    items: list = []
     skipped = 0
-    for doc, (packed, sk, fresh) in zip(documents, results):
+    for refs, vs, its, sk, fresh in results:
         for lg, analyses in fresh.items():  # kept by the parent for the next run
             lem(lg).absorb(analyses)
-        segs = {s.index: s for s in doc.segments}
-        for seg_index, concept_id, *values in packed:
-            work.append(Work(doc=doc, seg=segs[seg_index], concept=by_id[concept_id], **dict(zip(plain, values))))
+        references.update(refs)
+        verdicts.extend(vs)
+        items.extend(its)
         skipped += sk
-    return work, skipped
+    return references, verdicts, items, skipped
 
 
 def judge_run(run: Run, settings: JudgeSettings, *, exhaustive: bool = False, domain: Optional[str] = None,
