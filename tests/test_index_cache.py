@@ -263,6 +263,29 @@ def test_jobs_give_the_same_result_on_a_many_file_project(tmp_path, monkeypatch)
     assert one == three
 
 
+@pytest.mark.skipif(not parallel.can_fork(), reason="worker processes need fork")
+def test_jobs_flag_the_same_misaligned_segments(tmp_path):
+    """Workers look for misaligned segments in their own documents: the warning, its examples and the
+    reasons of the occurrences in those segments are those of one process."""
+    import re
+
+    project = gen.generate(6_000, 200, tmp_path, seed=4, words_per_file=2_000)
+    xliff, gl = project / "xliff", project / "glossary.tbx"
+    for k, f in enumerate(sorted(xliff.glob("*.xlf"))):
+        text = f.read_text(encoding="utf-8")
+        # in every file, each 7th target becomes a fourfold copy of itself (far too long for its source)
+        units = iter(range(10**6))
+        text = re.sub(r"(<target[^>]*>)([^<]{40,})(</target>)",
+                      lambda m: m.group(1) + (" ".join([m.group(2)] * 4) if next(units) % 7 == k else m.group(2))
+                      + m.group(3), text)
+        f.write_text(text, encoding="utf-8")
+    one = check([xliff], [gl], jobs=1, index_cache=False)
+    two = check([xliff], [gl], jobs=2, index_cache=False)
+    flagged = [w for w in one.warnings if "misaligned" in w]
+    assert flagged and flagged == [w for w in two.warnings if "misaligned" in w]
+    assert json.dumps(one.to_dict(), sort_keys=True) == json.dumps(two.to_dict(), sort_keys=True)
+
+
 def test_plan_jobs_keeps_small_projects_in_one_process(samples, monkeypatch):
     docs = [d for f in check([samples], [samples / "pump-terms.tbx"], index_cache=False).files for d in f.documents]
     assert parallel.plan_jobs(None, docs) == 1  # default: too small to gain

@@ -354,14 +354,15 @@ def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] 
         n_jobs = 1  # workers settle references per document: two documents of one id share them
     rules = Rules(lem, run.table)
     if n_jobs > 1:
-        references, verdicts, items, skipped = _count_parallel(documents, concepts, tries, lem, rules, n_jobs,
-                                                               progress, level)
+        references, verdicts, items, suspects, skipped = _count_parallel(documents, concepts, tries, lem, rules,
+                                                                         n_jobs, progress, level)
     else:
         work, skipped = _count_sequential(documents, concepts, tries, lem, progress, level)
         references = _references(work)
         verdicts, items = _verdicts(work, references, rules)  # empties `work`
+        suspects = None
     found = bool(verdicts)
-    verdicts = _flag_misaligned(verdicts, documents, warnings)
+    verdicts = _flag_misaligned(verdicts, documents, warnings, suspects)
     lem.save_analyses()
     alerts = list(run.alerts)
     if not found and not skipped and documents:
@@ -430,7 +431,7 @@ def _count_parallel(documents, concepts, tries, lem, rules, jobs, progress, leve
     document's occurrences depend on that document alone (the glossary renderings mining keeps clear of
     are those of the concepts found in it), and so do its references (R(s) is per document) and the
     verdicts `rules` makes of them, so each worker settles its documents whole and sends back their
-    references, verdicts and metric items, in document order."""
+    references, verdicts, metric items and misaligned segments, in document order."""
     for doc in documents:  # built before forking, so that every worker inherits them
         lem(normalise_tag(doc.tgt_lang))
     stops = {src_l: al.stop_words(primary(src_l)) for src_l in tries} if level != "none" else {}
@@ -445,7 +446,7 @@ def _count_parallel(documents, concepts, tries, lem, rules, jobs, progress, leve
         references = _references(work)
         verdicts, items = _verdicts(work, references, rules)
         fresh = {lg: lem(lg).take_fresh() for lg in dict.fromkeys((src_l, tgt_l))}
-        return references, verdicts, items, skipped, fresh
+        return references, verdicts, items, _misaligned(verdicts, [doc]), skipped, fresh
 
     def tick(done):
         if progress:
@@ -456,15 +457,17 @@ def _count_parallel(documents, concepts, tries, lem, rules, jobs, progress, leve
     references: dict = {}
     verdicts: list = []
     items: list = []
+    suspects: dict = {}
     skipped = 0
-    for refs, vs, its, sk, fresh in results:
+    for refs, vs, its, sus, sk, fresh in results:
         for lg, analyses in fresh.items():  # kept by the parent for the next run
             lem(lg).absorb(analyses)
         references.update(refs)
         verdicts.extend(vs)
         items.extend(its)
+        suspects.update(sus)
         skipped += sk
-    return references, verdicts, items, skipped
+    return references, verdicts, items, suspects, skipped
 
 
 def judge_run(run: Run, settings: JudgeSettings, *, exhaustive: bool = False, domain: Optional[str] = None,
@@ -550,14 +553,15 @@ def _source_index(concepts, src_l, lemmatiser, path, variants: str = vr.DEFAULT_
     return trie, heads
 
 
-def _flag_misaligned(verdicts, documents, warnings):
-    """Occurrences "missing" from a target that is not a translation of the source say so.
+def _misaligned(verdicts, documents) -> dict:
+    """(doc id, segment index) -> a reason when the target does not look like a translation of the
+    source (else None), for each segment holding an occurrence, in the verdicts' order.
 
-    Only the segments holding occurrences are looked at, by their text (a packed document's segments are
-    not made into records)."""
+    Only those segments are looked at, by their text (a packed document's segments are not made into
+    records)."""
     wanted = {(v.occurrence.doc_id, v.occurrence.segment_index) for v in verdicts}
     wanted_docs = {k[0] for k in wanted}
-    texts: dict = {}  # (doc_id, index) -> (document, source, target); a later document of the same id wins
+    texts: dict = {}  # (doc_id, index) -> (source, target); a later document of the same id wins
     for d in documents:
         if d.doc_id in wanted_docs:
             for index, source, target in segment_texts(d.segments):
@@ -569,14 +573,34 @@ def _flag_misaligned(verdicts, documents, warnings):
         if k not in suspects:
             _d, source, target = texts[k]
             suspects[k] = misalignment(source, target)
+    return suspects
+
+
+def _flag_misaligned(verdicts, documents, warnings, suspects: Optional[dict] = None):
+    """Occurrences "missing" from a target that is not a translation of the source say so.
+
+    `suspects`: `_misaligned` of the verdicts when it is known already (counting workers make it for
+    their documents; their documents' ids are unique)."""
+    if suspects is None:
+        suspects = _misaligned(verdicts, documents)
     flagged = [k for k, why in suspects.items() if why]
     if flagged:
-        examples = ", ".join(f"{_WithSource(texts[k][0].segments).segment(k[1]).unit_id} ({suspects[k]})"
-                             for k in flagged[:3])
+        examples = ", ".join(f"{_unit_id(documents, *k)} ({suspects[k]})" for k in flagged[:3])
         warnings.append(f"{len(flagged)} segments holding terms look misaligned (target not a translation of "
                         f"the source), e.g. {examples}")
     return [replace(v, reason=R_MISALIGNED) if v.reason == R_MISSING and
             suspects.get((v.occurrence.doc_id, v.occurrence.segment_index)) else v for v in verdicts]
+
+
+def _unit_id(documents, doc_id: str, index: int) -> str:
+    """The unit id of segment `index` of the last document `doc_id` that has one (as `_misaligned` reads)."""
+    for d in reversed(documents):
+        if d.doc_id == doc_id:
+            try:
+                return _WithSource(d.segments).segment(index).unit_id
+            except (KeyError, IndexError):
+                continue
+    raise KeyError((doc_id, index))
 
 
 def _expand_paths(inputs, expand) -> list:
