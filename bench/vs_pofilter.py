@@ -1,6 +1,6 @@
 """termqa check next to translate-toolkit's pofilter on the same files, in the same run: time and memory ratios.
 
-    python bench/vs_pofilter.py                          # samples/, 100k and 1M words, 20k concepts
+    python bench/vs_pofilter.py                          # samples/, 1,000, 100k and 1M words, 20k concepts
     python bench/vs_pofilter.py --sizes 100000 --repeat 5 --results vs.json
 
 pofilter runs three generic checks and no terminology (`pofilter --nofuzzy -t untranslated
@@ -12,8 +12,10 @@ largest of its own children that it waited for, such as termqa's counting worker
 termqa runs with a warm index cache (one unmeasured run first fills a cache folder of this benchmark's
 own; `--cold` measures with an empty one each time; `--new-text` keeps the termbase's entries but
 forgets the analysed text before every run: a delivery never seen before). The bundled samples are
-timed too (termqa only). Children run with bytecode caching on (PYTHONDONTWRITEBYTECODE removed), as
-an installed package runs: pofilter's modules were compiled when it was installed.
+timed too (termqa only), and a short delivery (`--start-words`, 1,000 words) against the same
+termbase: what starting on a big termbase costs. Children run with bytecode caching on
+(PYTHONDONTWRITEBYTECODE removed), as an installed package runs: pofilter's modules were compiled when
+it was installed.
 """
 from __future__ import annotations
 
@@ -121,6 +123,9 @@ def main(argv=None) -> int:
     ap.add_argument("--new-text", action="store_true",
                     help="forget the analysed text (not the termbase) before every run: a delivery never seen")
     ap.add_argument("--no-samples", action="store_true", help="skip the bundled samples")
+    ap.add_argument("--start-words", type=int, default=1_000,
+                    help="also time a short delivery of this many words against the same termbase: the cost of "
+                         "starting on a big termbase (0: skip)")
     ap.add_argument("--results", type=Path, help="also write the measurements as JSON here")
     a = ap.parse_args(argv)
 
@@ -136,6 +141,11 @@ def main(argv=None) -> int:
             samples = HERE.parent / "samples"
             rows.append(side_by_side("samples/", samples, samples / "pump-terms.tbx", termqa, pofilter, a.repeat,
                                      env, a.cold, extra, with_pofilter=False, new_text=a.new_text))
+        if a.start_words:
+            project = bench_run.project_for(a.start_words, a.concepts, a.seed, a.out, a.words_per_file)
+            rows.append(side_by_side(f"{a.start_words} words", project / "xliff", project / "glossary.tbx", termqa,
+                                     pofilter, a.repeat, env, a.cold, extra, new_text=a.new_text))
+            rows[-1]["start_words"] = a.start_words
         for words in a.sizes:
             project = bench_run.project_for(words, a.concepts, a.seed, a.out, a.words_per_file)
             rows.append(side_by_side(f"{words} words", project / "xliff", project / "glossary.tbx", termqa,
