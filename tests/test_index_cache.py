@@ -715,3 +715,42 @@ def test_records_workers_send_back_pickle_equal_through_their_constructor():
 
     with pytest.raises(TypeError):
         pickled_by_init(Later)
+
+
+def test_source_entries_survive_the_cache_equal_and_the_read_trie_finds_the_same(samples, tmp_path):
+    """The source index is pickled with SourceEntry's own `__reduce__` (a call of a fast constructor)
+    and its equal keys shared (detect._shared): what the cache gives back must be the same entries
+    (equal, hashing the same, still frozen and `replace`-able) and find the same occurrences."""
+    import dataclasses
+    import pickle
+
+    from termqa.pipeline import detect as dt
+
+    run = ck.prepare([str(samples / "pump-manual.xlf")], [str(samples / "pump-terms.tbx")], lemmatiser="lookup")
+    doc, lem = run.documents[0], run.lem("en")
+    trie, heads = ck._source_index(list(run.concepts), "en", lem, doc.path, "dynamic")
+    dt.variant_indexes(trie, True)
+    cache = indexcache.IndexCache(tmp_path / "cache")
+    cache.store("source-index-test", (trie, heads))
+    read, read_heads = cache.load("source-index-test")
+    assert read.entries == trie.entries and read_heads == heads and read.size == trie.size
+    assert [hash(e) for e in read.entries] == [hash(e) for e in trie.entries]
+    assert all(type(e) is dt.SourceEntry for e in read.entries)
+    assert read.derived == trie.derived and read.root == trie.root
+    e = read.entries[-1]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        e.text = "x"
+    assert dataclasses.replace(e, rule="reduction") == dataclasses.replace(trie.entries[-1], rule="reduction")
+    assert pickle.loads(pickle.dumps(e)) == e
+    assert b"concept_id" not in pickle.dumps(e)  # the fields as arguments, no state dict naming them
+    # heads and the trie's leaves are the very entry objects of `entries`, as before the round trip
+    ids = {id(x) for x in read.entries}
+    assert all(id(x) in ids for x in read_heads.values())
+    # equal keys are one object: a term's surface keys equal to its lemma keys, a word in every term
+    assert all(x.skey is x.key for x in read.entries if x.skey == x.key)
+    words = {}
+    assert all(words.setdefault(w, w) is w for x in read.entries for w in x.key)
+    found = [(m.segment.index, m.start, m.end, m.entry)
+             for m in ck._detect_in_chunks(trie, doc.segments, lem, "dynamic", "en", frozenset())[0]]
+    assert found and found == [(m.segment.index, m.start, m.end, m.entry) for m in ck._detect_in_chunks(
+        read, doc.segments, lem, "dynamic", "en", frozenset())[0]]

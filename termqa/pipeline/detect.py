@@ -51,6 +51,34 @@ class SourceEntry:
     rule: str = ""  # variant rule; empty for the glossary's own designations and acronyms
     base_key: tuple[str, ...] = ()  # for a variant: the key of the designation it was made from
 
+    def __reduce__(self):
+        # pickled as a call of `_entry` with the fields: the cached source index of a 20k-concept
+        # termbase holds ~46k entries, and pickle's default (a state dict per entry, then copied into
+        # the new object's) made them half of its loading time; `_entry` loads them ~30% faster
+        return _entry, (self.concept_id, self.text, self.key, self.term_type, self.via, self.skey, self.rule,
+                        self.base_key)
+
+
+_new = object.__new__
+
+
+def _entry(concept_id, text, key, term_type, via, skey, rule, base_key) -> SourceEntry:
+    """A SourceEntry made from its fields as pickled, written into its __dict__ as pickle itself fills a
+    frozen dataclass's (the generated __init__ goes through object.__setattr__ per field: slower). One
+    item at a time, in field order: the dict then shares its keys with every other entry's (a
+    `dict.update` would make each a full dict of its own, 136 bytes more per entry)."""
+    e = _new(SourceEntry)
+    d = e.__dict__
+    d["concept_id"] = concept_id
+    d["text"] = text
+    d["key"] = key
+    d["term_type"] = term_type
+    d["via"] = via
+    d["skey"] = skey
+    d["rule"] = rule
+    d["base_key"] = base_key
+    return e
+
 
 @dataclass(frozen=True, slots=True)
 class Match:
@@ -77,11 +105,13 @@ class TermTrie:
 
     def __getstate__(self):
         # the derived indexes travel with the trie (the index cache stores them built: reading them
-        # back costs about half of building them)
-        return self.root, self.size, self.entries, self.derived
+        # back costs about half of building them). The entries go first, so that pickle writes each
+        # entry in that flat list rather than deep in the trie where it is first met: measured ~10%
+        # faster to load (the entries are then read in one run, not between trie nodes)
+        return self.entries, self.root, self.size, self.derived
 
     def __setstate__(self, state):
-        self.root, self.size, self.entries, self.derived = state
+        self.entries, self.root, self.size, self.derived = state
 
     def add(self, entry: SourceEntry) -> None:
         self.entries.append(entry)
@@ -144,7 +174,25 @@ def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser, varian
                 if k not in own:
                     extra.append(SourceEntry(e.concept_id, e.text, k, e.term_type, rule, k, rule, e.key))
         out += extra + _modifier_reductions(out, lang, own | {e.key for e in extra})
-    return out
+    return _shared(out)
+
+
+def _shared(entries: list[SourceEntry]) -> list[SourceEntry]:
+    """The entries with equal words and keys made one object each (values unchanged).
+
+    Each term's keys are made apart ("pump" anew in every term holding it; surface keys equal to the
+    lemma keys as a second tuple), and pickle writes, and the index cache reads back, one object per
+    object, however equal: sharing them makes the cached index ~7% smaller and faster to load.
+    """
+    words: dict = {}
+    keys: dict = {}
+
+    def one(key: tuple) -> tuple:
+        key = tuple([words.setdefault(w, w) for w in key])
+        return keys.setdefault(key, key)
+
+    return [SourceEntry(e.concept_id, e.text, one(e.key), e.term_type, e.via, one(e.skey), e.rule, one(e.base_key))
+            for e in entries]
 
 
 def _modifier_reductions(entries: Sequence[SourceEntry], lang: str, taken: set) -> list[SourceEntry]:
