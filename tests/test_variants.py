@@ -387,3 +387,25 @@ def test_static_variants_on_tico19_french_source():
     # each variant is labelled with its rule's subtype
     subtypes = {o["via"]: o.get("variation_subtype") for o in r["occurrences"] if o["via"] in ("article", "derivation")}
     assert subtypes == {"article": "MORPH2", "derivation": "MORPH4"}
+
+
+def test_concept_heads_are_stored_with_the_index(tmp_path):
+    """Reductions ("the pump" after "centrifugal pump") look up the heads of the concepts a document
+    found: made once per index and stored with it, equal to reading every entry again."""
+    from termqa import indexcache
+    from termqa.lang.lemma import get_lemmatiser
+    from termqa.pipeline import check as ck, detect as dt, variants as vr
+    from tests.conftest import SAMPLES
+
+    with indexcache.using(indexcache.IndexCache(tmp_path / "cache")):
+        concepts = ck.read_glossary_cached(SAMPLES / "pump-terms.tbx").concepts
+        lem = get_lemmatiser("en", mode="lookup")
+        ck.cached_source_index(concepts, "en", lem, "x", "dynamic")
+        trie, _heads = ck.cached_source_index(concepts, "en", lem, "x", "dynamic")  # read back
+    assert ("heads", "en") in trie.derived
+    want: dict = {}
+    for e in trie.entries:
+        h = vr.head_of(e.key, "en") if len(e.key) >= 2 else e.key[0]
+        if h:
+            want.setdefault(e.concept_id, []).append(h)
+    assert dt.concept_heads(trie, "en") == want and "pump" in {h for hs in want.values() for h in hs}

@@ -643,6 +643,21 @@ def _verb_like(tok, key: tuple, head_first: bool) -> bool:
     return surface.endswith(("s", "ed"))
 
 
+def concept_heads(trie: TermTrie, lang: str) -> dict:
+    """concept id -> the head word of each of its designations in the trie (a one-word designation is its
+    own head): made once per trie and language, not per document (it reads every entry), and stored with
+    the index (`check.cached_source_index` builds it before storing)."""
+    got = trie.derived.get(("heads", lang))
+    if got is None:
+        got = {}
+        for e in trie.entries:
+            h = vr.head_of(e.key, lang) if len(e.key) >= 2 else e.key[0]
+            if h:
+                got.setdefault(e.concept_id, []).append(h)
+        trie.derived[("heads", lang)] = got
+    return got
+
+
 def _reductions(segments, by_seg: dict, taken_by_seg: dict, tokens_by_seg, trie: TermTrie, lang: str,
                 stop: frozenset, prepared: Optional[dict] = None) -> None:
     """The bare head of a multi-word designation shortly after a full mention of it in the document.
@@ -658,13 +673,11 @@ def _reductions(segments, by_seg: dict, taken_by_seg: dict, tokens_by_seg, trie:
     hold none: its tokens are not asked for (a big document's are not all kept).
     """
     found_concepts = {m.entry.concept_id for ms in by_seg.values() for m in ms}
+    heads_of = concept_heads(trie, lang)
     heads: dict = {}
-    for e in trie.entries:
-        if e.concept_id not in found_concepts:
-            continue
-        h = vr.head_of(e.key, lang) if len(e.key) >= 2 else e.key[0]
-        if h:
-            heads.setdefault(h, set()).add(e.concept_id)
+    for cid in found_concepts:
+        for h in heads_of.get(cid, ()):
+            heads.setdefault(h, set()).add(cid)
     last_full: dict = {}  # head word -> (segment number, entry) of its latest full mention
     head_first = lang in vr.HEAD_FIRST
     of = ("de", "d", "du", "des") if head_first else ("of",)
