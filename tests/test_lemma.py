@@ -271,3 +271,29 @@ def test_cached_tokenizer_splits_exactly_like_a_fresh_one(tmp_path, monkeypatch)
     assert type(cached.tokenizer) is type(fresh.tokenizer)
     assert [t.text for t in fresh.tokenizer(text)] == [t.text for t in cached.tokenizer(text)]
     assert fresh.tokenizer.token_match is None and cached.tokenizer.token_match is None
+
+
+def test_has_key_answers_as_the_tokens_do(tmp_path):
+    """Mining asks which targets hold a word a needed n-gram starts with (`has_key`) before tokenising
+    them: the answers equal the tokens' own, for texts met before, chunks never met, chunks read back
+    from the stored analyses of an earlier process, and markup glued to words."""
+    from termqa import indexcache
+
+    texts = ["Les pompes centrifuges tournent.", "Vérifiez la pompe d'alimentation (voir fig. 3).",
+             "Aucun mot utile ici", "<b>Pompes</b>-doseuses et vannes", "", "   ", "Les pompes centrifuges tournent.",
+             "L'entrée du circuit\u00a0: vannes ouvertes", "dégrippez-la puis resserrez-les"]
+    want_keys = frozenset({"pompe", "vanne", "entrer", "entree", "entrée"})
+    folder = tmp_path / "cache"
+    with indexcache.using(indexcache.IndexCache(folder)):
+        first = get_lemmatiser("fr", mode="lookup")
+        first.tokenize_many(texts[:2])  # some texts met before, the others not
+        got = first.has_key(texts, want_keys)
+        expected = [not want_keys.isdisjoint([t.key for t in toks]) for toks in first.tokenize_many(texts)]
+        assert got == expected and any(got) and not all(got)
+        first.save_analyses()
+        # a fresh lemmatiser (another run): every chunk comes from the stored analyses
+        again = get_lemmatiser("fr", mode="lookup")
+        again._chunks.clear()
+        again._texts.clear()
+        assert again.has_key(texts, want_keys) == expected
+        assert again.has_key(texts, frozenset()) == [False] * len(texts)

@@ -857,6 +857,35 @@ class Lemmatiser:
             out = [r if r is not None else fresh[t] for t, r in zip(texts, out)]
         return out  # type: ignore[return-value]
 
+    def has_key(self, texts: Sequence[str], keys: frozenset) -> list[bool]:
+        """For each text, whether one of its tokens has a key in `keys`: `not keys.isdisjoint(t.key for t in
+        tokens)` for the tokens `tokenize_many(texts)` gives, without making them where the lookup tables
+        tokenise (the chunks' analyses hold the keys). Mining asks this of every target of a document
+        and tokenises only the few that answer yes (665 of 8,867 on the 100k-word bench project)."""
+        if self._trained:  # a trained pipeline tokenises whole texts: ask the tokens
+            return [not keys.isdisjoint([x.key for x in toks]) for toks in self.tokenize_many(texts)]
+        chunks, cached = self._chunks, self._texts
+        # chunks not in memory: their stored analyses, read in one query (as tokenize_many reads them)
+        unseen = {c for t in texts if t not in cached for c in _CHUNK.findall(t) if c not in chunks}
+        if unseen:
+            chunks.update(self._stored(unseen))
+        out = []
+        for text in texts:
+            toks = cached.get(text)
+            if toks is not None:
+                out.append(not keys.isdisjoint([x.key for x in toks]))
+                continue
+            hit = False
+            for c in _CHUNK.findall(text):
+                pieces = chunks.get(c)
+                if pieces is None:
+                    pieces = self._chunk_pieces(c)  # analysed, and kept as fresh, as tokenising would
+                if not keys.isdisjoint([p[4] for p in pieces]):  # p[4]: the key (Token field order)
+                    hit = True
+                    break
+            out.append(hit)
+        return out
+
     def _run_lookup(self, texts: list[str], first_try: bool = False) -> list:
         """Tokens of each text. With `first_try`, a text holding a chunk not yet in memory is None
         instead (the caller reads the stored analyses of all such chunks at once, then asks again)."""

@@ -793,9 +793,10 @@ def _document_counts(work, indexes, stop, lemmatiser, needed, pair_of: dict) -> 
         todo = [s for s in batch if s.index not in indexes]
         extra: dict = {}
         if todo and lemmatiser is not None:
-            # most segments hold no word a needed n-gram starts with: those are not indexed at all
-            extra = {s.index: TargetIndex(t) for s, t in zip(todo, lemmatiser.tokenize_many([s.target for s in todo]))
-                     if not firsts.isdisjoint([x.key for x in t])}
+            # most segments hold no word a needed n-gram starts with: those are neither tokenised nor indexed
+            hits = lemmatiser.has_key([s.target for s in todo], firsts)
+            todo = [s for s, hit in zip(todo, hits) if hit]
+            extra = {s.index: TargetIndex(t) for s, t in zip(todo, lemmatiser.tokenize_many([s.target for s in todo]))}
         for s in batch:
             idx = indexes.get(s.index) or extra.get(s.index)
             if idx is not None and not firsts.isdisjoint(idx.keys):
