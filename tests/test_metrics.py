@@ -97,5 +97,7 @@ def test_mean_is_statistics_mean_in_value_and_type():
         assert mean(iter(xs)) == want  # any iterable, as the scores pass generators
     assert mean([1, 3]) == 2 and type(mean([1, 3])) is int and mean([1, 2]) == 1.5
     assert mean([Fraction(1, 3), Fraction(1, 6)]) == Fraction(1, 4)  # other types: statistics' own rules
+    assert mean([1.0, float("inf")]) == statistics.mean([1.0, float("inf")]) == float("inf")
+    assert mean([0.0, float("nan")]) != mean([0.0, float("nan")])  # nan, as statistics.mean gives
     with pytest.raises(statistics.StatisticsError):
         mean([])

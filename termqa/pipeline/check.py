@@ -332,8 +332,9 @@ def project_words(documents: Sequence[Document]) -> int:
 def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] = None) -> Run:
     """Counting: detect every occurrence, align its rendering, fix references, decide what rules can.
 
-    Documents are counted in `jobs` worker processes when that pays (see `parallel.plan_jobs`);
-    references and verdicts are then settled over all documents here, so results never depend on it.
+    Documents are counted in `jobs` worker processes when that pays (see `parallel.plan_jobs`), each
+    settled whole in its worker (references and counting verdicts are per document); in one process,
+    references and verdicts are settled over all documents at once. Results never depend on which.
     """
     lem = run.lem
     concepts = run.concepts  # ConceptRows from the index cache: a record is made only when read
@@ -568,13 +569,12 @@ def _misaligned(verdicts, documents) -> dict:
         if d.doc_id in wanted_docs:
             for index, source, target in segment_texts(d.segments):
                 if (d.doc_id, index) in wanted:
-                    texts[(d.doc_id, index)] = (d, source, target)
+                    texts[(d.doc_id, index)] = (source, target)
     suspects: dict = {}
     for v in verdicts:
         k = (v.occurrence.doc_id, v.occurrence.segment_index)
         if k not in suspects:
-            _d, source, target = texts[k]
-            suspects[k] = misalignment(source, target)
+            suspects[k] = misalignment(*texts[k])
     return suspects
 
 
