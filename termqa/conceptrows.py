@@ -43,21 +43,22 @@ class ConceptRows(Sequence):
     __slots__ = ("_rows", "_made", "_by_id")
 
     def __init__(self, concepts: Iterable[Concept] = ()):
-        made = list(concepts)
-        self._rows = tuple(_row(c) for c in made)
-        self._made: list[Optional[Concept]] = made  # records already at hand are kept, not made again
+        # concept k is either a row (_rows[k]) or a record (_made[k]), never both: a run that reads most
+        # of a termbase (a 10M-word memory) holds no more than the records alone
+        self._made: list[Optional[Concept]] = list(concepts)  # records at hand are kept, not made again
+        self._rows: list[Optional[tuple]] = [None] * len(self._made)
         self._by_id: Optional[ConceptsById] = None
 
     @classmethod
-    def from_rows(cls, rows: tuple) -> "ConceptRows":
+    def from_rows(cls, rows) -> "ConceptRows":
         self = cls.__new__(cls)
-        self._rows = rows
-        self._made = [None] * len(rows)
+        self._rows = list(rows)
+        self._made = [None] * len(self._rows)
         self._by_id = None
         return self
 
     def __reduce__(self):
-        return (_from_rows, (self._rows,))
+        return (_from_rows, (self.rows(),))
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -68,6 +69,7 @@ class ConceptRows(Sequence):
         c = self._made[i]
         if c is None:
             c = self._made[i] = _concept(self._rows[i])
+            self._rows[i] = None
         return c
 
     def __iter__(self) -> Iterator[Concept]:
@@ -76,7 +78,7 @@ class ConceptRows(Sequence):
 
     def __eq__(self, other) -> bool:
         if isinstance(other, ConceptRows):
-            return self._rows == other._rows
+            return self.rows() == other.rows()
         if isinstance(other, Sequence) and not isinstance(other, (str, bytes)):
             return len(other) == len(self._rows) and all(a == b for a, b in zip(self, other))
         return NotImplemented
@@ -89,10 +91,11 @@ class ConceptRows(Sequence):
 
     def ids(self) -> Iterator[str]:
         """Every concept's id, in order, without making a record."""
-        return (r[_ID_AT] for r in self._rows)
+        return (r[_ID_AT] if r is not None else c.id for r, c in zip(self._rows, self._made))
 
     def rows(self) -> tuple:
-        return self._rows
+        """Every concept as a row (those made into records turned back into rows)."""
+        return tuple(r if r is not None else _row(c) for r, c in zip(self._rows, self._made))
 
     def by_id(self) -> "ConceptsById":
         if self._by_id is None:

@@ -45,6 +45,7 @@ def test_rows_equal_the_records_and_survive_a_pickle_unmade(glossary):
     assert isinstance(back, ConceptRows) and _made(back) == 0
     assert back[2] == concepts[2] and _made(back) == 1  # one record made, on reading it
     assert back[2] is back[2]  # and kept
+    assert back._rows[2] is None  # its row let go: a concept is held once, as a row or as a record
     assert back[1:3] == concepts[1:3] and back[-1] == concepts[-1]
     assert back == rows == concepts and list(back.ids()) == [c.id for c in concepts]
     # the pickle holds no record: only strings, tuples and the like
