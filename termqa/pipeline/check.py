@@ -523,8 +523,6 @@ def cached_source_index(concepts, src_l: str, lemmatiser, path, variants: str = 
     built = _source_index(concepts, src_l, lemmatiser, path, variants)
     if variants != "none":  # stored with the variant passes' indexes built
         dt.variant_indexes(built[0], variants == "dynamic")
-        if variants == "dynamic":
-            dt.concept_heads(built[0], primary(src_l))
     cache.store(key, built)
     return built
 

@@ -645,8 +645,8 @@ def _verb_like(tok, key: tuple, head_first: bool) -> bool:
 
 def concept_heads(trie: TermTrie, lang: str) -> dict:
     """concept id -> the head word of each of its designations in the trie (a one-word designation is its
-    own head): made once per trie and language, not per document (it reads every entry), and stored with
-    the index (`check.cached_source_index` builds it before storing)."""
+    own head): made once per trie and language in a process, not per document (it reads every entry).
+    Not stored with the index: reading 20k lists back took longer (~30 ms) than making them (~11 ms)."""
     got = trie.derived.get(("heads", lang))
     if got is None:
         got = {}
