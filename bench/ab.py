@@ -16,22 +16,19 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from vs_pofilter import measure  # noqa: E402  (one child process: wall, CPU with workers, peak memory)
 
 
 def _run(argv: list[str], env: dict) -> tuple[float, float, float]:
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    code = os.waitstatus_to_exitcode(status)
-    if code not in (0, 1):
-        raise SystemExit(f"{' '.join(argv)} exited {code}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
+    r = measure(argv, env)
+    if r["code"] not in (0, 1):
+        raise SystemExit(f"{' '.join(argv)} exited {r['code']}:\n{r['stderr'][-2000:]}")
+    return r["seconds"], r["cpu"], r["peak_mb"]
 
 
 def main(argv=None) -> int:

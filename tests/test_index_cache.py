@@ -705,6 +705,8 @@ def test_records_workers_send_back_pickle_equal_through_their_constructor():
     item = Item("d", "c1", "pump", ("pompe",), True, variation="morphosyntactic", spelling=True)
     back = pickle.loads(pickle.dumps((verdicts, item), protocol=pickle.HIGHEST_PROTOCOL))
     assert back == (verdicts, item)
+    for record in (ref, occ, occ.source_span, verdicts[0], item):  # pickled as a constructor call
+        assert record.__reduce_ex__(pickle.HIGHEST_PROTOCOL)[0] is type(record)
     assert back[0][0].reference is back[0][1].reference  # one object, as in the worker
     assert type(back[0][1].penalty) is int  # values as they were
 

@@ -291,7 +291,8 @@ def test_has_key_answers_as_the_tokens_do(tmp_path):
         expected = [not want_keys.isdisjoint([t.key for t in toks]) for toks in first.tokenize_many(texts)]
         assert got == expected and any(got) and not all(got)
         first.save_analyses()
-        # a fresh lemmatiser (another run): every chunk comes from the stored analyses
+        # as a new process would start (get_lemmatiser gives the same instance: its memory is emptied),
+        # every chunk comes from the stored analyses
         again = get_lemmatiser("fr", mode="lookup")
         again._chunks.clear()
         again._texts.clear()

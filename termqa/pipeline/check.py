@@ -14,7 +14,6 @@ from itertools import islice
 from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence, Union
 
 from termqa import conceptrows, formats, indexcache, signature
-from termqa.conceptrows import ConceptRows
 from termqa.errors import LanguageError, UsageError
 from termqa.fileio import file_sha256
 from termqa.formats.annotate.replies import read_replies
@@ -247,7 +246,7 @@ def prepare(
     if source_only_glossary:
         settings["source_only_glossary"] = True
     settings["variants"] = variants
-    if not isinstance(concepts, ConceptRows):
+    if not isinstance(concepts, conceptrows.ConceptRows):
         concepts = tuple(concepts)
     return Run(files=tuple(files), glossaries=tuple(gl), concepts=concepts, documents=tuple(documents),
                table=table, lem=Lemmatisers(mode), warnings=tuple(alerts + warnings), alerts=tuple(alerts),
@@ -316,7 +315,7 @@ def read_glossary_cached(path, glossary_lang: Optional[str] = None) -> Glossary:
         return hit
     g = formats.read_glossary(path, default_lang=glossary_lang)
     # stored as rows (termqa.conceptrows): a later run makes a record only of each concept it reads
-    g = replace(g, concepts=ConceptRows(g.concepts))
+    g = replace(g, concepts=conceptrows.ConceptRows(g.concepts))
     g.terms_fingerprint  # computed before storing: kept with the glossary
     cache.store(key, g)
     return g
