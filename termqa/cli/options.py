@@ -20,6 +20,9 @@ _INPUT_OPTIONS = (
     click.option("--source-only-glossary", is_flag=True, default=None,
                  help="The glossary has no target-language terms on purpose: check consistency only "
                       "(without this flag such a glossary is refused)."),
+    click.option("--force-languages", is_flag=True, default=None,
+                 help="Check as declared even when the source and target languages look swapped "
+                      "(without this flag such a run is refused, exit code 2)."),
     click.option("--penalties", "penalties_file", type=click.Path(dir_okay=False),
                  help="JSON or TOML file overriding penalties, e.g. {\"A4\": 2, \"unjustified\": 1}."),
     click.option("--jobs", type=click.IntRange(min=1), default=None,

@@ -436,6 +436,7 @@ def compare(
     exhaustive: bool = False,
     domain: Optional[str] = None,
     source_only_glossary: bool = False,
+    force_languages: bool = False,
     alpha: float = DEFAULT_ALPHA,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
@@ -446,19 +447,19 @@ def compare(
 ) -> CompareResult:
     """Check several systems' translations of the same source against shared references.
 
-    `jobs`, `index_cache` and `variants` as in `termqa.check` (worker processes for counting; the on-disk
+    `jobs`, `index_cache`, `variants` and `force_languages` as in `termqa.check` (worker processes for counting; the on-disk
     index cache; the term-variant detection level, the same for every system).
     """
     with indexcache.using(indexcache.resolve(index_cache)):
         return _compare(inputs, glossaries, names=names, tgt_langs=tgt_langs, src_lang=src_lang,
                         glossary_lang=glossary_lang, lemmatiser=lemmatiser, penalties=penalties, judge=judge,
                         exhaustive=exhaustive, domain=domain, source_only_glossary=source_only_glossary,
-                        alpha=alpha, resamples=resamples, seed=seed, progress=progress, jobs=jobs, variants=variants)
+                        force_languages=force_languages, alpha=alpha, resamples=resamples, seed=seed, progress=progress, jobs=jobs, variants=variants)
 
 
 def _compare(inputs, glossaries, *, names, tgt_langs, src_lang, glossary_lang, lemmatiser, penalties, judge,
              exhaustive, domain, source_only_glossary, alpha, resamples, seed, progress, jobs,
-             variants=DEFAULT_VARIANTS) -> CompareResult:
+             variants=DEFAULT_VARIANTS, force_languages=False) -> CompareResult:
 
     if not 0 < alpha < 1:
         raise UsageError(f"alpha must be between 0 and 1, not {alpha}")
@@ -487,7 +488,7 @@ def _compare(inputs, glossaries, *, names, tgt_langs, src_lang, glossary_lang, l
         # the same stages as `termqa check`, with references shared before judging
         run = count(prepare(files[n], gloss, src_lang=src_lang, tgt_lang=spec.tgt_lang, glossary_lang=glossary_lang,
                             lemmatiser=mode, penalties=table, source_only_glossary=source_only_glossary,
-                            variants=variants),
+                            variants=variants, force_languages=force_languages),
                     jobs=jobs)
         res = finish(run)
         runs.append(SystemRun(spec, res, {d.doc_id: k for k, d in enumerate(res.documents)},

@@ -168,6 +168,7 @@ def check(
     exhaustive: bool = False,
     domain: Optional[str] = None,
     source_only_glossary: bool = False,
+    force_languages: bool = False,
     decisions: Union[None, str, DecisionBook] = None,
     progress: Optional[Progress] = None,
     variants: str = vr.DEFAULT_LEVEL,
@@ -181,7 +182,8 @@ def check(
     With `judge` (a `termqa.judge.llm.JudgeSettings`), divergences counting cannot settle go to the LLM
     judge; without it the run is counting mode and such occurrences stay `unjudged`.
     `source_only_glossary`: the glossary is meant to have no target-language terms (consistency checking);
-    otherwise such a glossary is refused. `decisions`: a reviewer decisions file (path or DecisionBook),
+    otherwise such a glossary is refused. `force_languages`: check files whose source and target languages
+    look swapped as declared (otherwise refused with a LanguageError). `decisions`: a reviewer decisions file (path or DecisionBook),
     applied before the judge. `variants`: the detection level, none | static | dynamic (README,
     "Term variants").
     `jobs`: worker processes for the counting stage (None: the available cores, on projects large enough
@@ -192,7 +194,7 @@ def check(
     with indexcache.using(indexcache.resolve(index_cache)):
         run = prepare(inputs, glossaries, src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang,
                       lemmatiser=lemmatiser, penalties=penalties, source_only_glossary=source_only_glossary,
-                      variants=variants)
+                      variants=variants, force_languages=force_languages)
         run = count(run, progress=progress, jobs=jobs)
     run = review(run, decisions if isinstance(decisions, DecisionBook) or decisions is None
                  else read_decisions(decisions))
@@ -215,6 +217,7 @@ def prepare(
     penalties: Optional[Mapping[str, float]] = None,
     source_only_glossary: bool = False,
     variants: str = vr.DEFAULT_LEVEL,
+    force_languages: bool = False,
 ) -> Run:
     """Read the inputs and glossaries (paths, or records already read), settle languages, penalties and
     the lemmatiser mode, and check that they fit together (input sanity, loud and early)."""
@@ -241,7 +244,7 @@ def prepare(
             warnings.append(f"{words} words: lookup lemmatiser used for speed (--lemmatiser trained to force "
                             "a trained pipeline)")
     alerts = _glossary_fits(concepts, documents, source_only_glossary)
-    alerts += sanity.language_alerts(files, src_lang=src_lang, tgt_lang=tgt_lang)
+    alerts += sanity.language_alerts(files, src_lang=src_lang, tgt_lang=tgt_lang, force_languages=force_languages)
     settings = {"src_lang": src_lang, "tgt_lang": tgt_lang, "lemmatiser_mode": lemmatiser}
     if source_only_glossary:
         settings["source_only_glossary"] = True

@@ -8,28 +8,68 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
+from termqa.errors import LanguageError
 from termqa.lang.identify import guess_language
-from termqa.lang.langtags import language_name, normalise_tag
+from termqa.lang.langtags import language_name, normalise_tag, primary
 from termqa.model import BilingualFile, Concept, Document
+from termqa.shownpath import shown_path
+
+
+def _side_guesses(f: BilingualFile):
+    """(side, declared language, guess) for the source and the target text of `f`."""
+    for side in ("source", "target"):
+        docs = [d for d in f.documents if (d.src_lang if side == "source" else d.tgt_lang)]
+        if not docs:
+            continue
+        declared = docs[0].src_lang if side == "source" else docs[0].tgt_lang
+        texts = (s.source if side == "source" else (s.target or "") for d in docs for s in d.segments)
+        yield side, declared, guess_language(texts)
 
 
 def language_alerts(files: Sequence[BilingualFile], *, src_lang: Optional[str] = None,
-                    tgt_lang: Optional[str] = None) -> list[str]:
-    """Files whose source or target text is clearly not in the language the run reads them as."""
+                    tgt_lang: Optional[str] = None, force_languages: bool = False) -> list[str]:
+    """Files whose source or target text is clearly not in the language the run reads them as.
+
+    When the source reads as the declared target language and the target as the declared source, the
+    languages are swapped: every "error" such a run finds is made up, so it is refused with a
+    LanguageError saying how to fix it, unless `force_languages` (then it is an alert like the others).
+    """
     alerts = []
     for f in files:
-        for side, override in (("source", src_lang), ("target", tgt_lang)):
-            docs = [d for d in f.documents if (d.src_lang if side == "source" else d.tgt_lang)]
-            if not docs:
-                continue
-            declared = docs[0].src_lang if side == "source" else docs[0].tgt_lang
-            texts = (s.source if side == "source" else (s.target or "") for d in docs for s in d.segments)
-            guess = guess_language(texts)
+        guesses = {side: (declared, guess) for side, declared, guess in _side_guesses(f)}
+        swap = swapped(guesses)
+        if swap and not force_languages:
+            src, tgt = swap
+            given = "--src-lang/--tgt-lang" if (src_lang or tgt_lang) else "the file's language attributes"
+            raise LanguageError(
+                f"{shown_path(f.path)}: the source and target languages look swapped: the source text reads as "
+                f"{language_name(tgt)} and the target text as {language_name(src)}, but {given} say "
+                f"{src} -> {tgt}",
+                fix=f"pass --src-lang {tgt} --tgt-lang {src} (or drop the overriding options), or "
+                    "--force-languages to check as declared")
+        if swap:
+            alerts.append(f"{shown_path(f.path)}: the source and target languages look swapped (checked as "
+                          "declared: --force-languages)")
+        for side, (declared, guess) in guesses.items():
             if guess.contradicts(declared):
+                override = src_lang if side == "source" else tgt_lang
                 how = f"given with --{'src' if side == 'source' else 'tgt'}-lang" if override else "as the file says"
-                alerts.append(f"{f.path}: the {side} text looks like {language_name(guess.best)}, not "
+                alerts.append(f"{shown_path(f.path)}: the {side} text looks like {language_name(guess.best)}, not "
                               f"{language_name(declared)} ({how}): check the {side} language")
     return alerts
+
+
+def swapped(guesses: dict) -> Optional[tuple[str, str]]:
+    """(declared source, declared target) when the source text reads as the declared target language and
+    the target text as the declared source, each clearly (`LanguageGuess.contradicts`); else None."""
+    if "source" not in guesses or "target" not in guesses:
+        return None
+    (src, src_guess), (tgt, tgt_guess) = guesses["source"], guesses["target"]
+    if not (src_guess.contradicts(src) and tgt_guess.contradicts(tgt)):
+        return None
+    if src_guess.best == primary(tgt) and tgt_guess.best == primary(src):
+        return src, tgt
+    return None
 
 
 def nothing_found(documents: Sequence[Document], concepts: Sequence[Concept]) -> str:

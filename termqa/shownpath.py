@@ -1,0 +1,64 @@
+"""How a file is named in what people read (console lines, report, spreadsheet, CSV, notes).
+
+A report or a spreadsheet gets forwarded: an absolute path tells its readers where the file sat on the
+machine that ran the check (a user name, a client's folder) and nothing they need. A path as given on
+the command line when it was relative (the project's own layout), else the file name alone. Document
+ids built from a path ("/…/manual.xlf#2") follow the same rule. The JSON result keeps the path given.
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Iterable, Mapping
+
+
+def is_local(path) -> bool:
+    """An absolute path (POSIX, Windows drive or UNC) or one under the home folder ("~/...")."""
+    p = str(path)
+    return os.path.isabs(p) or p.startswith("~") or bool(re.match(r"^[A-Za-z]:[\\/]|^\\\\", p))
+
+
+def shown_path(path) -> str:
+    """`path` as people should read it: as given when relative, else its last part (file name, and the
+    "#k" of a document id)."""
+    if path is None:
+        return ""
+    p = str(path)
+    if not is_local(p):
+        return p
+    return re.split(r"[\\/]", p.rstrip("/\\"))[-1] or p
+
+
+def path_names(paths: Iterable) -> dict:
+    """{absolute path: shown name} for the local paths among `paths` (to clean free text with `scrub`)."""
+    out = {}
+    for p in paths:
+        if p and is_local(p):
+            out[str(p)] = shown_path(p)
+            # other files of the same folder (named in a reader's warning): their names alone
+            folder = os.path.dirname(str(p)).rstrip("/\\")
+            if len(re.split(r"[\\/]", folder)) > 2:  # never "/" or "/home"
+                out.setdefault(folder + os.sep, "")
+    return out
+
+
+def scrub(text, names: Mapping[str, str]) -> str:
+    """`text` with every path of `names` replaced by its shown name (longest first, so a document id
+    "/a/x.xlf#2" is not cut at its file's path)."""
+    if not text or not names:
+        return text
+    s = str(text)
+    for p in sorted(names, key=len, reverse=True):
+        if p in s:
+            s = s.replace(p, names[p])
+    return s
+
+
+def result_names(result: Mapping) -> dict:
+    """`path_names` for every path a result carries: inputs, documents, glossaries, decisions file."""
+    paths = [f.get("path") for f in result.get("inputs") or []]
+    for d in result.get("documents") or []:
+        paths += [d.get("doc_id"), d.get("path")]
+    paths += [g.get("path") for g in (result.get("signature") or {}).get("glossaries") or []]
+    paths.append((result.get("decisions") or {}).get("path"))
+    return path_names(paths)
