@@ -33,7 +33,8 @@ from termqa.labels import (
     ALIGN_METHOD_TEXT, CODE_DESCRIPTIONS, CONSISTENCY_DESCRIPTIONS, ERROR_CODES, INCONSISTENT_LABELS, METRIC_TEXT,
     OUTCOME_TEXT, OUTCOMES, PROVENANCE_TEXT, RULE_NAMES, label_info,
 )
-from termqa.results.gate import failures
+from termqa.pipeline.sanity import NOTHING_CHECKED
+from termqa.results.gate import failures, nothing_checked
 
 from .issues import ISSUE_OUTCOMES, base_name, display_names, form_displays, group_flags, units_text
 
@@ -221,6 +222,10 @@ def gate_view(result: dict, fail_on) -> dict:
     if unjudged:
         parts.append(f"{unjudged} not judged")
     found = ", ".join(parts) if parts else "no terminology problem found"
+    empty = nothing_checked(result)
+    if empty:  # nothing checked is never a pass, whatever the gate
+        return {"state": "fail", "word": "NOT CHECKED", "conditions": ",".join(c.strip() for c in conditions),
+                "failed": failures(result, conditions), "found": empty[len(NOTHING_CHECKED) + 2:]}
     if conditions:
         failed = failures(result, conditions)
         return {"state": "fail" if failed else "pass", "word": "FAIL" if failed else "PASS",

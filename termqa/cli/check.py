@@ -7,7 +7,7 @@ import click
 
 from termqa import config
 from termqa.cli.common import (
-    EXIT_INCOMPLETE, EXIT_QA_FAILED, check_annotate_target, check_bilingual_inputs, end_progress, epilog,
+    EXIT_INCOMPLETE, EXIT_INPUT, EXIT_QA_FAILED, check_annotate_target, check_bilingual_inputs, end_progress, epilog,
     incomplete_message, progress_bar, silence_stdout, wrote,
 )
 from termqa.cli.console import summary
@@ -16,7 +16,7 @@ from termqa.fileio import atomic_write, dump_json
 from termqa.formats.decisions import find_decisions
 from termqa.inputs import expand
 from termqa.pipeline.check import check as run_check
-from termqa.results.gate import failures, parse as parse_gate
+from termqa.results.gate import failures, nothing_checked, parse as parse_gate
 from termqa.results.serialise import streamed_result
 
 EPILOG = epilog(
@@ -25,7 +25,10 @@ EPILOG = epilog(
     "termqa check manual.xlf -g terms.tbx --fail-on 'error,score>0.2'   # quote: > is a shell redirect",
     "termqa check manual.xlf -g terms.tbx --json - | jq .scores",
     codes="  0 checked (and the --fail-on gate passed)\n  1 a --fail-on condition holds\n"
-          "  2 bad input or usage (one line on stderr)\n  130 interrupted (finished judgements stay cached)",
+          "  2 bad input or usage (one line on stderr), or nothing checked: no segment holding a term has a\n"
+          "    translation (the files asked for are written and say so)\n"
+          "  3 incomplete: judge questions failed or wait in a batch (re-run to finish; answers are cached)\n"
+          "  130 interrupted (finished judgements stay cached)",
 )
 
 
@@ -118,6 +121,10 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
                 wrote(rep.out, quiet, f"{rep.written} note{'s' if rep.written != 1 else ''}")
     if not quiet and not stdout_is_json:
         click.echo(summary(data, judge_configured=judge is not None))
+    empty = nothing_checked(data)
+    if empty:  # never a pass, gate or no gate: the files were written, and say the same
+        click.echo(f"termqa: error: {empty}", err=True)
+        sys.exit(EXIT_INPUT)
     incomplete = incomplete_message(data)
     if incomplete:
         click.echo(incomplete, err=True)

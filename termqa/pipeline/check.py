@@ -368,7 +368,11 @@ def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] 
     verdicts = _flag_misaligned(verdicts, documents, warnings, suspects)
     lem.save_analyses()
     alerts = list(run.alerts)
-    if not found and not skipped and documents:
+    empty = sanity.nothing_checked(documents, found, skipped)
+    if empty:  # said before anything else: no occurrence was checked
+        alerts.insert(0, empty)
+        warnings.insert(0, empty)
+    elif not found and not skipped and documents:
         alert = sanity.nothing_found(documents, concepts)
         alerts.append(alert)
         warnings.insert(0, alert)

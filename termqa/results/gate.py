@@ -5,7 +5,11 @@ Conditions, any number of them:
 - `outcome>N`: fails when more than N occurrences have it (e.g. `error>3`);
 - a label (`A4`, `F`, `neutralisation`, ...): fails when any occurrence carries it;
 - `score>X` / `micro>X` / `by_concept>X` / `by_source_form>X`: fails when that score exceeds X;
-- `coverage<X`: fails when less than X of the occurrences could be scored.
+- `coverage<X`: fails when less than X of the occurrences could be scored; occurrences in untranslated
+  segments count as not scored.
+
+Whatever the conditions, a run that could check no occurrence (`nothing_checked`: the targets are missing
+or untranslated) never passes: it is the first failure, and `termqa check` exits 2 ("nothing checked").
 """
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ import re
 from termqa.errors import UsageError
 from termqa.labels import CONSISTENCY_LABELS, ERROR_CODES
 from termqa.model import OUTCOMES
+from termqa.pipeline.sanity import NOTHING_CHECKED
 
 _SCORES = {"score": "system", "system": "system", "micro": "micro", "by_concept": "by_concept",
            "by_source_form": "by_source_form"}
@@ -46,9 +51,37 @@ def _cmp(value, op, limit) -> bool:
     return {"<": value < limit, "<=": value <= limit, ">": value > limit, ">=": value >= limit}[op]
 
 
+def not_checked(result: dict) -> int:
+    """Occurrences found in the source but not checked (their segment has no translation)."""
+    return int((result.get("summary") or {}).get("occurrences_in_untranslated_segments") or 0)
+
+
+def nothing_checked(result: dict) -> str:
+    """Why no occurrence of `result` could be checked (the run's alert), or '' when some were."""
+    summary = result.get("summary") or {}
+    if summary.get("occurrences"):
+        return ""
+    for alert in result.get("alerts") or []:
+        if str(alert).startswith(NOTHING_CHECKED):
+            return str(alert)
+    n = not_checked(result)
+    return f"{NOTHING_CHECKED}: the {n} term occurrences are all in untranslated segments" if n else ""
+
+
+def coverage(result: dict):
+    """The share of the occurrences found that could be scored, those in untranslated segments counted as
+    not scored (None when no occurrence was found at all)."""
+    s = result.get("scores") or {}
+    total = (s.get("scored") or 0) + (s.get("unjudged") or 0) + not_checked(result)
+    return (s.get("scored") or 0) / total if total else None
+
+
 def failures(result: dict, conditions) -> list[str]:
-    """The conditions that hold for `result`, as readable strings (empty: the gate passes)."""
-    failed = []
+    """The conditions that hold for `result`, as readable strings (empty: the gate passes). A run that
+    checked nothing fails first, whatever the conditions."""
+    empty = nothing_checked(result)
+    failed = [NOTHING_CHECKED + (f" ({not_checked(result)} occurrences in untranslated segments)"
+                                 if not_checked(result) else "")] if empty else []
     summary = result["summary"]
     for name, op, limit in parse(conditions):
         if name in OUTCOMES:
@@ -58,7 +91,7 @@ def failures(result: dict, conditions) -> list[str]:
             if value is None:
                 continue
         elif name == "coverage":
-            value = result["scores"].get("coverage")
+            value = coverage(result)
             if value is None:
                 continue
         else:
