@@ -109,7 +109,25 @@ def fmt_score(value) -> str:
 
 
 def fmt_pct(value) -> str:
-    return "—" if value is None else f"{100 * value:.0f}%"
+    """A share as a whole percentage, never "0%" for a share above zero nor "100%" for one below."""
+    if value is None:
+        return "—"
+    if 0 < value < 0.005:
+        return "< 1%"
+    if 0.995 <= value < 1:
+        return "> 99%"
+    return f"{100 * value:.0f}%"
+
+
+def fmt_rate(per_k: float) -> str:
+    """Issues per 1,000 words, with enough precision to be non-zero when something was found."""
+    if per_k == 0:
+        return "0"
+    if per_k < 0.01:
+        return "< 0.01"
+    if per_k < 0.1:
+        return f"{per_k:.2f}"
+    return f"{per_k:.1f}" if per_k < 10 else f"{per_k:.0f}"
 
 
 def _num(value) -> str:
@@ -246,11 +264,13 @@ def _headline(result: dict, source_words: Optional[int]) -> dict:
     total = sum(oc.get(k, 0) for k in OUTCOMES)
     issues = sum(oc.get(k, 0) for k in ISSUE_OUTCOMES)
     ok = oc.get("conforming", 0) + oc.get("justified", 0)
+    if source_words is None:  # the one word count (termqa.wordcount), carried by the result
+        source_words = (result.get("summary") or {}).get("source_words")
     per_k = (1000.0 * issues / source_words) if source_words else None
     return {
         "issues": issues, "total": total, "ok": ok, "unjudged": oc.get("unjudged", 0),
         "words": source_words,
-        "per_k": None if per_k is None else (f"{per_k:.1f}" if per_k < 10 else f"{per_k:.0f}"),
+        "per_k": None if per_k is None else fmt_rate(per_k),
         "ok_share": fmt_pct(ok / total) if total else "—",
     }
 
@@ -333,8 +353,8 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
     """Everything the template shows, precomputed and ordered (testable without HTML).
 
     `fail_on`: the `--fail-on` conditions, to show PASS/FAIL on the first screen; `source_words`:
-    the number of source words checked, for the issues-per-1,000-words figure (the result JSON
-    only carries the segments that have occurrences, so the caller counts them); `decisions`: the
+    the number of source words, for the issues-per-1,000-words figure (default: the result's
+    `summary.source_words`, termqa.wordcount's one definition); `decisions`: the
     decisions file the page's own decisions are merged into (default: the one the run used, read
     again from `result["decisions"]["path"]`)."""
     if not isinstance(result, dict) or result.get("termqa_result") != RESULT_VERSION:

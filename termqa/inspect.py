@@ -6,18 +6,12 @@ rules) make `inspect` refuse the file with exit code 2, after printing what it r
 """
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 
 from termqa import formats
 from termqa.errors import MissingLanguageError
 from termqa.model import STATUSES, BilingualFile, Glossary
-
-_WORD = re.compile(r"\w+(?:['’-]\w+)*", re.UNICODE)
-
-
-def count_words(text) -> int:
-    return len(_WORD.findall(text)) if text else 0
+from termqa.wordcount import source_words, target_words
 
 
 def describe_bilingual(f: BilingualFile) -> dict:
@@ -39,8 +33,8 @@ def describe_bilingual(f: BilingualFile) -> dict:
             "locked": sum(1 for s in segs if s.locked),
             "skipped": sum(d.skipped for d in f.documents),
         },
-        "source_words": sum(count_words(s.source) for s in segs),
-        "target_words": sum(count_words(s.target) for s in segs),
+        "source_words": source_words(f.documents),  # the one definition: termqa.wordcount
+        "target_words": target_words(f.documents),
         "per_document": [
             {"doc_id": d.doc_id, "original": d.original, "source_language": d.src_lang,
              "target_language": d.tgt_lang, "segments": len(d.segments), "skipped": d.skipped}
@@ -120,7 +114,7 @@ def render_text(info: dict) -> str:
             f"  documents: {info['documents']}",
             f"  segments: {s['total']} ({s['translated']} translated, {s['empty']} empty, "
             f"{s['locked']} locked; {s['skipped']} units not translatable, skipped)",
-            f"  words: {info['source_words']} source, {info['target_words']} target",
+            f"  words: {info['source_words']:,} source, {info['target_words']:,} target",
         ]
     else:
         lines += [f"  concepts: {info['concepts']} ({info['dnt']} do-not-translate)"]

@@ -32,12 +32,6 @@ EPILOG = epilog(
 )
 
 
-def source_words(result) -> int:
-    """Words in the source of every segment checked (whitespace-separated), for the report's
-    issues-per-1,000-words figure."""
-    return sum(len((s.source or "").split()) for d in result.documents for s in d.segments)
-
-
 @click.command("check", epilog=EPILOG)
 @click.argument("files", nargs=-1, required=True)
 @input_options
@@ -110,7 +104,7 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
     if report:
         from termqa.reports.html import write_html
 
-        wrote(write_html(data, report, fail_on=fail_on, source_words=source_words(result)), quiet)
+        wrote(write_html(data, report, fail_on=fail_on), quiet)
     if annotate or in_place:
         from termqa.formats.annotate import annotate_files, annotations_from_result
 

@@ -26,8 +26,9 @@ def summary(data: dict, *, judge_configured: bool) -> str:
                      f"{f['documents']} document(s), {f['segments']} segments")
     for g in data["signature"]["glossaries"]:
         lines.append(f"  glossary {g['path']}: {g['format']}")
+    words = f" ({sm['source_words']:,} source words)" if sm.get("source_words") is not None else ""
     lines.append(f"{sm['occurrences']} occurrences of {sm['concepts_found']} concepts in {sm['documents']} "
-                 f"document(s)" + (f"; {sm['occurrences_in_untranslated_segments']} more in untranslated "
+                 f"document(s){words}" + (f"; {sm['occurrences_in_untranslated_segments']} more in untranslated "
                                    "segments, not checked" if sm.get("occurrences_in_untranslated_segments") else ""))
     oc = sm["outcomes"]
     lines.append("outcomes: " + ", ".join(f"{k} {v}" for k, v in oc.items()))

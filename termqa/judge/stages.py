@@ -45,6 +45,7 @@ from termqa.pipeline.reference import pseudo_reference
 from termqa.pipeline.review import REVIEWER
 from termqa.pipeline.score import penalty_for
 from termqa.signature import JudgePart
+from termqa.wordcount import source_words
 
 Progress = Callable[[str, int, int], None]
 
@@ -327,8 +328,7 @@ def _count_source_words(stage) -> None:
     if stage.backend is None or getattr(stage, "_words_counted", False):
         return
     stage._words_counted = True
-    stage.backend.account.add(source_words=sum(len(s.source.split()) for d in stage.docs.values()
-                                               for s in d.segments))
+    stage.backend.account.add(source_words=source_words(stage.docs.values()))  # termqa.wordcount
 
 
 def _free_span(segment, text, span, taken):

@@ -36,6 +36,7 @@ from termqa.pipeline.reference import glossary_reference, pseudo_reference
 from termqa.pipeline.score import validate_table
 from termqa.results.serialise import result_dict
 from termqa.signature import JudgePart, Signature
+from termqa.wordcount import source_words
 
 if TYPE_CHECKING:  # a counting run never loads the judge (openai, its SQLite cache) nor the review code
     from termqa.judge.llm import JudgeSettings
@@ -241,8 +242,9 @@ def prepare(
         words = project_words(documents)
         if words > TRAINED_MAX_WORDS:
             mode = "lookup"
-            warnings.append(f"{words} words: lookup lemmatiser used for speed (--lemmatiser trained to force "
-                            "a trained pipeline)")
+            # said in source words, the count every output uses (termqa.wordcount)
+            warnings.append(f"{source_words(documents):,} source words: lookup lemmatiser used for speed "
+                            "(--lemmatiser trained to force a trained pipeline)")
     alerts = _glossary_fits(concepts, documents, source_only_glossary)
     alerts += sanity.language_alerts(files, src_lang=src_lang, tgt_lang=tgt_lang, force_languages=force_languages)
     settings = {"src_lang": src_lang, "tgt_lang": tgt_lang, "lemmatiser_mode": lemmatiser}

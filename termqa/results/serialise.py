@@ -15,6 +15,7 @@ from termqa.gcpause import without_gc
 from termqa.model import OUTCOMES, UNJUDGED
 from termqa.pipeline.metrics import all_metrics, per_document, variation_shares
 from termqa.pipeline.score import scores
+from termqa.wordcount import source_words
 
 RESULT_VERSION = 1
 
@@ -216,6 +217,7 @@ def streamed_result(res) -> dict:
             "unjudged_reasons": dict(reasons.most_common()),
             "needs_judge": sum(reasons.values()),
             "occurrences_in_untranslated_segments": res.skipped_untranslated,
+            "source_words": source_words(res.documents),  # the one definition (termqa.wordcount)
         },
         "scores": {k: v for k, v in sc.items() if k != "documents"},
         "metrics": {"overall": metrics_overall, "documents": metrics_docs,
