@@ -13,7 +13,7 @@ script needs.
   "replace X with Y", "check: not judged (...)", empty when nothing is to be done).
 - status, comment: empty, for the translator's reply when the file travels as a QA list.
 - reason, penalty (empty when unjudged: never a silent 0).
-- then for tools: doc_id, segment_id, segment_index, concept_id, source_display (the source form as
+- then for tools: doc_id (as given when relative, else the file name: termqa.shownpath), segment_id, segment_index, concept_id, source_display (the source form as
   the documents write it most often: what a person reads), source_start, source_end, target_start,
   target_end (end-exclusive offsets in the plain segment text), variation, chain_size,
   is_first_mention, via, align_method (`copied_word`: a source word kept that is also a word of the
@@ -39,6 +39,7 @@ from pathlib import Path
 
 from termqa.errors import UsageError
 from termqa.fileio import atomic_write
+from termqa.shownpath import shown_path
 
 from .issues import display_names, expected_text, form_displays, what_to_do
 
@@ -110,7 +111,7 @@ def rows(result: dict, *, issues_only: bool = False):
             "source_text": o["source_text"], "target_text": o.get("target_text"), "expected": expected,
             "outcome": o["outcome"], "label": o.get("label"), "what_to_do": what_to_do(o, expected),
             "status": None, "comment": None, "reason": o.get("reason"), "penalty": o.get("penalty"),
-            "doc_id": o["doc_id"], "segment_id": o["segment_id"], "segment_index": o.get("segment_index"),
+            "doc_id": shown_path(o["doc_id"]), "segment_id": o["segment_id"], "segment_index": o.get("segment_index"),
             "concept_id": o["concept_id"], "source_display": shown.get((o["concept_id"], o["source_form"])),
             "source_form": o["source_form"],
             "source_start": _span(o.get("source_span"), 0), "source_end": _span(o.get("source_span"), 1),

@@ -35,6 +35,7 @@ from termqa.labels import (
 )
 from termqa.pipeline.sanity import NOTHING_CHECKED
 from termqa.results.gate import failures, nothing_checked
+from termqa.shownpath import result_names, scrub_all
 
 from .issues import ISSUE_OUTCOMES, base_name, display_names, form_displays, group_flags, units_text
 
@@ -575,7 +576,8 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
             for g in all_groups if g["outcome"] in ISSUE_OUTCOMES]
     inputs = [dict(i, name=base_name(i.get("path")) or i.get("path")) for i in result.get("inputs") or []]
 
-    return {
+    # a report is forwarded: no path of the machine that ran the check in it (termqa.shownpath)
+    return scrub_all({
         "gate": gate_view(result, fail_on), "headline": _headline(result, source_words),
         "todo": todo[:10], "todo_more": max(0, len(todo) - 10), "todo_total": len(todo),
         "todo_text": "\n".join(t["line"] for t in todo),
@@ -602,7 +604,7 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         "filter_json": json_for_script(filter_data),
         "outcome_text": OUTCOME_TEXT,
         "penalties": sorted((sig.get("penalties") or {}).items(), key=lambda kv: (kv[0] not in OUTCOMES, kv[0])),
-    }
+    }, result_names(result))
 
 
 # ---------------------------------------------------------------------------- rendering

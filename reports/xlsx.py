@@ -20,6 +20,7 @@ from pathlib import Path
 from termqa.errors import UsageError
 from termqa.fileio import atomic_write
 from termqa.labels import OUTCOME_TEXT, OUTCOMES
+from termqa.shownpath import result_names, scrub, shown_path
 
 from .csvout import rows as csv_rows
 from .html import _concept_name
@@ -31,7 +32,7 @@ ISSUE_COLUMNS = (
     ("label", "Label", 14), ("what_to_do", "What to do", 40), ("status", "Status", 12),
     ("comment", "Comment", 30), ("reason", "Why", 40), ("penalty", "Penalty", 9),
     ("source_segment", "Source segment", 50), ("target_segment", "Target segment", 50),
-    ("concept_id", "Concept id", 14), ("doc_id", "Document id", 24), ("segment_id", "Segment", 10),
+    ("concept_id", "Concept id", 14), ("doc_id", "Document id", 24), ("segment", "Segment", 10),
 )
 VERDICT_COLOURS = {"error": "#FFE6E4", "unjustified": "#FFF3C4", "unjudged": "#EAEEF2",
                    "justified": "#DDF4FF", "conforming": "#DAFBE1"}
@@ -53,6 +54,9 @@ def xlsx_bytes(result: dict, *, issues_only: bool = True) -> bytes:
 
     xlsxwriter = _writer()
     rows = list(csv_rows(result))
+    for r in rows:  # the segment's own id when the file gives one (XLIFF 2), else its number in the document
+        r["segment"] = r["segment_id"] if r.get("segment_id") not in (None, "") else (
+            r["segment_index"] + 1 if isinstance(r.get("segment_index"), int) else None)
     if issues_only:
         rows = [r for r in rows if r["outcome"] != "conforming"]
     rows.sort(key=lambda r: (_ORDER.get(r["outcome"], 9), -(r["penalty"] or 0), r["document"] or "",
@@ -137,9 +141,10 @@ def xlsx_bytes(result: dict, *, issues_only: bool = True) -> bytes:
     rs.set_column(1, 1, 100, wrap)
     sig = result.get("signature") or {}
     lines = [("Signature", sig.get("string") or ""), ("Tool", sig.get("tool") or "")]
-    lines += [("Input", f"{i.get('path')} ({i.get('format')})") for i in result.get("inputs") or []]
-    lines += [("Glossary", f"{g.get('path')} ({g.get('format')})") for g in sig.get("glossaries") or []]
-    lines += [("Warning", w) for w in result.get("warnings") or []]
+    names = result_names(result)  # no path of the machine that ran the check (termqa.shownpath)
+    lines += [("Input", f"{shown_path(i.get('path'))} ({i.get('format')})") for i in result.get("inputs") or []]
+    lines += [("Glossary", f"{shown_path(g.get('path'))} ({g.get('format')})") for g in sig.get("glossaries") or []]
+    lines += [("Warning", scrub(w, names)) for w in result.get("warnings") or []]
     for i, (k, val) in enumerate(lines):
         rs.write_string(i, 0, k, head)
         rs.write_string(i, 1, str(val))

@@ -11,6 +11,7 @@ from collections import Counter, defaultdict
 from termqa import formats
 from termqa.errors import MissingLanguageError
 from termqa.model import STATUSES, BilingualFile, Glossary
+from termqa.shownpath import shown_path
 from termqa.wordcount import source_words, target_words
 
 
@@ -105,7 +106,7 @@ def inspect_file(path, *, src_lang=None, tgt_lang=None, glossary_lang=None) -> d
 
 def render_text(info: dict) -> str:
     """A short human-readable summary of `inspect_file`'s object."""
-    lines = [f"{info['path']}: {info['format']}" + (f" ({info['dialect']})" if info.get("dialect") else "")]
+    lines = [f"{shown_path(info['path'])}: {info['format']}" + (f" ({info['dialect']})" if info.get("dialect") else "")]
     if info["kind"] == "bilingual":
         s = info["segments"]
         lines += [

@@ -61,4 +61,20 @@ def result_names(result: Mapping) -> dict:
         paths += [d.get("doc_id"), d.get("path")]
     paths += [g.get("path") for g in (result.get("signature") or {}).get("glossaries") or []]
     paths.append((result.get("decisions") or {}).get("path"))
+    settings = (result.get("signature") or {}).get("settings") or {}
+    paths += [v for v in settings.values() if isinstance(v, str)]  # a config file, a cache named in the run
     return path_names(paths)
+
+
+def scrub_all(value, names: Mapping[str, str]):
+    """`value` (dicts, lists, tuples, strings: what a report is made of) with `scrub` applied to every
+    string in it, keys included."""
+    if not names:
+        return value
+    if isinstance(value, str):
+        return scrub(value, names)
+    if isinstance(value, dict):
+        return {scrub_all(k, names): scrub_all(v, names) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(scrub_all(v, names) for v in value)
+    return value

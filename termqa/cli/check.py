@@ -18,6 +18,7 @@ from termqa.inputs import expand
 from termqa.pipeline.check import check as run_check
 from termqa.results.gate import failures, nothing_checked, parse as parse_gate
 from termqa.results.serialise import streamed_result
+from termqa.shownpath import result_names, scrub
 
 EPILOG = epilog(
     "termqa check manual.xlf -g terms.tbx --report report.html",
@@ -74,14 +75,15 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
         decisions=find_decisions(s.get("decisions")), progress=progress, **config.check_options(s),
     )
     end_progress(progress)
-    for alert in result.alerts:  # inputs that do not fit: said first, whatever else is printed
-        click.echo(f"termqa: warning: {alert}", err=True)
     if cfg_path:  # where the settings came from: recorded, not part of the signature's id
         result.signature = result.signature.with_settings(config=str(cfg_path))
     # the report writers read every occurrence more than once: they get the whole result; JSON alone is
     # written as its rows are made (a big translation memory's result is never held whole as dicts)
     whole = bool(csv_out or xlsx_out or report or annotate or in_place)
     data = result.to_dict() if whole else streamed_result(result)
+    names = result_names(data)  # console lines name files as given, never where they sit (termqa.shownpath)
+    for alert in result.alerts:  # inputs that do not fit: said first, whatever else is printed
+        click.echo(f"termqa: warning: {scrub(alert, names)}", err=True)
     stdout_is_json = json_out == "-"
     if stdout_is_json:  # for pipes (jq, other tools): the JSON is the only thing on stdout
         try:
@@ -117,7 +119,7 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
         click.echo(summary(data, judge_configured=judge is not None))
     empty = nothing_checked(data)
     if empty:  # never a pass, gate or no gate: the files were written, and say the same
-        click.echo(f"termqa: error: {empty}", err=True)
+        click.echo(f"termqa: error: {scrub(empty, names)}", err=True)
         sys.exit(EXIT_INPUT)
     incomplete = incomplete_message(data)
     if incomplete:

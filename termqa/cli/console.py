@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from termqa.labels import CODE_DESCRIPTIONS
+from termqa.shownpath import result_names, scrub
 
 
 def _fmt(x, pct=False):
@@ -19,6 +20,12 @@ def scores_block(data: dict) -> str:
 
 
 def summary(data: dict, *, judge_configured: bool) -> str:
+    """The console summary, with no path of this machine in it (termqa.shownpath): console lines get
+    pasted into tickets and mails."""
+    return scrub(_summary(data, judge_configured=judge_configured), result_names(data))
+
+
+def _summary(data: dict, *, judge_configured: bool) -> str:
     sm = data["summary"]
     lines = [f"termqa {data['signature']['tool'].split()[-1]}  {data['signature']['string']}"]
     for f in data["inputs"]:
