@@ -134,10 +134,8 @@ def silence_stdout() -> None:
 
 def wrote(path, quiet: bool, what: str = "") -> None:
     """Say on stderr which file was written (stdout may carry JSON)."""
-    if not quiet:
-        from termqa.shownpath import shown_path
-
-        click.echo(f"termqa: wrote {shown_path(path)}" + (f" ({what})" if what else ""), err=True)
+    if not quiet:  # the path the user asked for, as given: it names no input's folder
+        click.echo(f"termqa: wrote {path}" + (f" ({what})" if what else ""), err=True)
 
 
 def check_bilingual_inputs(paths) -> None:
