@@ -7,8 +7,8 @@ import click
 
 from termqa import config
 from termqa.cli.common import (
-    EXIT_INCOMPLETE, EXIT_INPUT, EXIT_QA_FAILED, check_annotate_target, check_bilingual_inputs, end_progress, epilog,
-    incomplete_message, progress_bar, silence_stdout, wrote,
+    EXIT_INCOMPLETE, EXIT_INPUT, EXIT_QA_FAILED, Command, check_annotate_target, check_bilingual_inputs,
+    end_progress, epilog, incomplete_message, progress_bar, silence_stdout, wrote,
 )
 from termqa.cli.console import summary
 from termqa.cli.options import input_options, judge_options
@@ -33,7 +33,7 @@ EPILOG = epilog(
 )
 
 
-@click.command("check", epilog=EPILOG)
+@click.command("check", cls=Command, epilog=EPILOG)
 @click.argument("files", nargs=-1, required=True)
 @input_options
 @click.option("--tgt-lang", help="Target language, overriding the files (picks the pair in a TMX).")

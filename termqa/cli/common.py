@@ -122,6 +122,24 @@ class Group(click.Group):
         return run_guarded(super().invoke, ctx)
 
 
+class Command(click.Command):
+    """A command that points an option name people try by habit at the one it has: click's own guess is
+    by spelling (it offers --help for --html)."""
+
+    SUGGEST = {"--html": "--report"}
+
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:
+            name = exc.option_name.split("=", 1)[0]
+            want = self.SUGGEST.get(name)
+            if want and any(want in p.opts for p in self.params):
+                raise click.NoSuchOption(exc.option_name, message=f"No such option {name!r}. Did you mean "
+                                                                  f"{want!r}?", ctx=ctx) from None
+            raise
+
+
 def silence_stdout() -> None:
     """Point stdout at /dev/null after a broken pipe, so the interpreter's final flush does not
     print "Broken pipe" (nor raise again)."""
@@ -220,5 +238,6 @@ def end_progress(progress) -> None:
 def epilog(*examples: str, codes: str = "") -> str:
     """The end of a command's --help: examples (kept on their own lines) and its exit codes."""
     text = "\b\nExamples:\n" + "\n".join(f"  {e}" for e in examples)
-    text += "\n\n\b\nExit codes:\n" + (codes or "  0 done\n  2 bad input or usage (one line on stderr)")
+    text += "\n\n\b\nExit codes:\n" + (codes or "  0 done\n  2 bad input or usage (one line on stderr)\n"
+                                                "  130 interrupted")
     return text

@@ -12,16 +12,19 @@ from pathlib import Path
 import click
 
 from termqa import config
-from termqa.cli.common import EXIT_INCOMPLETE, end_progress, epilog, guarded, incomplete_message, progress_bar, wrote
+from termqa.cli.common import EXIT_INCOMPLETE, Command, end_progress, epilog, guarded, incomplete_message, progress_bar, wrote
 from termqa.cli.options import input_options, judge_options
 from termqa.evaluate import compare as cmp
 from termqa.fileio import atomic_write
 from termqa.reports.compare_html import write_compare_html
 
 
-@click.command("compare", epilog=epilog(
+@click.command("compare", cls=Command, epilog=epilog(
     "termqa compare sysA.xlf sysB.xlf sysC.xlf -g terms.tbx --report compare.html",
-    "termqa compare multi.tmx --tgt-lang fr --tgt-lang de -g terms.tbx --json compare.json"))
+    "termqa compare multi.tmx --tgt-lang fr --tgt-lang de -g terms.tbx --json compare.json",
+    codes="  0 compared\n  2 bad input or usage (one line on stderr)\n"
+          "  3 incomplete: judge questions failed or wait in a batch (re-run to finish; answers are cached)\n"
+          "  130 interrupted (finished judgements stay cached)"))
 @click.argument("files", nargs=-1, required=True)
 @input_options
 @click.option("--name", "names", multiple=True, help="System name, one per system in input order (default: "

@@ -32,7 +32,11 @@ LAZY_COMMANDS = {
 }
 
 
-@click.group(cls=Group, lazy=LAZY_COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Group, lazy=LAZY_COMMANDS, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog="\b\nExit codes (each command's --help lists its own):\n  0 done (and the --fail-on gate passed)\n"
+                    "  1 a --fail-on condition holds (check)\n  2 bad input or usage, or nothing could be checked\n"
+                    "  3 incomplete: judge questions failed or wait in a batch (check, compare; re-run to finish)\n"
+                    "  130 interrupted")
 @click.version_option(__version__, "--version", prog_name="termqa")
 def main():
     """Terminology QA for translation projects: glossary conformity, consistency, and an LLM judge.
@@ -47,7 +51,8 @@ def main():
 # --- inspect -----------------------------------------------------------------------------------------
 
 @main.command(epilog=epilog("termqa inspect manual.xlf terms.tbx", "termqa inspect --json project.tmx | jq .languages",
-                            codes="  0 every file was read\n  2 a file is invalid or unreadable (one line each on stderr)"))
+                            codes="  0 every file was read\n  2 a file is invalid or unreadable (one line each on stderr)\n"
+                                  "  130 interrupted"))
 @click.argument("files", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (a list for several files).")
 @click.option("--src-lang", help="Source language, overriding the file.")
