@@ -31,7 +31,7 @@ from termqa.formats.decisions import (
 )
 from termqa.labels import (
     ALIGN_METHOD_TEXT, CODE_DESCRIPTIONS, CONSISTENCY_DESCRIPTIONS, ERROR_CODES, INCONSISTENT_LABELS, METRIC_TEXT,
-    OUTCOME_TEXT, OUTCOMES, PROVENANCE_TEXT, RULE_NAMES, label_info,
+    OUTCOME_TEXT, OUTCOMES, PLAIN_WORDS, PROVENANCE_TEXT, RULE_NAMES, label_info, label_name, setting_text,
 )
 from termqa.pipeline.sanity import NOTHING_CHECKED
 from termqa.results.gate import failures, nothing_checked
@@ -335,8 +335,8 @@ def _decide_data(result: dict, positions: dict, book: Optional[DecisionBook], no
             ids.append(d.id)
         occ[str(k)] = [str(o["concept_id"]), o["source_form"], o.get("source_text"), o.get("target_text"),
                        key, doc, o.get("unit_id"), *ids]
-    labels = [[c, f"{c} – {CODE_DESCRIPTIONS[c]}"] for c in ERROR_CODES] + \
-        [[l, f"{l.replace('_', ' ')} – {CONSISTENCY_DESCRIPTIONS[l]}"] for l in INCONSISTENT_LABELS]
+    labels = [[c, f"{c} – {label_name(c)}"] for c in ERROR_CODES] + \
+        [[l, label_name(l)] for l in INCONSISTENT_LABELS]
     info = result.get("decisions") or {}
     # The browser keeps the page's decisions under the run signature; the signature does not name the
     # input files, so a digest of the flags keeps two projects checked alike apart.
@@ -430,8 +430,8 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         ref = o.get("reference") or refs.get((o["doc_id"], o["concept_id"], o["source_form"])) or {}
         info = label_info(o.get("label"))
         if info and o.get("rule") in RULE_NAMES:
-            # a deterministic rule names the case better than the label family it is scored as
-            info = dict(info, name=RULE_NAMES[o["rule"]])
+            # a deterministic rule names the case beside the label it is scored as (one name per label)
+            info = dict(info, rule=RULE_NAMES[o["rule"]])
         return {
             "o": o, "k": position[id(o)], "doc_key": doc_key[o["doc_id"]], "concept_key": concept_key[o["concept_id"]],
             "doc_name": names[o["doc_id"]],
@@ -501,7 +501,7 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
             info = label_info(g["label"])
             first = g["occurrences"][0]
             if info and first.get("rule") in RULE_NAMES:
-                info = dict(info, name=RULE_NAMES[first["rule"]])
+                info = dict(info, rule=RULE_NAMES[first["rule"]])
             groups.append(dict(g, label_view=info, views=[occurrence_view(o) for o in sorted(g["occurrences"], key=doc_order)],
                                outcome_text=OUTCOME_TEXT.get(g["outcome"], (g["outcome"], "•", ""))[0],
                                outcome_icon=OUTCOME_TEXT.get(g["outcome"], (g["outcome"], "•", ""))[1],
@@ -584,6 +584,10 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         "backlog": _backlog_view(result),
         "input_names": [i["name"] for i in inputs],
         "sig": sig, "settings": settings, "src_lang": src_lang, "tgt_lang": tgt_lang,
+        "settings_rows": [setting_text(k, val) for k, val in sorted(settings.items())],
+        "plain_words": dict(PLAIN_WORDS),
+        "label_legend": [(c, label_name(c), CODE_DESCRIPTIONS[c]) for c in ERROR_CODES] +
+                        [(l, label_name(l), CONSISTENCY_DESCRIPTIONS[l]) for l in CONSISTENCY_DESCRIPTIONS],
         "judge": sig.get("judge"),
         "lemmatiser": sorted((sig.get("lemmatiser") or {}).items()),
         "inputs": inputs, "documents": doc_views,

@@ -62,6 +62,33 @@ CODE_DESCRIPTIONS = MappingProxyType({
     "H": "defective expression or wrong register",
 })
 
+# The one name of each error label a person reads (report filter, badges, decide menu, console, notes'
+# subjects): short, and wide enough for every case scored under it (the spelling rule scores as F, a
+# deprecated term as A1). A deterministic rule adds its own name beside it (RULE_NAMES), never instead.
+LABEL_NAMES = MappingProxyType({
+    "A1": "term of a neighbouring concept",
+    "A2": "paraphrase instead of the term",
+    "A3": "invented calque",
+    "A4": "left untranslated",
+    "A5": "do-not-translate item changed",
+    "A6": "wrong part of a complex term",
+    "A7": "general word instead of the term",
+    "C": "structure misread",
+    "D": "wrong relation between parts",
+    "E": "structure calqued",
+    "F": "grammar, spelling or phraseology",
+    "G": "content altered",
+    "H": "defective expression or register",
+})
+
+
+def label_name(label: Optional[str]) -> str:
+    """The one name of an error or consistency label (its code's name, or the label in words)."""
+    if not label:
+        return ""
+    return LABEL_NAMES.get(label) or str(label).replace("_", " ")
+
+
 DEFAULT_PENALTIES = MappingProxyType({
     "conforming": 0.0,
     "justified": 0.0,
@@ -264,7 +291,46 @@ METRIC_TEXT = {
     "tcr_em": ("TCR-EM consistency", "per term (2+ occurrences): share matching the glossary, averaged"),
     "conformity_first": ("Conformity to first rendering", "agreement with a term's first rendering"),
     "conformity_majority": ("Conformity to majority rendering", "agreement with a term's most frequent rendering"),
+    "ctv": ("CTV variation preservation", "where the source uses an acronym, a short form or another variant of "
+                                          "a term, the target uses a variant of the same kind"),
 }
+
+# Abbreviations and terms of art a project manager meets in the report and the console, in plain words
+# (the report shows them as tooltips and in a legend).
+PLAIN_WORDS = MappingProxyType({
+    "EM": "exact match: the share of term occurrences whose rendering matches the glossary or reference term",
+    "TCR": "term consistency rate: how consistently a term is rendered through a document",
+    "CTV": "cross-term variation: whether source variants (acronyms, short forms) keep their kind in the target",
+    "chain": "chain of N: the term occurs N times in the document; the occurrences are checked together",
+    "first mention": "the first occurrence of the term in the document, where a fuller form is often wanted",
+    "coverage": "the share of term occurrences that got a verdict (the others were not judged or not checked)",
+    "score": "TermJudge score: the mean penalty per occurrence (0 is best; an error costs 1 to 4)",
+    "unjudged": "not judged: a divergence the rules could not settle; an LLM judge (or a reviewer) decides it",
+    "DNT": "do not translate: an item the glossary says to keep as it is",
+})
+
+# The run settings the report lists, in words (the key is what the JSON and the config file call them).
+SETTING_TEXT = MappingProxyType({
+    "src_lang": "Source language (--src-lang)",
+    "tgt_lang": "Target language (--tgt-lang)",
+    "lemmatiser_mode": "Lemmatiser (--lemmatiser)",
+    "variants": "Term variants looked for (--variants)",
+    "exhaustive": "Every occurrence sent to the judge (--exhaustive)",
+    "source_only_glossary": "Glossary without target terms: consistency only (--source-only-glossary)",
+    "domain": "Domain named to the judge (--domain)",
+    "config": "Settings file (--config)",
+    "force_languages": "Languages checked as declared although they look swapped (--force-languages)",
+})
+
+
+def setting_text(key: str, value) -> tuple[str, str]:
+    """(name, value) of a run setting in words: yes/no for flags, "—" for none."""
+    name = SETTING_TEXT.get(key) or key.replace("_", " ").capitalize()
+    if value is None:
+        return name, "—"
+    if isinstance(value, bool):
+        return name, "yes" if value else "no"
+    return name, str(value)
 
 ERROR_NAMES = {code: name for name, code in ERROR_LABELS.items()}
 
@@ -274,7 +340,7 @@ def label_info(label: Optional[str]) -> Optional[dict]:
     if not label:
         return None
     if label in CODE_DESCRIPTIONS:
-        return {"code": label, "name": ERROR_NAMES.get(label, label).replace("_", " "),
+        return {"code": label, "name": label_name(label),
                 "description": CODE_DESCRIPTIONS[label], "kind": "error"}
     if label in CONSISTENCY_DESCRIPTIONS:
         kind = "justified" if label in COHERENT_LABELS else "unjustified"

@@ -1,7 +1,7 @@
 """The console summary `termqa check` prints: what was read, outcomes, scores, metrics, what is left."""
 from __future__ import annotations
 
-from termqa.labels import CODE_DESCRIPTIONS
+from termqa.labels import METRIC_TEXT, RULE_NAMES, label_name
 from termqa.shownpath import result_names, scrub
 
 
@@ -42,12 +42,15 @@ def _summary(data: dict, *, judge_configured: bool) -> str:
     if sm["labels"]:
         lines.append("labels:")
         for k, v in sm["labels"].items():
-            desc = CODE_DESCRIPTIONS.get(k, k.replace("_", " "))
-            lines.append(f"  {k:>4} x{v}: {desc}")
+            lines.append(f"  {k:>4} x{v}: {label_name(k)}")
+        rules = sm.get("rules") or {}
+        if rules:  # a deprecated term is scored as A1: say what it is, not only the family it is scored in
+            lines.append("  of which settled by a rule: " + ", ".join(f"{RULE_NAMES.get(r, r)} x{n}"
+                                                                      for r, n in rules.items()))
     lines.append(scores_block(data))
     m = data["metrics"]["overall"]
-    lines.append("counting metrics: " + ", ".join(
-        f"{k} {_fmt(v['value'], pct=True)} (n={v['scored']})" for k, v in m.items()))
+    lines.append("counting metrics (higher is better): " + ", ".join(
+        f"{METRIC_TEXT.get(k, (k,))[0]} {_fmt(v['value'], pct=True)} (n={v['scored']})" for k, v in m.items()))
     var = data["metrics"].get("variation") or {}
     if var:
         level = data["signature"].get("variants", "none")
