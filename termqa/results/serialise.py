@@ -218,8 +218,9 @@ def streamed_result(res) -> dict:
             "needs_judge": sum(reasons.values()),
             "occurrences_in_untranslated_segments": res.skipped_untranslated,
             "source_words": source_words(res.documents),  # the one definition (termqa.wordcount)
-            # errors a deterministic rule settled, by rule: they read better by the rule's name
-            "rules": dict(Counter(r for r in (dict(v.extra).get("rule") for v in verdicts) if r).most_common()),
+            # labelled verdicts a deterministic rule settled, by rule: they read better by the rule's name
+            "rules": dict(Counter(r for r in (dict(v.extra).get("rule") for v in verdicts if v.label) if r)
+                          .most_common()),
         },
         "scores": {k: v for k, v in sc.items() if k != "documents"},
         "metrics": {"overall": metrics_overall, "documents": metrics_docs,
