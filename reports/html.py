@@ -429,7 +429,7 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         anchored.add(anchor)
         ref = o.get("reference") or refs.get((o["doc_id"], o["concept_id"], o["source_form"])) or {}
         info = label_info(o.get("label"))
-        if info and o.get("rule") in RULE_NAMES:
+        if info and RULE_NAMES.get(o.get("rule"), info["name"]) != info["name"]:
             # a deterministic rule names the case beside the label it is scored as (one name per label)
             info = dict(info, rule=RULE_NAMES[o["rule"]])
         return {
@@ -500,7 +500,7 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         for g in concept_groups.get(cid, []):
             info = label_info(g["label"])
             first = g["occurrences"][0]
-            if info and first.get("rule") in RULE_NAMES:
+            if info and RULE_NAMES.get(first.get("rule"), info["name"]) != info["name"]:
                 info = dict(info, rule=RULE_NAMES[first["rule"]])
             groups.append(dict(g, label_view=info, views=[occurrence_view(o) for o in sorted(g["occurrences"], key=doc_order)],
                                outcome_text=OUTCOME_TEXT.get(g["outcome"], (g["outcome"], "•", ""))[0],
