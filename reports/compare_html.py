@@ -16,6 +16,7 @@ from typing import Optional
 from termqa.errors import UsageError
 from termqa.fileio import atomic_write
 from termqa.labels import METRIC_TEXT, OUTCOME_TEXT, OUTCOMES, PROVENANCE_TEXT, label_info
+from termqa.shownpath import path_names, paths_in, scrub_all
 
 from .html import STATUS_CLASS, _asset, _chart, _concept_name, _env, _Ids, fmt_pct, fmt_score, split_at_span
 from .issues import base_name
@@ -295,7 +296,8 @@ def render_compare_html(data: dict) -> str:
     """The comparison report as one self-contained HTML string."""
     from markupsafe import Markup
 
-    view = build_compare_view(data)
+    # forwarded like the check report: no path of the machine that ran it (termqa.shownpath)
+    view = scrub_all(build_compare_view(data), path_names(paths_in(data)))
     css = _asset("report.css", "</style")
     return _env().get_template("compare.html.j2").render(v=view, css=Markup(css), csp=CSP)
 

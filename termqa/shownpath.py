@@ -66,6 +66,24 @@ def result_names(result: Mapping) -> dict:
     return path_names(paths)
 
 
+_PATH_KEYS = {"path", "doc_id", "doc_ids", "inputs", "file", "files", "original"}
+
+
+def paths_in(data, key: str = "") -> list:
+    """Every local path a result-like object names under a path-like key (a comparison's inputs and
+    document ids included), for `path_names`."""
+    out = []
+    if isinstance(data, dict):
+        for k, v in data.items():
+            out += paths_in(v, k if k in _PATH_KEYS else key)
+    elif isinstance(data, (list, tuple)):
+        for v in data:
+            out += paths_in(v, key)
+    elif isinstance(data, str) and key and is_local(data) and "\n" not in data:
+        out.append(data)
+    return out
+
+
 def scrub_all(value, names: Mapping[str, str]):
     """`value` (dicts, lists, tuples, strings: what a report is made of) with `scrub` applied to every
     string in it, keys included."""

@@ -79,3 +79,17 @@ def test_relative_inputs_are_shown_as_given(tmp_path, monkeypatch):
 @pytest.fixture
 def openpyxl():
     return pytest.importorskip("openpyxl")
+
+
+def test_compare_report_names_systems_without_their_folder(tmp_path):
+    project = tmp_path / "client-secret-folder"
+    project.mkdir()
+    shutil.copy(SAMPLES / "pump-manual.xlf", project / "sysA.xlf")
+    text = (SAMPLES / "pump-manual.xlf").read_text(encoding="utf-8")
+    (project / "sysB.xlf").write_text(text.replace("pompe centrifuge", "pompe à centrifugation"), encoding="utf-8")
+    r = CliRunner().invoke(main, ["compare", str(project / "sysA.xlf"), str(project / "sysB.xlf"), "-g",
+                                  str(SAMPLES / "pump-terms.tbx"), "--lemmatiser", "lookup", "--no-index-cache",
+                                  "--report", str(tmp_path / "cmp.html")])
+    assert r.exit_code == 0, r.output
+    assert str(project) not in r.output
+    assert str(project) not in (tmp_path / "cmp.html").read_text(encoding="utf-8")
