@@ -93,3 +93,14 @@ def test_a_translated_file_is_checked_as_before():
     r = check([str(SAMPLES / "pump-manual.xlf")], [GLOSSARY], lemmatiser="lookup", index_cache=False).to_dict()
     assert not nothing_checked(r)
     assert not any(a.startswith("nothing checked") for a in r["alerts"])
+
+
+def test_segments_left_out_before_checking_count_as_not_checked():
+    from termqa.pipeline.sanity import nothing_checked as alert
+
+    # every segment left out by its unit's state (not translated yet): nothing was checked
+    assert alert([], False, 0, withheld=12).startswith("nothing checked: 0 of the 12 segments")
+    assert alert([], False, 0) is None  # an empty project: nothing_found's business
+    result = {"summary": {"occurrences": 0, "segments": 0, "segments_not_translated": 12,
+                          "occurrences_in_untranslated_segments": 0}, "alerts": [], "scores": {}}
+    assert nothing_checked(result) and failures(result, ["error"])

@@ -370,7 +370,9 @@ def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] 
     verdicts = _flag_misaligned(verdicts, documents, warnings, suspects)
     lem.save_analyses()
     alerts = list(run.alerts)
-    empty = sanity.nothing_checked(documents, found, skipped)
+    # segments a reader left out by their unit's state (not translated yet) count as not checked too
+    withheld = getattr(getattr(run, "withheld", None), "segments", 0)
+    empty = sanity.nothing_checked(documents, found, skipped, withheld)
     if empty:  # said before anything else: no occurrence was checked
         alerts.insert(0, empty)
         warnings.insert(0, empty)
