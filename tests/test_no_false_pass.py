@@ -101,6 +101,6 @@ def test_segments_left_out_before_checking_count_as_not_checked():
     # every segment left out by its unit's state (not translated yet): nothing was checked
     assert alert([], False, 0, withheld=12).startswith("nothing checked: 0 of the 12 segments")
     assert alert([], False, 0) is None  # an empty project: nothing_found's business
-    result = {"summary": {"occurrences": 0, "segments": 0, "segments_not_translated": 12,
+    result = {"summary": {"occurrences": 0, "segments": 0, "segments_not_translated": 12, "outcomes": {}, "labels": {},
                           "occurrences_in_untranslated_segments": 0}, "alerts": [], "scores": {}}
     assert nothing_checked(result) and failures(result, ["error"])
