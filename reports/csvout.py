@@ -13,7 +13,8 @@ script needs.
   "replace X with Y", "check: not judged (...)", empty when nothing is to be done).
 - status, comment: empty, for the translator's reply when the file travels as a QA list.
 - reason, penalty (empty when unjudged: never a silent 0).
-- then for tools: doc_id (as given when relative, else the file name: termqa.shownpath), segment_id, segment_index, concept_id, source_display (the source form as
+- then for tools: doc_id (as given when relative, else the file name: termqa.shownpath), segment_id,
+  segment_index, concept_id, source_display (the source form as
   the documents write it most often: what a person reads), source_start, source_end, target_start,
   target_end (end-exclusive offsets in the plain segment text), variation, chain_size,
   is_first_mention, via, align_method (`copied_word`: a source word kept that is also a word of the

@@ -12,7 +12,9 @@ from pathlib import Path
 import click
 
 from termqa import config
-from termqa.cli.common import EXIT_INCOMPLETE, Command, end_progress, epilog, guarded, incomplete_message, progress_bar, wrote
+from termqa.cli.common import (
+    EXIT_INCOMPLETE, Command, end_progress, epilog, guarded, incomplete_message, progress_bar, wrote,
+)
 from termqa.cli.options import input_options, judge_options
 from termqa.evaluate import compare as cmp
 from termqa.fileio import atomic_write

@@ -51,8 +51,8 @@ def main():
 # --- inspect -----------------------------------------------------------------------------------------
 
 @main.command(epilog=epilog("termqa inspect manual.xlf terms.tbx", "termqa inspect --json project.tmx | jq .languages",
-                            codes="  0 every file was read\n  2 a file is invalid or unreadable (one line each on stderr)\n"
-                                  "  130 interrupted"))
+                            codes="  0 every file was read\n"
+                                  "  2 a file is invalid or unreadable (one line each on stderr)\n  130 interrupted"))
 @click.argument("files", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (a list for several files).")
 @click.option("--src-lang", help="Source language, overriding the file.")

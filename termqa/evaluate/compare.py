@@ -447,14 +447,16 @@ def compare(
 ) -> CompareResult:
     """Check several systems' translations of the same source against shared references.
 
-    `jobs`, `index_cache`, `variants` and `force_languages` as in `termqa.check` (worker processes for counting; the on-disk
-    index cache; the term-variant detection level, the same for every system).
+    `jobs`, `index_cache`, `variants` and `force_languages` as in `termqa.check` (worker processes for
+    counting; the on-disk index cache; the term-variant detection level, the same for every system; check
+    swapped-looking languages as declared).
     """
     with indexcache.using(indexcache.resolve(index_cache)):
         return _compare(inputs, glossaries, names=names, tgt_langs=tgt_langs, src_lang=src_lang,
                         glossary_lang=glossary_lang, lemmatiser=lemmatiser, penalties=penalties, judge=judge,
                         exhaustive=exhaustive, domain=domain, source_only_glossary=source_only_glossary,
-                        force_languages=force_languages, alpha=alpha, resamples=resamples, seed=seed, progress=progress, jobs=jobs, variants=variants)
+                        force_languages=force_languages, alpha=alpha, resamples=resamples, seed=seed,
+                        progress=progress, jobs=jobs, variants=variants)
 
 
 def _compare(inputs, glossaries, *, names, tgt_langs, src_lang, glossary_lang, lemmatiser, penalties, judge,

@@ -183,9 +183,9 @@ def check(
     With `judge` (a `termqa.judge.llm.JudgeSettings`), divergences counting cannot settle go to the LLM
     judge; without it the run is counting mode and such occurrences stay `unjudged`.
     `source_only_glossary`: the glossary is meant to have no target-language terms (consistency checking);
-    otherwise such a glossary is refused. `force_languages`: check files whose source and target languages
-    look swapped as declared (otherwise refused with a LanguageError). `decisions`: a reviewer decisions file (path or DecisionBook),
-    applied before the judge. `variants`: the detection level, none | static | dynamic (README,
+    otherwise such a glossary is refused. `force_languages`: check files whose source and target
+    languages look swapped as declared (otherwise refused with a LanguageError). `decisions`: a reviewer
+    decisions file (path or DecisionBook), applied before the judge. `variants`: the detection level, none | static | dynamic (README,
     "Term variants").
     `jobs`: worker processes for the counting stage (None: the available cores, on projects large enough
     to gain from it); results are the same for any value.
