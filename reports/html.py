@@ -268,6 +268,8 @@ def _headline(result: dict, source_words: Optional[int]) -> dict:
     if source_words is None:  # the one word count (termqa.wordcount), carried by the result
         source_words = (result.get("summary") or {}).get("source_words")
     per_k = (1000.0 * issues / source_words) if source_words else None
+    if nothing_checked(result):  # "0 issues per 1,000 words" would read as a clean file
+        per_k = None
     return {
         "issues": issues, "total": total, "ok": ok, "unjudged": oc.get("unjudged", 0),
         "words": source_words,
