@@ -96,12 +96,9 @@ def test_a_translated_file_is_checked_as_before():
     assert not any(a.startswith("nothing checked") for a in r["alerts"])
 
 
-def test_segments_left_out_before_checking_count_as_not_checked():
-    from termqa.pipeline.sanity import nothing_checked as alert
 
-    # every segment left out by its unit's state (not translated yet): nothing was checked
-    assert alert([], False, 0, withheld=12).startswith("nothing checked: 0 of the 12 segments")
-    assert alert([], False, 0) is None  # an empty project: nothing_found's business
-    result = {"summary": {"occurrences": 0, "segments": 0, "segments_not_translated": 12, "outcomes": {}, "labels": {},
-                          "occurrences_in_untranslated_segments": 0}, "alerts": [], "scores": {}}
-    assert nothing_checked(result) and failures(result, ["error"])
+def test_a_gate_on_a_hand_made_result_without_the_alert_still_fails():
+    result = {"summary": {"occurrences": 0, "segments": 3, "outcomes": {}, "labels": {},
+                          "occurrences_in_untranslated_segments": 4}, "alerts": [], "scores": {}}
+    assert nothing_checked(result).startswith("nothing checked: the 4 term occurrences")
+    assert failures(result, ["error"])[0] == "nothing checked (4 occurrences in untranslated segments)"

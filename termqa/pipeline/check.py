@@ -183,10 +183,10 @@ def check(
     With `judge` (a `termqa.judge.llm.JudgeSettings`), divergences counting cannot settle go to the LLM
     judge; without it the run is counting mode and such occurrences stay `unjudged`.
     `source_only_glossary`: the glossary is meant to have no target-language terms (consistency checking);
-    otherwise such a glossary is refused. `force_languages`: check files whose source and target
-    languages look swapped as declared (otherwise refused with a LanguageError). `decisions`: a reviewer
-    decisions file (path or DecisionBook), applied before the judge. `variants`: the detection level, none | static | dynamic (README,
-    "Term variants").
+    otherwise such a glossary is refused. `decisions`: a reviewer decisions file (path or DecisionBook),
+    applied before the judge. `variants`: the detection level, none | static | dynamic (README,
+    "Term variants"). `force_languages`: check files whose source and target languages look swapped as
+    declared (otherwise refused with a LanguageError).
     `jobs`: worker processes for the counting stage (None: the available cores, on projects large enough
     to gain from it); results are the same for any value.
     `index_cache`: True (the user cache folder, or $TERMQA_CACHE_DIR), False (none) or a folder: parsed
@@ -370,9 +370,7 @@ def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] 
     verdicts = _flag_misaligned(verdicts, documents, warnings, suspects)
     lem.save_analyses()
     alerts = list(run.alerts)
-    # segments a reader left out by their unit's state (not translated yet) count as not checked too
-    withheld = getattr(getattr(run, "withheld", None), "segments", 0)
-    empty = sanity.nothing_checked(documents, found, skipped, withheld)
+    empty = sanity.nothing_checked(documents, found, skipped)
     if empty:  # said before anything else: no occurrence was checked
         alerts.insert(0, empty)
         warnings.insert(0, empty)

@@ -75,22 +75,22 @@ def swapped(guesses: dict) -> Optional[tuple[str, str]]:
 NOTHING_CHECKED = "nothing checked"  # how the alert begins: termqa.results.gate reads it back from a result
 
 
-def nothing_checked(documents: Sequence[Document], found: bool, skipped: int, withheld: int = 0) -> Optional[str]:
+def nothing_checked(documents: Sequence[Document], found: bool, skipped: int) -> Optional[str]:
     """The alert for a run that could check no occurrence because the targets are missing or untranslated,
     else None. Such a run must never read as a pass. `skipped`: occurrences found in segments without a
-    translation; `withheld`: segments left out before checking because their unit's state says they are
-    not translated yet, whatever the reason a segment is not checked."""
+    translation, whatever made them count as untranslated (no target, an empty one, a unit whose state
+    says it is not translated yet and whose target the pipeline took away)."""
     if found:
         return None
     segments = sum(len(d.segments) for d in documents)
     translated = sum(1 for d in documents for s in d.segments if s.translated)
-    if not segments and not withheld:
+    if not segments:
         return None  # an empty file
     if translated and not skipped:
         return None  # translated segments without any term: nothing_found says so
     where = (f"{skipped} term occurrence{'s are' if skipped != 1 else ' is'} in untranslated segments"
              if skipped else "no translated segment is left to check")
-    return (f"{NOTHING_CHECKED}: {translated} of the {segments + withheld} segments have a translation and "
+    return (f"{NOTHING_CHECKED}: {translated} of the {segments} segments have a translation and "
             f"{where}, so no occurrence could be checked (this is not a pass): check the file once translated, "
             "or export it from the CAT tool with its targets")
 

@@ -65,12 +65,7 @@ def nothing_checked(result: dict) -> str:
         if str(alert).startswith(NOTHING_CHECKED):
             return str(alert)
     n = not_checked(result)
-    if n:
-        return f"{NOTHING_CHECKED}: the {n} term occurrences are all in untranslated segments"
-    left_out = int(summary.get("segments_not_translated") or 0)  # left out by their unit's state
-    if left_out and not summary.get("segments"):
-        return f"{NOTHING_CHECKED}: the {left_out} segments are all not translated yet"
-    return ""
+    return f"{NOTHING_CHECKED}: the {n} term occurrences are all in untranslated segments" if n else ""
 
 
 def coverage(result: dict):
