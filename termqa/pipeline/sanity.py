@@ -45,8 +45,9 @@ def language_alerts(files: Sequence[BilingualFile], *, src_lang: Optional[str] =
                 f"{shown_path(f.path)}: the source and target languages look swapped: the source text reads as "
                 f"{language_name(tgt)} and the target text as {language_name(src)}, but {given} say "
                 f"{src} -> {tgt}",
-                fix=f"pass --src-lang {tgt} --tgt-lang {src} (or drop the overriding options), or "
-                    "--force-languages to check as declared")
+                fix=f"pass --src-lang {tgt} --tgt-lang {src}"
+                    + (" or drop the overriding options" if (src_lang or tgt_lang) else "")
+                    + "; --force-languages checks as declared")
         if swap:
             alerts.append(f"{shown_path(f.path)}: the source and target languages look swapped (checked as "
                           "declared: --force-languages)")
