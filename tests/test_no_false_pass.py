@@ -52,6 +52,7 @@ def test_a_file_without_targets_is_never_a_pass(tmp_path, gate):
     assert "NOT CHECKED" in page and "PASS" not in page.replace("PASS/FAIL", "")
     assert "No problems found" not in page and "no terminology problem found" not in page
     assert "terminology issues per 1,000 source words" not in page
+    assert "Nothing to fix" not in page
     if gate:
         assert "failed on <b>nothing checked" in page
 
