@@ -6,10 +6,12 @@ A unit with `<seg-source>` holding `<mrk mtype="seg">` gives one segment per mrk
 target's mrk of the same `mid`; any other unit gives one segment. `alt-trans` is never read.
 
 Dialect status lives outside the standard attributes:
-  SDLXLIFF  `sdl:seg-defs/sdl:seg[@id=mid]`: `conf` -> state, `locked="true"` -> locked
+  SDLXLIFF  `sdl:seg-defs/sdl:seg[@id=mid]`: `conf` -> state ("not-translated" without one),
+            `locked="true"` -> locked
   MQXLIFF   `trans-unit/@mq:status` -> state, `@mq:locked` ("locked"/"true") -> locked
   MXLIFF    `trans-unit/@m:confirmed` (0/1/2 or false/true) -> state "confirmed" when > 0,
             `@m:locked` -> locked; `target/@state`, when present, is kept instead.
+A target's `state-qualifier` is kept after its state: "new;leveraged-tm" (formats/unitstate.py reads them).
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from termqa.lang.langtags import normalise_tag
 from termqa.model import BilingualFile, Document, Segment, SegmentPacker
 
 from . import inline, xmlsafe, xmlstream
+from .unitstate import SDL_NOT_TRANSLATED, with_qualifier
 from .xmlsafe import XML_LANG, ns
 
 FORMAT = "xliff-1.2"
@@ -255,6 +258,7 @@ class _Reader:
                                 state = target.get("state")
                                 if state is not None and state not in _STATES and not state.startswith("x-"):
                                     bad_states[state] = bad_states.get(state, 0) + 1
+                                state = with_qualifier(state, target.get("state-qualifier"))
                             ids.add(uid)
                             segs.append(
                                 Segment(doc_id, uid, "", s_text, t_text, src_lang, tgt_lang, len(segs),
@@ -303,6 +307,8 @@ class _Reader:
         state = target.get("state") if target is not None else None
         if state is not None and state not in _STATES and not state.startswith("x-"):
             self.bad_states[state] = self.bad_states.get(state, 0) + 1
+        if target is not None:
+            state = with_qualifier(state, target.get("state-qualifier"))
         locked = False
         if self.dialect == "mqxliff":
             state = tu.get(self.MQ_STATUS) or state
@@ -412,7 +418,8 @@ class _Reader:
         out = {}
         for s in segdefs:
             if s.tag == self.SDL_SEG:
-                out[s.get("id", "")] = (s.get("conf"), (s.get("locked") or "").lower() == "true")
+                # a segment Trados lists without `conf` is one it calls "Not Translated"
+                out[s.get("id", "")] = (s.get("conf") or SDL_NOT_TRANSLATED, (s.get("locked") or "").lower() == "true")
         return out
 
 

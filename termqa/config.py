@@ -26,6 +26,7 @@ KEYS = {
     "judge_batch_file": "path", "cache": "path", "offline": "bool", "exhaustive": "bool",
     "fail_on": "list", "penalties": "table", "annotate_level": "str", "its": "bool", "prices": "table",
     "source_only_glossary": "bool", "decisions": "path", "variants": "str", "jobs": "int", "index_cache": "bool",
+    "include_states": "list",
 }
 
 
@@ -202,4 +203,5 @@ def check_options(settings: dict) -> dict:
         "domain": settings.get("domain"), "source_only_glossary": bool(settings.get("source_only_glossary")),
         "variants": settings.get("variants") or DEFAULT_VARIANTS, "jobs": settings.get("jobs"),
         "index_cache": settings.get("index_cache") is not False,
+        "include_states": tuple(settings.get("include_states") or ()),
     }

@@ -443,22 +443,24 @@ def compare(
     jobs: Optional[int] = None,
     index_cache=True,
     variants: str = DEFAULT_VARIANTS,
+    include_states: Sequence[str] = (),
 ) -> CompareResult:
     """Check several systems' translations of the same source against shared references.
 
-    `jobs`, `index_cache` and `variants` as in `termqa.check` (worker processes for counting; the on-disk
+    `jobs`, `index_cache`, `variants` and `include_states` as in `termqa.check` (worker processes for counting; the on-disk
     index cache; the term-variant detection level, the same for every system).
     """
     with indexcache.using(indexcache.resolve(index_cache)):
         return _compare(inputs, glossaries, names=names, tgt_langs=tgt_langs, src_lang=src_lang,
                         glossary_lang=glossary_lang, lemmatiser=lemmatiser, penalties=penalties, judge=judge,
                         exhaustive=exhaustive, domain=domain, source_only_glossary=source_only_glossary,
-                        alpha=alpha, resamples=resamples, seed=seed, progress=progress, jobs=jobs, variants=variants)
+                        alpha=alpha, resamples=resamples, seed=seed, progress=progress, jobs=jobs, variants=variants,
+                        include_states=include_states)
 
 
 def _compare(inputs, glossaries, *, names, tgt_langs, src_lang, glossary_lang, lemmatiser, penalties, judge,
              exhaustive, domain, source_only_glossary, alpha, resamples, seed, progress, jobs,
-             variants=DEFAULT_VARIANTS) -> CompareResult:
+             variants=DEFAULT_VARIANTS, include_states=()) -> CompareResult:
 
     if not 0 < alpha < 1:
         raise UsageError(f"alpha must be between 0 and 1, not {alpha}")
@@ -487,7 +489,7 @@ def _compare(inputs, glossaries, *, names, tgt_langs, src_lang, glossary_lang, l
         # the same stages as `termqa check`, with references shared before judging
         run = count(prepare(files[n], gloss, src_lang=src_lang, tgt_lang=spec.tgt_lang, glossary_lang=glossary_lang,
                             lemmatiser=mode, penalties=table, source_only_glossary=source_only_glossary,
-                            variants=variants),
+                            variants=variants, include_states=include_states),
                     jobs=jobs)
         res = finish(run)
         runs.append(SystemRun(spec, res, {d.doc_id: k for k, d in enumerate(res.documents)},

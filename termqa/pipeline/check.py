@@ -19,6 +19,7 @@ from termqa.fileio import file_sha256
 from termqa.formats.annotate.replies import read_replies
 from termqa.formats.csvgloss import assign_languages
 from termqa.formats.decisions import DecisionBook, merge, read_decisions
+from termqa.formats.unitstate import Withheld, withhold
 from termqa.gcpause import without_gc
 from termqa.inputs import expand, merge_glossaries
 from termqa.lang.langtags import normalise_tag, primary
@@ -95,6 +96,10 @@ class CheckResult:
     skipped_untranslated: int = 0
     alerts: list[str] = field(default_factory=list)
     review: Optional[ReviewReport] = None
+    # units whose state says they are not translated yet (formats/unitstate.py): left out of checking
+    units_not_translated: int = 0
+    segments_not_translated: int = 0
+    not_translated_states: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return result_dict(self)
@@ -144,6 +149,7 @@ class Run:
     references: Mapping[tuple, Reference] = field(default_factory=dict)  # (doc_id, concept, source form)
     metric_items: tuple[Item, ...] = ()
     skipped_untranslated: int = 0
+    withheld: Withheld = Withheld()  # units not translated yet, by their state
     judge: Optional[JudgePart] = None
     accounting: Optional[dict] = None
     exhaustive: bool = False
@@ -173,6 +179,7 @@ def check(
     variants: str = vr.DEFAULT_LEVEL,
     jobs: Optional[int] = None,
     index_cache: Union[bool, str, os.PathLike, None] = True,
+    include_states: Sequence[str] = (),
 ) -> CheckResult:
     """Run the terminology check on bilingual files (or folders) against one or more glossaries.
 
@@ -188,11 +195,13 @@ def check(
     to gain from it); results are the same for any value.
     `index_cache`: True (the user cache folder, or $TERMQA_CACHE_DIR), False (none) or a folder: parsed
     glossaries, source indexes, lemma tables and text analyses are kept there between runs (termqa.indexcache).
+    `include_states`: unit states (as files write them, e.g. "new", "initial"; or "all") whose units are checked
+    although their state says they are not translated yet (termqa.formats.unitstate); others are left out.
     """
     with indexcache.using(indexcache.resolve(index_cache)):
         run = prepare(inputs, glossaries, src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang,
                       lemmatiser=lemmatiser, penalties=penalties, source_only_glossary=source_only_glossary,
-                      variants=variants)
+                      variants=variants, include_states=include_states)
         run = count(run, progress=progress, jobs=jobs)
     run = review(run, decisions if isinstance(decisions, DecisionBook) or decisions is None
                  else read_decisions(decisions))
@@ -215,6 +224,7 @@ def prepare(
     penalties: Optional[Mapping[str, float]] = None,
     source_only_glossary: bool = False,
     variants: str = vr.DEFAULT_LEVEL,
+    include_states: Sequence[str] = (),
 ) -> Run:
     """Read the inputs and glossaries (paths, or records already read), settle languages, penalties and
     the lemmatiser mode, and check that they fit together (input sanity, loud and early)."""
@@ -231,6 +241,9 @@ def prepare(
     warnings = [w for f in files for w in f.warnings] + [w for g in gl for w in g.warnings]
     warnings += [f"{f.path}: {p}" for f in files for p in f.problems]
     documents = [d for f in files for d in f.documents]
+    documents, withheld = withhold(documents, include_states)
+    if withheld.message():
+        warnings.append(withheld.message())
     mode = lemmatiser
     if mode == "auto":
         # a trained pipeline lemmatises better but about 25x slower than the lookup tables: use it
@@ -246,11 +259,13 @@ def prepare(
     if source_only_glossary:
         settings["source_only_glossary"] = True
     settings["variants"] = variants
+    if include_states:
+        settings["include_states"] = sorted({str(s).strip().lower() for s in include_states})
     if not isinstance(concepts, conceptrows.ConceptRows):
         concepts = tuple(concepts)
     return Run(files=tuple(files), glossaries=tuple(gl), concepts=concepts, documents=tuple(documents),
                table=table, lem=Lemmatisers(mode), warnings=tuple(alerts + warnings), alerts=tuple(alerts),
-               settings=settings)
+               settings=settings, withheld=withheld)
 
 
 def _read_inputs(items, src_lang, tgt_lang) -> list[BilingualFile]:
@@ -497,7 +512,8 @@ def finish(run: Run) -> CheckResult:
         verdicts=list(run.verdicts), references=list(run.references.values()), concepts=run.concepts_by_id,
         signature=sig, metric_items=list(run.metric_items), warnings=list(run.warnings),
         accounting=run.accounting, skipped_untranslated=run.skipped_untranslated, alerts=list(run.alerts),
-        review=run.review,
+        review=run.review, units_not_translated=run.withheld.units,
+        segments_not_translated=run.withheld.segments, not_translated_states=dict(run.withheld.states),
     )
 
 

@@ -216,6 +216,10 @@ def streamed_result(res) -> dict:
             "unjudged_reasons": dict(reasons.most_common()),
             "needs_judge": sum(reasons.values()),
             "occurrences_in_untranslated_segments": res.skipped_untranslated,
+            # units whose state says they are not translated yet (termqa.formats.unitstate): not checked
+            "units_not_translated": res.units_not_translated,
+            "segments_not_translated": res.segments_not_translated,
+            "not_translated_states": dict(res.not_translated_states),
         },
         "scores": {k: v for k, v in sc.items() if k != "documents"},
         "metrics": {"overall": metrics_overall, "documents": metrics_docs,
