@@ -28,7 +28,8 @@ The mapping, format by format (keys compared case-insensitively):
                              translated, reviewed, final -> TRANSLATED. Absent: TRANSLATED (today's
                              behaviour: the spec's default would be "initial", but files without states
                              hold translations as often as not). `subState` is tool-defined and not read.
-  SDLXLIFF `sdl:seg/@conf`   no conf on a segment Trados describes -> NEW ("Not Translated");
+  SDLXLIFF `sdl:seg/@conf`   no conf (Trados' "Not Translated"; the reader's state None) -> NEW,
+                             counted as "not-translated";
                              Draft, Translated, ApprovedTranslation, ApprovedSignOff, RejectedTranslation,
                              RejectedSignOff -> TRANSLATED (a rejected translation is still one).
   memoQ `@mq:status`         NotStarted -> NEW; everything else (Editing, PartiallyEdited, Pretranslated,
@@ -54,7 +55,8 @@ TRANSLATED = "translated"
 NOT_TRANSLATED = "not-translated"
 NEW = "new"
 
-# The state a reader records for an SDLXLIFF segment Trados lists without a `conf` (its "Not Translated").
+# What an SDLXLIFF segment without `conf` (Trados: "Not Translated") is counted under; the reader keeps
+# its state as written (None).
 SDL_NOT_TRANSLATED = "not-translated"
 
 _XLIFF12 = {"needs-translation": NOT_TRANSLATED, "new": NEW}
@@ -87,6 +89,8 @@ def split_state(state: Optional[str]) -> tuple[str, str]:
 def reading(fmt: str, dialect: Optional[str], state: Optional[str]) -> str:
     """TRANSLATED, NOT_TRANSLATED or NEW for a unit of a file of format `fmt` (and dialect) in `state`."""
     s, q = split_state(state)
+    if not s and dialect == "sdlxliff":
+        s = SDL_NOT_TRANSLATED  # every SDLXLIFF segment has its sdl:seg: no conf is Trados' "Not Translated"
     if not s:
         return TRANSLATED
     key = s.lower()
@@ -163,10 +167,10 @@ def withhold(documents: Sequence[Document], include: Iterable[str] = ()) -> tupl
             continue
         gone = set()  # positions of the segments left out
         for pos, seg in enumerate(doc.segments):
-            if seg.state is None or seg.target is None:
-                continue
+            if (seg.state is None and doc.dialect != "sdlxliff") or not seg.translated:
+                continue  # (an empty target is untranslated already)
             kind = reading(doc.format, doc.dialect, seg.state)
-            state = split_state(seg.state)[0]
+            state = split_state(seg.state)[0] or SDL_NOT_TRANSLATED
             if kind == TRANSLATED or state.lower() in inc:
                 continue
             if kind == NEW and not is_source_copy(seg):

@@ -6,8 +6,7 @@ A unit with `<seg-source>` holding `<mrk mtype="seg">` gives one segment per mrk
 target's mrk of the same `mid`; any other unit gives one segment. `alt-trans` is never read.
 
 Dialect status lives outside the standard attributes:
-  SDLXLIFF  `sdl:seg-defs/sdl:seg[@id=mid]`: `conf` -> state ("not-translated" without one),
-            `locked="true"` -> locked
+  SDLXLIFF  `sdl:seg-defs/sdl:seg[@id=mid]`: `conf` -> state, `locked="true"` -> locked
   MQXLIFF   `trans-unit/@mq:status` -> state, `@mq:locked` ("locked"/"true") -> locked
   MXLIFF    `trans-unit/@m:confirmed` (0/1/2 or false/true) -> state "confirmed" when > 0,
             `@m:locked` -> locked; `target/@state`, when present, is kept instead.
@@ -23,7 +22,7 @@ from termqa.lang.langtags import normalise_tag
 from termqa.model import BilingualFile, Document, Segment, SegmentPacker
 
 from . import inline, xmlsafe, xmlstream
-from .unitstate import SDL_NOT_TRANSLATED, with_qualifier
+from .unitstate import with_qualifier
 from .xmlsafe import XML_LANG, ns
 
 FORMAT = "xliff-1.2"
@@ -418,8 +417,7 @@ class _Reader:
         out = {}
         for s in segdefs:
             if s.tag == self.SDL_SEG:
-                # a segment Trados lists without `conf` is one it calls "Not Translated"
-                out[s.get("id", "")] = (s.get("conf") or SDL_NOT_TRANSLATED, (s.get("locked") or "").lower() == "true")
+                out[s.get("id", "")] = (s.get("conf"), (s.get("locked") or "").lower() == "true")
         return out
 
 
