@@ -22,6 +22,7 @@ from termqa.formats.decisions import DecisionBook, merge, read_decisions
 from termqa.formats.unitstate import Withheld, withhold
 from termqa.gcpause import without_gc
 from termqa.inputs import expand, merge_glossaries
+from termqa.inspect import with_path
 from termqa.lang.langtags import normalise_tag, primary
 from termqa.lang.lemma import Lemmatiser, get_lemmatiser
 from termqa.lang.normalise import term_key
@@ -239,7 +240,7 @@ def prepare(
     gl = _give_languages(gl, files, src_lang, tgt_lang)
     concepts = merge_glossaries(gl)
     warnings = [w for f in files for w in f.warnings] + [w for g in gl for w in g.warnings]
-    warnings += [f"{f.path}: {p}" for f in files for p in f.problems]
+    warnings += [with_path(f.path, p) for f in files for p in f.problems]
     documents = [d for f in files for d in f.documents]
     documents, withheld = withhold(documents, include_states)
     if withheld.message():
