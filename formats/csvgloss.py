@@ -164,12 +164,11 @@ _ID_CELL = re.compile(r"^(?=[^\s]*[\d._:/#])[^\s]+$")
 
 def _id_column_is_indonesian(header: list[str], body: list[list[str]], at: int) -> bool:
     """A column headed `id` holds Indonesian terms (ISO 639-1 `id`) rather than identifiers when another
-    column names a language, no other column is an identifier (`concept_id`, `key`...), and its cells do
-    not look like identifiers (some cell is a word, not a number or a code)."""
+    column names a language and its cells do not look like identifiers (some cell is a word, not a number
+    or a code). Another identifier column (`concept_id`, `key`...) does not change that: it only makes
+    the identifier reading of `id` less likely still."""
     others = [h for k, h in enumerate(header) if k != at]
     if not any(_lang_of(h) for h in others if _flat(h) not in _ROLE_NAMES["id"]):
-        return False
-    if any(_flat(h) in _ROLE_NAMES["id"] for h in others):
         return False
     cells = [r[at].strip() for r in body[:200] if at < len(r) and r[at].strip()]
     return bool(cells) and not all(_ID_CELL.match(c) for c in cells)
