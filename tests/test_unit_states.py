@@ -176,3 +176,13 @@ def test_cli_console_json_and_config(tmp_path, monkeypatch):
 def test_inspect_counts_them():
     info = inspect_file(str(ANGULAR))
     assert (info["segments"]["not_translated"], info["segments"]["not_translated_states"]) == (61, {"new": 61})
+
+
+def test_packed_documents_are_withheld_alike():
+    from termqa.model import packed_document
+
+    f = formats.read_bilingual(str(ANGULAR))
+    plain, w = withhold(f.documents)
+    packed, wp = withhold([packed_document(d) for d in f.documents])
+    assert wp == w and list(packed[0].segments) == list(plain[0].segments)
+    assert sum(1 for s in plain[0].segments if s.target is None) == 61
