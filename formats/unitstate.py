@@ -49,7 +49,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Sequence
 
-from termqa.model import _SEGMENT_FIELDS, Document, PackedSegments, Segment, SegmentPacker
+from termqa.model import _SEGMENT_FIELDS, BilingualFile, Document, PackedSegments, Segment, SegmentPacker
 
 TRANSLATED = "translated"
 NOT_TRANSLATED = "not-translated"
@@ -198,6 +198,13 @@ def withhold(documents: Sequence[Document], include: Iterable[str] = ()) -> tupl
         else:
             out.append(replace(doc, segments=tuple(segs)))
     return out, Withheld(units=len(units), segments=segments, states=dict(states), new_with_text=new_with_text)
+
+
+def regrouped(files: Sequence[BilingualFile], documents: Sequence[Document]) -> list[BilingualFile]:
+    """The files holding `documents` (what `withhold` returned for all their documents, in order) instead
+    of their own: what the run checks, file by file (e.g. for the language of the targets it reads)."""
+    it = iter(documents)
+    return [replace(f, documents=tuple(next(it) for _d in f.documents)) for f in files]
 
 
 def _fields(segments) -> Iterable[tuple]:

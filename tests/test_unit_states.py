@@ -186,3 +186,22 @@ def test_packed_documents_are_withheld_alike():
     packed, wp = withhold([packed_document(d) for d in f.documents])
     assert wp == w and list(packed[0].segments) == list(plain[0].segments)
     assert sum(1 for s in plain[0].segments if s.target is None) == 61
+
+
+def test_source_copies_left_out_do_not_make_a_wrong_language_alert(tmp_path):
+    # the same file with every unit new and its target a copy of its source: English "targets" in a
+    # Russian file, but none of them is checked, so the target language is not called wrong
+    import re
+
+    text = ANGULAR.read_text(encoding="utf-8")
+    text = re.sub(r"<source>(.*?)</source>(\s*)<target state=\"[a-z]+\">.*?</target>",
+                  lambda m: f'<source>{m.group(1)}</source>{m.group(2)}<target state="new">{m.group(1)}</target>',
+                  text, flags=re.S)
+    p = tmp_path / "messages.ru.xlf"
+    p.write_text(text, encoding="utf-8")
+    g = _glossary(tmp_path)
+    r = check([str(p)], [g], lemmatiser="lookup").to_dict()
+    assert r["summary"]["units_not_translated"] == 172 and r["summary"]["occurrences"] == 0
+    assert not [a for a in r["alerts"] if "looks like" in a]
+    widened = check([str(p)], [g], lemmatiser="lookup", include_states=["new"]).to_dict()
+    assert [a for a in widened["alerts"] if "the target text looks like English" in a]

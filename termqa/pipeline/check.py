@@ -19,7 +19,7 @@ from termqa.fileio import file_sha256
 from termqa.formats.annotate.replies import read_replies
 from termqa.formats.csvgloss import assign_languages
 from termqa.formats.decisions import DecisionBook, merge, read_decisions
-from termqa.formats.unitstate import Withheld, withhold
+from termqa.formats.unitstate import Withheld, regrouped, withhold
 from termqa.gcpause import without_gc
 from termqa.inputs import expand, merge_glossaries
 from termqa.inspect import with_path
@@ -255,7 +255,9 @@ def prepare(
             warnings.append(f"{words} words: lookup lemmatiser used for speed (--lemmatiser trained to force "
                             "a trained pipeline)")
     alerts = _glossary_fits(concepts, documents, source_only_glossary)
-    alerts += sanity.language_alerts(files, src_lang=src_lang, tgt_lang=tgt_lang)
+    # (the targets checked: copies of the source in units not translated yet are not the target language)
+    alerts += sanity.language_alerts(regrouped(files, documents) if withheld.units else files,
+                                     src_lang=src_lang, tgt_lang=tgt_lang)
     settings = {"src_lang": src_lang, "tgt_lang": tgt_lang, "lemmatiser_mode": lemmatiser}
     if source_only_glossary:
         settings["source_only_glossary"] = True
