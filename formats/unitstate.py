@@ -144,7 +144,8 @@ class Withheld:
         return "; ".join(parts) or None
 
 
-def _normal_include(include: Iterable[str]) -> frozenset:
+def included(include: Iterable[str]) -> frozenset:
+    """The states named by `include` (strings, each possibly comma-separated), lowercased."""
     if isinstance(include, str):
         include = (include,)
     return frozenset(p.strip().lower() for s in include for p in str(s).split(",") if p.strip())
@@ -154,7 +155,7 @@ def withhold(documents: Sequence[Document], include: Iterable[str] = ()) -> tupl
     """The documents with the target of every unit not translated yet taken away (None: the pipeline then
     treats it as any untranslated segment: occurrences in it are counted as not checked, and nothing is
     mined from it), and what was left out. States in `include` (or "all") are checked as translations."""
-    inc = _normal_include(include)
+    inc = included(include)
     if "all" in inc:
         return list(documents), Withheld()
     out: list[Document] = []

@@ -19,7 +19,7 @@ from termqa.fileio import file_sha256
 from termqa.formats.annotate.replies import read_replies
 from termqa.formats.csvgloss import assign_languages
 from termqa.formats.decisions import DecisionBook, merge, read_decisions
-from termqa.formats.unitstate import Withheld, regrouped, withhold
+from termqa.formats.unitstate import Withheld, included, regrouped, withhold
 from termqa.gcpause import without_gc
 from termqa.inputs import expand, merge_glossaries
 from termqa.inspect import with_path
@@ -263,7 +263,7 @@ def prepare(
         settings["source_only_glossary"] = True
     settings["variants"] = variants
     if include_states:
-        settings["include_states"] = sorted({str(s).strip().lower() for s in include_states})
+        settings["include_states"] = sorted(included(include_states))
     if not isinstance(concepts, conceptrows.ConceptRows):
         concepts = tuple(concepts)
     return Run(files=tuple(files), glossaries=tuple(gl), concepts=concepts, documents=tuple(documents),
