@@ -1,10 +1,12 @@
 """Which units hold a translation: the one place where the states translation files give their units
 are read as "translated" or "not translated yet".
 
-Readers keep each unit's state as the file writes it (`Segment.state`); `awaiting` here says what that
-state means for checking. A unit not translated yet is never checked, scored, or mined for renderings: a
-new unit whose target is a copy of its source would otherwise be flagged as "left in English" and
-would teach the check that the English word is the established rendering.
+Readers keep each unit's state as the file writes it (`Segment.state`); `reading` here says what that
+state means for checking, and `withhold` (called by `pipeline.check.prepare`) takes the target away from
+every unit not translated yet, counting them by state. A unit not translated yet is never checked,
+scored, or mined for renderings: a new unit whose target is a copy of its source would otherwise be
+flagged as "left in English" and would teach the check that the English word is the established
+rendering.
 
 Three readings of a state:
 - TRANSLATED: the target is a translation (checked as before). Every state not listed below, every

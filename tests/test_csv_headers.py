@@ -16,7 +16,8 @@ def _tico_pairs(corpus, n=40):
     path = corpus / "eval/tico19-multi/data/terminologies/g_en_id.csv"
     with open(path, encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
-    return [(r["sourceString"], r["targetString"]) for r in rows if "," not in r["sourceString"] + r["targetString"]][:n]
+    pairs = [(r["sourceString"], r["targetString"]) for r in rows]
+    return [(s, t) for s, t in pairs if "," not in s + t][:n]
 
 
 def test_en_id_reads_indonesian_terms(tmp_path, corpus):

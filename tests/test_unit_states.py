@@ -96,7 +96,8 @@ def test_state_qualifier_is_kept_after_the_state(tmp_path, monkeypatch, mode):
         '<trans-unit id="1"><source>The pump</source>'
         '<target state="needs-translation" state-qualifier="leveraged-mt">La pompe</target></trans-unit>'
         '<trans-unit id="2"><source>The valve</source><target state="needs-translation">The valve</target></trans-unit>'
-        '<trans-unit id="3"><source>The filter</source><target state="needs-translation">Le filtre</target></trans-unit>'
+        '<trans-unit id="3"><source>The filter</source>'
+        '<target state="needs-translation">Le filtre</target></trans-unit>'
         '</body></file></xliff>', encoding="utf-8")
     f = formats.read_bilingual(str(p))
     assert [s.state for s in f.segments] == ["needs-translation;leveraged-mt", "needs-translation",
