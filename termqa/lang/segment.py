@@ -116,7 +116,9 @@ def _sudachi() -> Optional[Segmenter]:
         if tok is None:  # loading the dictionary takes a moment: only when Japanese text comes
             import sudachipy
 
-            tok = state["tok"] = sudachipy.Dictionary(dict=dic).create(mode=sudachipy.SplitMode.A)
+            d = sudachipy.Dictionary(dict=dic)
+            make = getattr(d, "tokenizer", None) or d.create  # `create` before SudachiPy 0.6.8
+            tok = state["tok"] = make(mode=sudachipy.SplitMode.A)
         out = []
         for m in tok.tokenize(run):
             a, b = m.begin(), m.end()
