@@ -166,3 +166,14 @@ def test_tico19_chinese(monkeypatch):
     # before: 367 conforming, 1863 segments holding terms called misaligned (whitespace word counts)
     assert s["outcomes"]["conforming"] > 2800
     assert _misaligned(res) < 30
+
+
+def test_marks_that_make_another_word_are_kept_by_loose_keys():
+    from termqa.lang.fold import loose, loose_many
+
+    words = ["バス", "パス", "ハス", "ไม่", "ไม", "ｶﾞｽ", "ガス", "Été"]
+    assert loose_many(words) == [loose(w) for w in words]
+    assert len({loose(w) for w in words[:3]}) == 3 and loose("ไม่") != loose("ไม")
+    assert loose("ｶﾞｽ") == loose("ガス") and loose("Été") == "ete"  # half-width kana and accents still fold
+    lem = get_lemmatiser("ja", mode="lookup", segmenter="chars")
+    assert not _contains(_keys(lem, "バスが来ません"), _keys(lem, "パス"))
