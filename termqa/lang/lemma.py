@@ -1056,7 +1056,8 @@ def get_lemmatiser(lang: str, *, mode: str = "auto", segmenter: Optional[str] = 
     table (or without a spaCy language class) falls back automatically, as `name` says.
     mode "trained": the trained pipeline, or a UsageError naming the package to install.
     segmenter (languages written without spaces, see segment.py): "auto" (the language's word segmenter
-    when installed, else characters) or "chars"; None reads $TERMQA_SEGMENTER (default "auto").
+    when installed, else characters) or "chars"; None reads $TERMQA_SEGMENTER (default "auto"). For these
+    languages "auto" mode does not pick a trained pipeline: its tokens would not be the segmenter's.
     """
     if mode not in MODES:
         raise UsageError(f"unknown lemmatiser mode {mode!r}", fix="use one of: " + ", ".join(MODES))
