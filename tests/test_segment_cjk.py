@@ -177,3 +177,25 @@ def test_marks_that_make_another_word_are_kept_by_loose_keys():
     assert loose("ｶﾞｽ") == loose("ガス") and loose("Été") == "ete"  # half-width kana and accents still fold
     lem = get_lemmatiser("ja", mode="lookup", segmenter="chars")
     assert not _contains(_keys(lem, "バスが来ません"), _keys(lem, "パス"))
+
+
+def test_the_stored_tokenizer_rules_give_spacys_pieces_on_unspaced_text():
+    """These languages use the multilingual tokenizer: run by chunktok from the index cache or by spaCy
+    on a first run, it must give the same pieces to the segmenter (same results with or without the cache)."""
+    import marshal
+
+    import spacy
+
+    from termqa.lang import chunktok
+    from tests.conftest import CORPUS
+
+    tok = spacy.blank("xx").tokenizer
+    tok.token_match = None  # as termqa builds it (lemma._blank)
+    port = chunktok.ChunkTokenizer(marshal.loads(marshal.dumps(chunktok.extract(tok))))
+    paths = sorted(CJK.glob("*.xlf"))
+    if CORPUS is not None:
+        paths.append(CORPUS / "eval" / "tico19-multi" / "data" / "TM" / "all.en-zh.tmx")
+    chunks = sorted({c for p in paths for c in re.findall(r"\S+", p.read_text(encoding="utf-8"))})
+    assert len(chunks) > 1000
+    bad = [c for c in chunks if port(c) != [(t.text, t.idx) for t in tok(c)]]
+    assert bad == []
