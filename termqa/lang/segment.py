@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from typing import Callable, Optional
 
 # Languages written without spaces between words.
@@ -110,15 +111,20 @@ def _sudachi() -> Optional[Segmenter]:
         return None
     name = f"sudachipy-{_version('sudachipy')} sudachidict-{dic}-{_version('sudachidict-' + dic)} mode A"
     state: dict = {}
+    lock = threading.Lock()
+    mine = threading.local()  # a SudachiPy tokenizer must not be used by two threads at once
 
     def split(run: str) -> list[tuple[str, int]]:
-        tok = state.get("tok")
-        if tok is None:  # loading the dictionary takes a moment: only when Japanese text comes
+        tok = getattr(mine, "tok", None)
+        if tok is None:
             import sudachipy
 
-            d = sudachipy.Dictionary(dict=dic)
+            with lock:  # loading the dictionary takes a moment: once, and only when Japanese text comes
+                if "dict" not in state:
+                    state["dict"] = sudachipy.Dictionary(dict=dic)
+            d = state["dict"]
             make = getattr(d, "tokenizer", None) or d.create  # `create` before SudachiPy 0.6.8
-            tok = state["tok"] = make(mode=sudachipy.SplitMode.A)
+            tok = mine.tok = make(mode=sudachipy.SplitMode.A)
         out = []
         for m in tok.tokenize(run):
             a, b = m.begin(), m.end()
