@@ -26,7 +26,7 @@ from termqa.lang.lemma import Lemmatiser, get_lemmatiser
 from termqa.lang.normalise import term_key
 from termqa.lang.segcheck import misalignment
 from termqa.model import (
-    ALLOWED_STATUSES, BilingualFile, Concept, Document, Glossary, Occurrence, Reference, Span, Verdict,
+    ALLOWED_STATUSES, UNJUDGED, BilingualFile, Concept, Document, Glossary, Occurrence, Reference, Span, Verdict,
     packed_document, segment_texts, terms_fingerprint,
 )
 from termqa.pipeline import align as al, detect as dt, parallel, sanity, variants as vr
@@ -983,7 +983,7 @@ def _verdicts(work: list[Work], references: Mapping[tuple, Reference], rules: Ru
         if w.concept.dnt:
             gm = a is not None and a.kind == "dnt"
         elif allowed:
-            gm = a is not None and a.kind == "glossary" and not spelling
+            gm = a is not None and a.kind == "glossary" and not spelling and d.outcome != UNJUDGED  # head dropped
         else:
             gm = None
         items.append(Item(w.doc.doc_id, w.concept.id, w.source_form,

@@ -292,11 +292,22 @@ def find_in_segment(trie: TermTrie, segment: Segment, tokens, prepared: Optional
         if entries:
             a, b = pos[i], pos[end - 1]
             for e in entries[:1]:  # homographs across concepts: the first glossary entry wins
+                mark = e.text[:1]
+                if (mark == "#" or mark == "@") and not _has_sigil(tokens, a, mark):
+                    continue  # "AndNow" or "and now" is not the hashtag "#AndNow"
                 out.append(Match(segment, e, a, b + 1, tokens[a].start, tokens[b].end))
             i = end
         else:
             i += 1
     return out
+
+
+def _has_sigil(tokens, a: int, mark: str) -> bool:
+    """Does the match starting at token `a` carry the sign `mark` ("#", "@") written right before it or
+    as its own first character (a tokenizer may keep "@name" whole)?"""
+    if tokens[a].text.startswith(mark):
+        return True
+    return a > 0 and tokens[a - 1].text.endswith(mark) and tokens[a - 1].end == tokens[a].start
 
 
 def find_acronyms(matches: Sequence[Match], tokens_by_seg: dict) -> list[SourceEntry]:
@@ -499,7 +510,8 @@ def variant_indexes(trie: TermTrie, dynamic: bool) -> tuple:
     got = trie.derived.get(("variants", dynamic))
     if got is not None:
         return got
-    own = [e for e in trie.entries if not e.rule and e.via == "glossary"]
+    # a hashtag, handle or code-like name is matched as written only: never joined from plain words
+    own = [e for e in trie.entries if not e.rule and e.via == "glossary" and not vr.written_form(e.text)]
     singles: dict = {}
     for e in own:
         if len(e.key) == 1 and not e.key[0].startswith("="):

@@ -21,6 +21,7 @@ rule that found it. A variant of a designation that is itself a variant of the p
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional, Sequence
@@ -86,6 +87,28 @@ NOT_DERIVED = frozenset({
 })
 
 
+# a term whose writing carries its meaning: a hashtag or @handle (its sigil is part of it), a URL, a
+# code-like name (snake_case, camelCase: "AndNow" is no "and now"). Such a term matches only as written
+# (case aside: "#andnow" is the same hashtag), never split into words nor varied.
+_SIGILS = ("#", "@")
+_CAMEL = re.compile(r"[a-z]{2}[A-Z]|^[a-z]+[A-Z]|[A-Za-z]_[A-Za-z0-9]|[A-Za-z0-9]_[A-Za-z]")
+_URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|www\.)", re.I)
+
+
+def written_form(text: str) -> bool:
+    """Does the designation's writing carry its meaning (hashtag, @handle, URL, code-like name)? Such a
+    term gets no variant and is never matched on plain words ("#AndNow" is not "and now"). Letters and
+    digits alone do not make a name code-like ("COVID-19", "SARS-CoV-2" are written many ways)."""
+    t = text.strip()
+    return bool(t) and (t.startswith(_SIGILS) or bool(_URL.match(t)) or bool(_CAMEL.search(t)))
+
+
+def sigil(text: str) -> str:
+    """The hashtag or handle sign a designation starts with, which its occurrences must have too."""
+    t = text.strip()
+    return t[0] if t.startswith(_SIGILS) else ""
+
+
 def check_level(level: str) -> str:
     """The level, or a ValueError naming the choices (the CLI's click.Choice says it earlier)."""
     if level not in LEVELS:
@@ -109,8 +132,11 @@ def static_keys(key: tuple[str, ...], lang: str, text: str = "") -> list[tuple[s
     """(rule, key) variants of one designation's lemma key, generated without looking at text.
 
     `text`, the designation as written, keeps derivation away from names (a capitalised word) and
-    hyphenated compounds ("alcohol-based" is no "alcoholic base")."""
+    hyphenated compounds ("alcohol-based" is no "alcoholic base"). A term whose writing carries its
+    meaning (`written_form`) has none."""
     out = []
+    if text and written_form(text):
+        return out
     words = [k for k in key if not k.startswith("=")]
     if len(key) >= 2 and len(words) == len(key) and all(k.isalpha() and len(k) >= 2 for k in key):
         out.append(("closed_compound", ("".join(key),)))
@@ -329,6 +355,21 @@ def head_of(key: tuple[str, ...], lang: str) -> Optional[str]:
     if len(key) < 2:
         return None
     return key[0] if lang in HEAD_FIRST else key[-1]
+
+
+def head_noun(key: tuple[str, ...], lang: str) -> Optional[str]:
+    """The head noun of a multi-word designation's lemma key: the first noun in a head-first language
+    (French "partis de l'opposition": "parti"), the last noun in English ("opposition parties":
+    "party"), by the part-of-speech index; where the index names no noun, the first (last) word.
+    None for a one-word designation."""
+    if len(key) < 2:
+        return None
+    pos = part_of_speech_keys(lang)
+    words = list(key) if lang in HEAD_FIRST else list(reversed(key))
+    for w in words:
+        if w.isalpha() and w not in _LINK_WORDS and w in pos[0]:
+            return w
+    return head_of(key, lang)
 
 
 def is_content(tok, key: str, stop: frozenset) -> bool:
