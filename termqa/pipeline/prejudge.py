@@ -201,6 +201,10 @@ class Rules:
         if kind == "glossary" and form is not None and form.rule in _CUTTING_RULES and \
                 self.drops_head(lang, form, segment, target_span):
             return Decision(UNJUDGED, None, R_HEAD_DROPPED), None
+        if spelling and kind == "glossary" and self.inflected_copy(lang, rendering, rendering_key, segment, source_span):
+            # "diesels" for "diesel" (glossary "diésel"): the source word kept, inflected, as the copy
+            # "diesel" is, and a word of the target language: the same uncertain case, one verdict
+            return Decision(UNJUDGED, None, R_COPIED_WORD), None
         copied = kind == "untranslated"
         kept = bool(copied and segment is not None and source_span is not None and target_span is not None and
                     inside_kept_name(segment.source, source_span.start, source_span.end, segment.target,
@@ -209,6 +213,23 @@ class Rules:
                    chain_size=chain_size, same_as_reference=same, spelling=spelling,
                    target_terms=[t.text for t in concept.terms_in(tgt_lang)] if copied else (), in_kept_name=kept)
         return d, spelling
+
+    def inflected_copy(self, lang: str, rendering: Optional[str], rendering_key: Optional[tuple],
+                       segment: Optional[Segment], source_span: Optional[Span]) -> bool:
+        """Is a rendering the source term kept as written, but inflected ("diesels" for "diesel"), with
+        every word a word of the target language? (The exact copy is `copied_word` at alignment.)"""
+        if not rendering or not rendering_key or segment is None or source_span is None:
+            return False
+        source = segment.source[source_span.start:source_span.end]
+        if not source or source == rendering:
+            return False
+        from termqa.lang.lemma import is_target_word
+        from termqa.pipeline.detect import keys_of
+
+        lt = self.lem(lang)
+        if keys_of(lt.tokenize(source))[0] != tuple(rendering_key):
+            return False
+        return all(is_target_word(t.text, lang) for t in lt.tokenize(rendering) if not t.punct)
 
     def head(self, lang: str, text: str) -> Optional[str]:
         """The head noun (lemma key) of a target designation, None for a one-word one."""
