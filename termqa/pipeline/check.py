@@ -685,7 +685,8 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
 
     def reduced_of(rule: str) -> str:
         return ("coordination" if rule == "coordinated" else
-                rule if rule in ("reduction", "coordination", "insertion", "modifier_reduction") else "")
+                rule if rule in ("reduction", "coordination", "insertion", "modifier_reduction") else
+                "reduction" if rule == "extension_reduction" else "")
 
     # forms kept from earlier runs, read in one query; the target designations of the concepts left
     # tokenised in one call (one lookup of the stored analyses instead of one per concept)

@@ -27,6 +27,7 @@ from functools import lru_cache
 from typing import Optional, Sequence
 
 from termqa.lang.lemma import known_form, part_of_speech_keys, table_lemma
+from termqa.lang.normalise import loose
 
 LEVELS = ("none", "static", "dynamic")
 DEFAULT_LEVEL = "dynamic"
@@ -45,6 +46,7 @@ RULES = {
     "article": ("morphosyntactic", "MORPH2"),  # taux de change -> taux du change
     "derivation": ("morphosyntactic", "MORPH4"),  # viral infection <-> virus infection
     "modifier_reduction": ("reduction", "RED1"),  # personal protective equipment -> protective equipment
+    "extension_reduction": ("reduction", "RED2"),  # automatic control system ... the automatic system
     "insertion": ("expansion", "EXP3"),  # centrifugal pump -> centrifugal feed pump
     "coordination": ("reduction", "RED2"),  # inlet [valve] and outlet valves
     "reduction": ("reduction", "RED1"),  # centrifugal pump ... the pump
@@ -141,13 +143,48 @@ def static_keys(key: tuple[str, ...], lang: str, text: str = "") -> list[tuple[s
     if len(key) >= 2 and len(words) == len(key) and all(k.isalpha() and len(k) >= 2 for k in key):
         out.append(("closed_compound", ("".join(key),)))
     of = _OF.get(lang)
-    if of and len(key) == 3 and key[1] == of:
-        out.append(("of_phrase", (key[2], key[0])))  # contract of employment -> employment contract
+    if of and not any(w[:1].isupper() for w in text.split()):
+        # a last word written inflected ("virus spreads") is a verb: the term is a clause, not "Y X"
+        last = text.split()[-1] if text.split() else ""
+        if len(key) != len(text.split()) or key[1:2] == (of,) or loose(last) == key[-1]:
+            out += [("of_phrase", k) for k in of_phrase_keys(key, of)]
     if lang == "fr":
         out += [("article", k) for k in article_keys(key)]
     if "-" not in text and not any(w[:1].isupper() for w in text.split()):
         out += [("derivation", k) for k in derived_keys(key, lang)]
     return list(dict.fromkeys(out))
+
+
+_ARTICLES_EN = ("the",)
+
+
+def of_phrase_keys(key: tuple[str, ...], of: str = "of") -> list[tuple[str, ...]]:
+    """English syntactic restructuring (MORPH5) both ways, with the article the "of" phrase may take
+    (MORPH2):
+
+    - "X of Y" / "X of the Y" -> "Y X" ("contract of employment" -> "employment contract"), and each
+      "of" form -> the other ("loss of head" <-> "loss of the head"); Y up to two words;
+    - "Y X" -> "X of Y", "X of the Y" ("head loss" -> "loss of head"), where every word of Y is a noun
+      by the part-of-speech index and never an adjective (a "viral infection" is no "infection of
+      viral"; "personal" and "automatic" are both). Two or three words, none a link word.
+    Whether the "of" phrase goes on into a longer noun phrase ("loss of head office") is for the
+    matcher to tell (detect.drop_open_of_phrases)."""
+    if not all(k.isalpha() for k in key):
+        return []
+    out = []
+    if len(key) >= 3 and key[1] == of:
+        x, rest = key[0], key[2:]
+        bare = rest[1:] if rest[0] in _ARTICLES_EN else rest
+        if 1 <= len(bare) <= 2 and not any(w in _LINK_WORDS for w in bare):
+            out.append(bare + (x,))
+            out.append((x, of) + (bare if rest[0] in _ARTICLES_EN else ("the",) + bare))
+        return out
+    if 2 <= len(key) <= 3 and not any(w in _LINK_WORDS or w in CONJUNCTIONS for w in key):
+        nouns, adjs, _verbs = part_of_speech_keys("en")
+        y, x = key[:-1], key[-1]
+        if x in nouns and all(w in nouns and w not in adjs for w in y):
+            out += [(x, of) + y, (x, of, "the") + y]
+    return out
 
 
 def _link_at(key: tuple[str, ...], i: int):
