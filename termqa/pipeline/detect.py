@@ -293,8 +293,12 @@ def find_in_segment(trie: TermTrie, segment: Segment, tokens, prepared: Optional
             a, b = pos[i], pos[end - 1]
             for e in entries[:1]:  # homographs across concepts: the first glossary entry wins
                 mark = e.text[:1]
-                if (mark == "#" or mark == "@") and not _has_sigil(tokens, a, mark):
-                    continue  # "AndNow" or "and now" is not the hashtag "#AndNow"
+                if mark == "#" or mark == "@":
+                    if not _has_sigil(tokens, a, mark):
+                        continue  # "AndNow" or "and now" is not the hashtag "#AndNow"
+                    if not tokens[a].text.startswith(mark):  # the sign, its own token, is part of the term
+                        out.append(Match(segment, e, a - 1, b + 1, tokens[a - 1].start, tokens[b].end))
+                        continue
                 out.append(Match(segment, e, a, b + 1, tokens[a].start, tokens[b].end))
             i = end
         else:
@@ -443,7 +447,7 @@ def drop_open_of_phrases(matches: Sequence[Match], tokens_by_seg, lang: str, sto
         return list(matches)
     from termqa.lang.lemma import part_of_speech_keys
 
-    nouns = part_of_speech_keys(lang)[0] if lang else ()
+    nouns, _adjs, verbs = part_of_speech_keys(lang) if lang else ((), (), ())
     out = []
     dropped: dict = {}
     for m in matches:
@@ -451,8 +455,10 @@ def drop_open_of_phrases(matches: Sequence[Match], tokens_by_seg, lang: str, sto
             toks = tokens_by_seg[m.segment.index]
             j = m.tok_end
             t = toks[j] if j < len(toks) else None
+            # a noun goes on with the phrase; an inflected verb form ("ends", "fell") starts the predicate
             if t is not None and (is_gap(t) or (not t.punct and t.key.isalpha() and t.key not in stop
-                                                and t.key in nouns and not _verb_like(t, t.keys or (t.key, t.text.lower()), False))):
+                                                and t.key in nouns and not (t.key in verbs and
+                                                                            loose(t.text) != t.key))):
                 dropped.setdefault(m.segment.index, []).append(m)
                 continue
         out.append(m)

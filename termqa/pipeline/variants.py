@@ -70,7 +70,7 @@ _FR_LINKS = (
 DERIVATIONS = {
     "en": (("y", "ical"), ("y", "ic"), ("e", "ic"), ("", "ic"), ("", "al"), ("e", "al"), ("us", "al"),
            ("um", "al"), ("a", "al"), ("ion", "ory"), ("le", "ular"), ("e", "ar"),
-           ("sis", "tic"), ("ia", "ic")),
+           ("sis", "tic"), ("ia", "ic"), ("y", "ial")),
     "fr": (("ie", "ique"), ("ie", "ical"), ("e", "al"), ("us", "al"), ("", "al"), ("ion", "ionnel"),
            ("ion", "oire"), ("e", "aire"), ("le", "ulaire"), ("", "ique"), ("e", "ique"),
            ("ose", "otique")),
@@ -84,7 +84,7 @@ NOT_DERIVED = frozenset({
     ("virtu", "virtual"), ("locus", "local"), ("locum", "local"), ("media", "medial"), ("persona", "personal"),
     ("compulsion", "compulsory"), ("organ", "organic"), ("stomach", "stomachal"), ("stomach", "stomachic"),
     ("estive", "estival"), ("legende", "legendaire"), ("socius", "social"), ("physe", "physique"),
-    ("mediate", "mediatique"), ("principe", "principal"), ("alimente", "alimentaire"), ("initie", "initial"),
+    ("memory", "memorial"), ("mediate", "mediatique"), ("principe", "principal"), ("alimente", "alimentaire"), ("initie", "initial"),
     ("pandeme", "pandemique"), ("masse", "massique"), ("pulmone", "pulmonaire"), ("obligation", "obligatoire"),
 })
 
