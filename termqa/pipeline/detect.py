@@ -464,13 +464,7 @@ def drop_open_of_phrases(matches: Sequence[Match], tokens_by_seg, lang: str, sto
         out.append(m)
     if trie is None or not dropped:
         return out
-    plain = trie.derived.get("no of-phrases")
-    if plain is None:
-        plain = TermTrie()
-        for e in trie.entries:
-            if e.rule != "of_phrase":
-                plain.add(e)
-        trie.derived["no of-phrases"] = plain
+    plain = _per_trie(trie, "no of-phrases", lambda: _without_of_phrases(trie))
     for index, gone in dropped.items():
         # the segment matched again from its start: the dropped phrase had taken words a longer match
         # needs ("coronavirus infection"); the restructurings kept there stay
@@ -480,6 +474,28 @@ def drop_open_of_phrases(matches: Sequence[Match], tokens_by_seg, lang: str, sto
         out += [m for m in find_in_segment(plain, seg, tokens_by_seg[index])
                 if not any(m.start < k.end and k.start < m.end for k in kept)]
     return _in_document_order(out, matches)
+
+
+_PER_TRIE: dict = {}  # (id of a trie, what) -> (the trie, what was made of it): not stored with the index
+
+
+def _per_trie(trie: TermTrie, what: str, make):
+    """Something made from a trie once in a process (kept out of `trie.derived`, which the index cache
+    stores). A few tries at most are kept: a run has one per language pair."""
+    got = _PER_TRIE.get((id(trie), what))
+    if got is None or got[0] is not trie:
+        if len(_PER_TRIE) > 8:
+            _PER_TRIE.clear()
+        got = _PER_TRIE[(id(trie), what)] = (trie, make())
+    return got[1]
+
+
+def _without_of_phrases(trie: TermTrie) -> TermTrie:
+    plain = TermTrie()
+    for e in trie.entries:
+        if e.rule != "of_phrase":
+            plain.add(e)
+    return plain
 
 
 def _in_document_order(found: list[Match], original: Sequence[Match]) -> list[Match]:
@@ -836,7 +852,7 @@ def _partial_reductions(segments, by_seg: dict, taken_by_seg: dict, tokens_by_se
     ("the translation system architecture" is another thing). Positions taken are left alone, and the
     positions found are taken for the bare-head pass that follows.
     """
-    own_keys = {e.key for e in trie.entries} | {e.skey for e in trie.entries if e.skey}
+    own_keys = _per_trie(trie, "keys", lambda: frozenset(k for e in trie.entries for k in (e.key, e.skey) if k))
     parts: dict = {}  # reduced key -> {concept id: (rule, entry)}
     for ms in by_seg.values():
         for m in ms:
