@@ -50,6 +50,12 @@ def test_annotations_are_of_the_text():
     assert Counter(k for *_, k in pos)["restructuring"] >= 6
 
 
+def test_the_project_is_valid_xliff():
+    from tests.test_annotate import _errors
+
+    assert _errors((HERE / "project.xlf").read_bytes()) == set()
+
+
 def test_recall_and_precision(found):
     pos, _neg = _gold()
     recall, precision, by_type, extra, missed = measure(found, pos)
