@@ -28,7 +28,7 @@ from termqa.lang.lemma import Lemmatiser, get_lemmatiser
 from termqa.lang.normalise import term_key
 from termqa.lang.segcheck import misalignment
 from termqa.model import (
-    ALLOWED_STATUSES, BilingualFile, Concept, Document, Glossary, Occurrence, Reference, Span, Verdict,
+    ALLOWED_STATUSES, UNJUDGED, BilingualFile, Concept, Document, Glossary, Occurrence, Reference, Span, Verdict,
     packed_document, segment_texts, terms_fingerprint,
 )
 from termqa.pipeline import align as al, detect as dt, parallel, sanity, variants as vr
@@ -704,7 +704,8 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
 
     def reduced_of(rule: str) -> str:
         return ("coordination" if rule == "coordinated" else
-                rule if rule in ("reduction", "coordination", "insertion", "modifier_reduction") else "")
+                rule if rule in ("reduction", "coordination", "insertion", "modifier_reduction") else
+                "reduction" if rule == "extension_reduction" else "")
 
     # forms kept from earlier runs, read in one query; the target designations of the concepts left
     # tokenised in one call (one lookup of the stored analyses instead of one per concept)
@@ -1002,7 +1003,7 @@ def _verdicts(work: list[Work], references: Mapping[tuple, Reference], rules: Ru
         if w.concept.dnt:
             gm = a is not None and a.kind == "dnt"
         elif allowed:
-            gm = a is not None and a.kind == "glossary" and not spelling
+            gm = a is not None and a.kind == "glossary" and not spelling and d.outcome != UNJUDGED  # head dropped
         else:
             gm = None
         items.append(Item(w.doc.doc_id, w.concept.id, w.source_form,
