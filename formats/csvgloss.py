@@ -158,8 +158,25 @@ def _pair(values: list[str], n: int) -> list[Optional[str]]:
 # --- header --------------------------------------------------------------------------------------
 
 
-def _roles(header: list[str]) -> tuple[list[tuple[str, Optional[str]]], bool]:
-    """Each header cell's (role, language or None), and whether this row really is a header."""
+# An identifier cell: one token holding a digit or an identifier's punctuation ("12", "c-7", "login.title").
+_ID_CELL = re.compile(r"^(?=[^\s]*[\d._:/#])[^\s]+$")
+
+
+def _id_column_is_indonesian(header: list[str], body: list[list[str]], at: int) -> bool:
+    """A column headed `id` holds Indonesian terms (ISO 639-1 `id`) rather than identifiers when another
+    column names a language and its cells do not look like identifiers (some cell is a word, not a number
+    or a code). Another identifier column (`concept_id`, `key`...) does not change that: it only makes
+    the identifier reading of `id` less likely still."""
+    others = [h for k, h in enumerate(header) if k != at]
+    if not any(_lang_of(h) for h in others if _flat(h) not in _ROLE_NAMES["id"]):
+        return False
+    cells = [r[at].strip() for r in body[:200] if at < len(r) and r[at].strip()]
+    return bool(cells) and not all(_ID_CELL.match(c) for c in cells)
+
+
+def _roles(header: list[str], body: list[list[str]] = ()) -> tuple[list[tuple[str, Optional[str]]], bool]:
+    """Each header cell's (role, language or None), and whether this row really is a header. `body`
+    (the rows below) decides what a column headed `id` holds: identifiers or Indonesian terms."""
     flat_names = {_flat(h) for h in header}
     is_long = bool(flat_names & set(_ROLE_NAMES["src_lang"])) or (
         bool(flat_names & set(_ROLE_NAMES["src_term"])) and bool(flat_names & set(_ROLE_NAMES["tgt_term"]))
@@ -167,10 +184,15 @@ def _roles(header: list[str]) -> tuple[list[tuple[str, Optional[str]]], bool]:
     roles: list[tuple[str, Optional[str]]] = []
     strong = unknown = langs = 0
     seen_langs = set()
-    for h in header:
+    for at, h in enumerate(header):
         f = _flat(h)
         if not f:
             roles.append(("ignore", None))
+            continue
+        if f == "id" and not is_long and _id_column_is_indonesian(header, body, at):
+            seen_langs.add("id")
+            roles.append(("term", "id"))
+            langs += 1
             continue
         # In the long layout its own names win ("source" is the source term, not a reference).
         order = sorted(_ROLE_NAMES, key=lambda r: r not in _LONG_ONLY) if is_long else list(_ROLE_NAMES)
@@ -240,7 +262,11 @@ def read(path: str, data: bytes, content_hash: str) -> Glossary:
     if not rows:
         return Glossary(path=path, format=fmt, concepts=(), content_hash=content_hash, warnings=tuple(warnings))
 
-    roles, has_header = _roles(rows[0])
+    roles, has_header = _roles(rows[0], rows[1:])
+    for h, (role, lang) in zip(rows[0], roles):
+        if has_header and role == "term" and lang == "id" and _flat(h) == "id":
+            warnings.append(f"column '{h}' read as Indonesian terms (language tag 'id'), not as concept "
+                            "identifiers: its cells are words (name it 'concept_id' for identifiers)")
     kinds = [role for role, _ in roles]
     if has_header and "src_term" in kinds and "tgt_term" in kinds and "src_lang" not in kinds:
         # `source,target` header without language columns: the same as no header at all.

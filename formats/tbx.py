@@ -29,6 +29,7 @@ from termqa.lang.langtags import normalise_tag
 from termqa.model import Concept, Glossary, Term
 
 from . import status as st
+from . import tbxdialect
 from .xmlsafe import XML_LANG, local, ns
 
 _V3_NS_PREFIX = "urn:iso:std:iso:30042"
@@ -81,7 +82,7 @@ _MODULES = {
     _BASIC_NS: ("TBX-Basic", frozenset(_DATCAT_CLASS) - {"administrativeStatus", "partOfSpeech", "subjectField",
                                                          "customerSubset"}),
 }
-_DIALECT_MODULES = {"tbx-basic": (_MIN_NS, _BASIC_NS), "tbx-min": (_MIN_NS,)}
+_DIALECT_MODULES = {"tbx-basic": (_MIN_NS, _BASIC_NS), "tbx-min": (_MIN_NS,), "tbx-core": ()}
 
 # How many instances of one kind of problem are listed before the rest are only counted.
 _MAX_LISTED = 5
@@ -309,10 +310,16 @@ def _level(el, tags: _TagInfo) -> tuple[str, bool]:
     return "other", grouped
 
 
-def _check_dialect(root, probs: _Problems, dialect_type: str, tags: _TagInfo, style: str = "") -> None:
-    """TBX-Basic / TBX-Min rules: picklist values and the level each data category lives at, in DCA
-    and DCT style alike; in DCT style also the module namespace of each data category element."""
-    basic = dialect_type.lower() == "tbx-basic"
+def _check_dialect(root, probs: _Problems, dialect_type: str, tags: _TagInfo, style: str = "",
+                   v3: bool = False) -> Counter:
+    """TBX-Basic / TBX-Min (/ TBX-Core, v3) rules: picklist values and the level each data category lives
+    at, in DCA and DCT style alike; in DCT style also the module namespace of each data category element.
+    In a v3 file, also the data categories each meta element may name and the v3 picklists
+    (formats/tbxdialect.py). Returns the warnings (message -> times) for what LTAC's own valid test files
+    write beyond the dialect definitions."""
+    key = dialect_type.lower()
+    basic = key == "tbx-basic"
+    warned: Counter = Counter()
     module_problems: dict = {}  # tag -> message or None, worked out once per tag
     for el in root.iter():
         tag = el.tag
@@ -324,16 +331,38 @@ def _check_dialect(root, probs: _Problems, dialect_type: str, tags: _TagInfo, st
                 module_problems[tag] = _module_problem(ns(tag), name, dialect_type)
             if module_problems[tag]:
                 probs.add("dct-namespace", el, module_problems[tag])
+        if v3 and tags.core[tag] and name in _TYPED and el.get("type"):
+            # (TBX-Basic's transac / transacNote types have their own check below)
+            if not (basic and name in _REQUIRED_TYPE):
+                problem, warning = tbxdialect.type_check(key, name, el.get("type"))
+                if problem:
+                    probs.add(f"type-{name}", el, problem)
+                    continue
+                if warning:
+                    warned[warning] += 1
+            if name == "transac" and el.get("type") == "transactionType":
+                problem, warning = tbxdialect.value_check("transactionType", _text(el), dialect_type)
+                if problem:
+                    probs.add("picklist-transactionType", el, problem)
+                elif warning:
+                    warned[warning] += 1
         dc = tags.datcat(el)
         if dc is not None:
             cat, value = dc
-            allowed = _PICKLISTS.get(cat)
-            if allowed and value not in allowed:
-                probs.add(
-                    f"picklist-{cat}",
-                    el,
-                    f"{cat} value {value!r} is not in the {dialect_type} picklist ({', '.join(allowed)})",
-                )
+            if v3:
+                problem, warning = tbxdialect.value_check(cat, value, dialect_type)
+                if problem:
+                    probs.add(f"picklist-{cat}", el, problem)
+                elif warning:
+                    warned[warning] += 1
+            else:
+                allowed = _PICKLISTS.get(cat)
+                if allowed and value not in allowed:
+                    probs.add(
+                        f"picklist-{cat}",
+                        el,
+                        f"{cat} value {value!r} is not in the {dialect_type} picklist ({', '.join(allowed)})",
+                    )
             level, grouped = _level(el, tags)
             is_term_note = tags.klass[tag] == "termNote" or _DATCAT_CLASS.get(cat) == "termNote"
             if is_term_note and level != "term":
@@ -351,6 +380,7 @@ def _check_dialect(root, probs: _Problems, dialect_type: str, tags: _TagInfo, st
             probs.add(
                 f"{name}-type", el, f"<{name} type={el.get('type')!r}>: TBX-Basic allows only {required}"
             )
+    return warned
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -580,8 +610,9 @@ def _read(path: str, root, content_hash: str) -> Glossary:
     probs = _Problems()
     tags = _TagInfo(style)
     _check_document(root, probs, style, tags)
-    if dialect_type.lower() in _PICKLIST_DIALECTS:
-        _check_dialect(root, probs, dialect_type, tags, style)
+    warned: Counter = Counter()
+    if dialect_type.lower() in _PICKLIST_DIALECTS or (version == "tbx-v3" and tbxdialect.dialect_key(dialect_type)):
+        warned = _check_dialect(root, probs, dialect_type, tags, style, v3=version == "tbx-v3")
 
     reader = _EntryReader(probs, tags)
     concepts: list[Concept] = []
@@ -603,7 +634,7 @@ def _read(path: str, root, content_hash: str) -> Glossary:
             concepts.append(concept)
 
     stats, unknown_statuses = reader.stats, reader.unknown_statuses
-    warnings: list[str] = []
+    warnings: list[str] = [f"{w} ({n}x)" if n > 1 else w for w, n in warned.items()]
     if unknown_statuses:
         listed = ", ".join(f"{v!r} ({c})" for v, c in unknown_statuses.most_common(8))
         warnings.append(f"status values not recognised, read as unknown: {listed}")

@@ -10,6 +10,7 @@ Dialect status lives outside the standard attributes:
   MQXLIFF   `trans-unit/@mq:status` -> state, `@mq:locked` ("locked"/"true") -> locked
   MXLIFF    `trans-unit/@m:confirmed` (0/1/2 or false/true) -> state "confirmed" when > 0,
             `@m:locked` -> locked; `target/@state`, when present, is kept instead.
+A target's `state-qualifier` is kept after its state: "new;leveraged-tm" (formats/unitstate.py reads them).
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from termqa.lang.langtags import normalise_tag
 from termqa.model import BilingualFile, Document, Segment, SegmentPacker
 
 from . import inline, xmlsafe, xmlstream
+from .unitstate import with_qualifier
 from .xmlsafe import XML_LANG, ns
 
 FORMAT = "xliff-1.2"
@@ -255,6 +257,7 @@ class _Reader:
                                 state = target.get("state")
                                 if state is not None and state not in _STATES and not state.startswith("x-"):
                                     bad_states[state] = bad_states.get(state, 0) + 1
+                                state = with_qualifier(state, target.get("state-qualifier"))
                             ids.add(uid)
                             segs.append(
                                 Segment(doc_id, uid, "", s_text, t_text, src_lang, tgt_lang, len(segs),
@@ -303,6 +306,8 @@ class _Reader:
         state = target.get("state") if target is not None else None
         if state is not None and state not in _STATES and not state.startswith("x-"):
             self.bad_states[state] = self.bad_states.get(state, 0) + 1
+        if target is not None:
+            state = with_qualifier(state, target.get("state-qualifier"))
         locked = False
         if self.dialect == "mqxliff":
             state = tu.get(self.MQ_STATUS) or state

@@ -118,14 +118,15 @@ def group_flags(result: dict, *, outcomes=FLAGGED_OUTCOMES, names: Optional[dict
     for o in result.get("occurrences") or []:
         if o["outcome"] not in outcomes:
             continue
-        key = (o["concept_id"], o.get("target_text"), o["outcome"], o.get("label"))
+        key = (o["concept_id"], _found_key(o), o["outcome"], o.get("label"))
         g = groups.get(key)
         if g is None:
             g = groups[key] = {"concept_id": o["concept_id"], "found": o.get("target_text"),
                                "outcome": o["outcome"], "label": o.get("label"), "occurrences": [],
                                "expected": Counter(), "surfaces": Counter(), "reasons": Counter(),
-                               "penalty": 0.0}
+                               "founds": Counter(), "penalty": 0.0}
         g["occurrences"].append(o)
+        g["founds"][o.get("target_text")] += 1
         exp = expected_text(o, refs, concepts, tgt_lang)
         if exp:
             g["expected"][exp] += 1
@@ -138,8 +139,9 @@ def group_flags(result: dict, *, outcomes=FLAGGED_OUTCOMES, names: Optional[dict
     for g in groups.values():
         occs = g["occurrences"]
         units = list(dict.fromkeys((names.get(o["doc_id"], o["doc_id"]), o["unit_id"]) for o in occs))
+        found = g["founds"].most_common(1)[0][0] if g["founds"] else g["found"]
         out.append({
-            "concept_id": g["concept_id"], "found": g["found"], "outcome": g["outcome"], "label": g["label"],
+            "concept_id": g["concept_id"], "found": found, "outcome": g["outcome"], "label": g["label"],
             "count": len(occs), "penalty": g["penalty"],
             "expected": g["expected"].most_common(1)[0][0] if g["expected"] else None,
             "surfaces": [s for s, _ in g["surfaces"].most_common()],
@@ -149,6 +151,16 @@ def group_flags(result: dict, *, outcomes=FLAGGED_OUTCOMES, names: Optional[dict
     out.sort(key=lambda g: (rank.get(g["outcome"], 9), -g["penalty"], -g["count"], str(g["concept_id"]),
                             g["found"] or ""))
     return out
+
+
+def _found_key(o: dict) -> Optional[str]:
+    """What makes two renderings one problem: the text case-folded ("Initiatives parlementaires" at the
+    start of a sentence is "initiatives parlementaires"), except for a spelling problem (F), where the
+    writing itself may be what is wrong."""
+    found = o.get("target_text")
+    if found is None or o.get("label") == "F":
+        return found
+    return " ".join(found.casefold().split())
 
 
 def units_text(units: list, limit: int = 12) -> str:

@@ -27,6 +27,7 @@ KEYS = {
     "fail_on": "list", "penalties": "table", "annotate_level": "str", "its": "bool", "prices": "table",
     "source_only_glossary": "bool", "decisions": "path", "variants": "str", "jobs": "int", "index_cache": "bool",
     "force_languages": "bool",
+    "include_states": "list",
 }
 
 
@@ -204,4 +205,5 @@ def check_options(settings: dict) -> dict:
         "variants": settings.get("variants") or DEFAULT_VARIANTS, "jobs": settings.get("jobs"),
         "index_cache": settings.get("index_cache") is not False,
         "force_languages": bool(settings.get("force_languages")),
+        "include_states": tuple(settings.get("include_states") or ()),
     }

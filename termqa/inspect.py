@@ -10,13 +10,35 @@ from collections import Counter, defaultdict
 
 from termqa import formats
 from termqa.errors import MissingLanguageError
+from termqa.formats.unitstate import withhold
 from termqa.model import STATUSES, BilingualFile, Glossary
 from termqa.shownpath import shown_path
 from termqa.wordcount import source_words, target_words
 
 
+def with_path(path, message: str) -> str:
+    """`message` led by the file's path once: readers write some messages with the path (or a document id
+    made of it, `path#2`) and others without; whoever shows them adds it only where it is missing."""
+    p = str(path)
+    if message.startswith((f"{p}:", f"{p}#")):
+        return message
+    return f"{p}: {message}"
+
+
+def without_path(path, message: str) -> str:
+    """`message` without the file's path in front, for lines shown under the file's own name; a document id
+    `path#2` becomes `<file> #2`."""
+    p = str(path)
+    if message.startswith(f"{p}: "):
+        return message[len(p) + 2:]
+    if message.startswith(f"{p}#"):
+        return "<file> #" + message[len(p) + 1:]
+    return message
+
+
 def describe_bilingual(f: BilingualFile) -> dict:
     segs = f.segments
+    _docs, withheld = withhold(f.documents)  # what `check` leaves out by state (termqa.formats.unitstate)
     return {
         "path": f.path,
         "kind": "bilingual",
@@ -33,6 +55,9 @@ def describe_bilingual(f: BilingualFile) -> dict:
             "empty": sum(1 for s in segs if not s.translated),
             "locked": sum(1 for s in segs if s.locked),
             "skipped": sum(d.skipped for d in f.documents),
+            # with a target, but in a state saying they are not translated yet: `check` leaves them out
+            "not_translated": withheld.segments,
+            "not_translated_states": dict(withheld.states),
         },
         "source_words": source_words(f.documents),  # the one definition: termqa.wordcount
         "target_words": target_words(f.documents),
@@ -115,6 +140,12 @@ def render_text(info: dict) -> str:
             f"  documents: {info['documents']}",
             f"  segments: {s['total']} ({s['translated']} translated, {s['empty']} empty, "
             f"{s['locked']} locked; {s['skipped']} units not translatable, skipped)",
+        ]
+        if s.get("not_translated"):
+            states = ", ".join(f"{k} {n}" for k, n in s["not_translated_states"].items())
+            lines.append(f"  not translated yet: {s['not_translated']} segments with a target (state {states}); "
+                         "check leaves them out (--include-states)")
+        lines += [
             f"  words: {info['source_words']:,} source, {info['target_words']:,} target",
         ]
     else:
@@ -123,7 +154,7 @@ def render_text(info: dict) -> str:
             st = ", ".join(f"{k} {n}" for k, n in v["by_status"].items())
             lines.append(f"  {lang}: {v['terms']} terms ({st})")
     for w in info["warnings"]:
-        lines.append(f"  warning: {w}")
+        lines.append(f"  warning: {without_path(info['path'], w)}")
     for p in info["problems"]:
-        lines.append(f"  problem: {p}")
+        lines.append(f"  problem: {without_path(info['path'], p)}")
     return "\n".join(lines)

@@ -37,7 +37,8 @@ def test_inspect_reads_every_valid_corpus_file(path):
     if info["kind"] == "bilingual":
         for key in ("dialect", "source_language", "target_language", "documents", "source_words", "target_words"):
             assert key in info
-        assert set(info["segments"]) == {"total", "translated", "empty", "locked", "skipped"}
+        assert set(info["segments"]) == {"total", "translated", "empty", "locked", "skipped", "not_translated",
+                                        "not_translated_states"}
         assert info["documents"] >= 1 and "target_language" in info
     else:
         assert info["concepts"] > 0 and "dnt" in info and "warnings" in info

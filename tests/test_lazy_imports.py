@@ -4,7 +4,8 @@ The judge (openai, httpx, its SQLite verdict cache), worker processes, package m
 commands other than check/inspect/rescore/cache are imported when they are used, never by
 `termqa check` without a judge model. Their help must not notice: `termqa --help` and every
 `termqa CMD --help` are compared with what they printed before the commands were loaded lazily
-(tests/golden/cli-help.json, written at 9dce561 by `python -m tests.test_lazy_imports`).
+(tests/golden/cli-help.json, written by `python -m tests.test_lazy_imports`: what termqa owns of each help,
+not click's layout of it).
 """
 from __future__ import annotations
 
@@ -80,27 +81,97 @@ def _commands(group: click.Group, path: list[str]):
             yield from _commands(cmd, [*path, name])
 
 
-def every_help() -> dict[str, str]:
-    """{"termqa CMD ...": its --help}, at a fixed width."""
+def _owned(value):
+    """A parameter's default as termqa wrote it: plain values kept, anything computed named by its type."""
+    if type(value).__name__ == "Sentinel":  # click >= 8.2 marks "no default given" with its own object
+        return None
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_owned(v) for v in value]
+    return type(value).__name__
+
+
+def _default(p: click.Parameter):
+    """No default given reads the same whatever click's release calls it (None, False for a flag, () for a
+    repeatable option, or a sentinel object)."""
+    value = _owned(p.default)
+    if (value is False and getattr(p, "is_flag", False)) or (value == [] and p.multiple):
+        return None
+    return value
+
+
+def describe(cmd: click.Command) -> dict:
+    """What termqa owns of a command's help: its texts, each option's flags, help sentence, choices and
+    default. Not how click wraps, pads or truncates them (that changes between click releases)."""
+    params = []
+    for p in cmd.params:
+        params.append({
+            "kind": "option" if isinstance(p, click.Option) else "argument", "name": p.name, "opts": list(p.opts), "secondary_opts": list(p.secondary_opts),
+            "help": getattr(p, "help", None), "required": p.required, "multiple": p.multiple,
+            "is_flag": getattr(p, "is_flag", False), "hidden": getattr(p, "hidden", False),
+            "metavar": p.metavar, "type": p.type.name,
+            "choices": list(p.type.choices) if isinstance(p.type, click.Choice) else None,
+            "default": _default(p), "show_default": getattr(p, "show_default", None),
+        })
+    out = {"help": cmd.help, "short_help": cmd.short_help, "epilog": cmd.epilog, "params": params}
+    if isinstance(cmd, click.Group):
+        out["commands"] = cmd.list_commands(click.Context(cmd))
+    return out
+
+
+def every_help() -> dict[str, dict]:
+    """{"termqa CMD ...": {"described": describe(cmd), "rendered": its --help}}, as `termqa` loads them."""
     out = {}
     for path in [["termqa"], *_commands(main, ["termqa"])]:
+        cmd = main
+        for name in path[1:]:
+            cmd = cmd.get_command(click.Context(cmd), name)
         res = CliRunner().invoke(main, [*path[1:], "--help"], prog_name="termqa", terminal_width=80)
         assert res.exit_code == 0, (path, res.output)
-        out[" ".join(path)] = res.output
+        out[" ".join(path)] = {"described": describe(cmd), "rendered": res.output}
     return out
+
+
+def _words(text: str) -> str:
+    """The text without any white space: click wraps lines, and textwrap may break a word at its hyphen."""
+    return "".join(text.replace("\b", "").split())
 
 
 def test_every_help_is_what_it_was_before_the_commands_were_lazy():
     """In a fresh process, as `termqa` runs: click keeps a command's help option once made, so a test
-    that ran a command on its own (without the group's -h) would change that command's help here."""
+    that ran a command on its own (without the group's -h) would change that command's help here.
+    What is compared is what termqa owns (texts, options, choices, defaults, exit-code sections), and the
+    rendered --help is checked to show each of them, whatever the click release's line wrapping."""
     before = json.loads(HELP_FILE.read_text(encoding="utf-8"))
     r = subprocess.run([sys.executable, "-m", "tests.test_lazy_imports", "--print"], cwd=ROOT, capture_output=True,
                        text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     now = json.loads(r.stdout)
     assert sorted(now) == sorted(before), "commands added or gone: regenerate with python -m tests.test_lazy_imports"
-    for name, text in before.items():
-        assert now[name] == text, name
+    for name, described in before.items():
+        assert now[name]["described"] == described, name
+        shown = _words(now[name]["rendered"])
+        for p in described["params"]:
+            if p["hidden"] or p["kind"] != "option":
+                continue
+            assert p["opts"][-1] in shown, (name, p["opts"])
+            if p["help"]:
+                assert _words(p["help"]) in shown, (name, p["help"])
+        for text in (described["help"], described["epilog"]):
+            for line in (text or "").splitlines():
+                if line.strip() and line.strip() != "\b":
+                    assert _words(line) in shown, (name, line)
+
+
+def test_every_command_says_its_exit_codes():
+    """Each command's help ends with the exit codes it can give (a CI gate reads them)."""
+    r = subprocess.run([sys.executable, "-m", "tests.test_lazy_imports", "--print"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=300)
+    now = json.loads(r.stdout)
+    for name, entry in now.items():
+        if entry["described"].get("commands") is None:  # a command, not a group
+            assert "Exit codes" in entry["rendered"] and " 0 " in entry["rendered"], name
 
 
 def test_the_lazy_commands_are_listed_and_run_from_the_group():
@@ -108,7 +179,7 @@ def test_the_lazy_commands_are_listed_and_run_from_the_group():
     res = CliRunner().invoke(main, ["decide", "list", "--decisions", "no-such-file.json"])
     assert "Traceback" not in res.output
     res = CliRunner().invoke(main, ["no-such-command"])
-    assert res.exit_code == 2 and "No such command" in res.output
+    assert res.exit_code == 2 and "no-such-command" in res.output  # click names the unknown command
 
 
 # --- installed packages, asked once -----------------------------------------------------------------------
@@ -163,5 +234,6 @@ if __name__ == "__main__":  # --print: the help of every command; else write the
     if sys.argv[1:] == ["--print"]:
         print(json.dumps(every_help(), ensure_ascii=False))
     else:
-        HELP_FILE.write_text(json.dumps(every_help(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        described = {name: entry["described"] for name, entry in every_help().items()}
+        HELP_FILE.write_text(json.dumps(described, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote {HELP_FILE}")

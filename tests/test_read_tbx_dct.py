@@ -101,7 +101,7 @@ def test_dct_picklist_violations_are_refused_like_dca_ones(tmp_path):
     dca, dct = both(tmp_path, wear_ring_status="preferred", impeller_pos="nominal")
     assert dca.problems == dct.problems
     assert [p.split(": ", 1)[1] for p in dct.problems] == [
-        "partOfSpeech value 'nominal' is not in the TBX-Basic picklist (noun, verb, adjective, adverb, properNoun, other)",
+        "partOfSpeech value 'nominal' is not in the TBX-Basic picklist (noun, verb, adjective, adverb, other)",
         "administrativeStatus value 'preferred' is not in the TBX-Basic picklist (preferredTerm-admn-sts, "
         "admittedTerm-admn-sts, deprecatedTerm-admn-sts, supersededTerm-admn-sts)",
     ]

@@ -395,7 +395,8 @@ def test_cli_inspect_and_check_a_po_file(tmp_path):
     assert r.exit_code == 0, r.output
     info = json.loads(r.stdout)
     assert (info["format"], info["source_language"], info["target_language"]) == ("po", "en", "fr")
-    assert info["segments"] == {"total": 5, "translated": 5, "empty": 0, "locked": 0, "skipped": 0}
+    assert info["segments"] == {"total": 5, "translated": 5, "empty": 0, "locked": 0, "skipped": 0,
+                                "not_translated": 0, "not_translated_states": {}}
     assert info["warnings"] == [f"{po}: 1 obsolete (#~) entry left out"] and info["problems"] == []
 
     r = runner.invoke(main, ["inspect", po, "--json"])  # gettext has no source-language header

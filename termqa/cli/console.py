@@ -41,6 +41,10 @@ def _summary(data: dict, *, judge_configured: bool) -> str:
     lines.append(f"{sm['occurrences']} occurrences of {sm['concepts_found']} concepts in {sm['documents']} "
                  f"document(s){words}" + (f"; {sm['occurrences_in_untranslated_segments']} more in untranslated "
                                    "segments, not checked" if sm.get("occurrences_in_untranslated_segments") else ""))
+    if sm.get("units_not_translated"):
+        states = ", ".join(f"{k} {v}" for k, v in (sm.get("not_translated_states") or {}).items())
+        lines.append(f"{sm['units_not_translated']} units not translated yet: not checked (state {states}; "
+                     "--include-states to check them)")
     oc = sm["outcomes"]
     lines.append("outcomes: " + ", ".join(f"{k} {v}" for k, v in oc.items()))
     if sm["labels"]:

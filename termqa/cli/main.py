@@ -15,7 +15,8 @@ from termqa.cli.check import check_command
 from termqa.cli.common import EXIT_INPUT, Group, epilog, wrote
 from termqa.cli.console import rescore_table
 from termqa.fileio import atomic_write
-from termqa.inspect import inspect_file, render_text
+from termqa.inspect import inspect_file, render_text, without_path
+from termqa.shownpath import shown_path
 from termqa.results.serialise import load_result
 from termqa.version import __version__
 
@@ -66,7 +67,8 @@ def inspect(files, as_json, src_lang, tgt_lang, glossary_lang):
         info = inspect_file(f, src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang)
         infos.append(info)
         if info["problems"]:
-            problems.append(f"{f}: invalid {info['format']}: {info['problems'][0]}"
+            first = without_path(info["path"], info["problems"][0])
+            problems.append(f"{shown_path(f)}: invalid {info['format']}: {first}"
                             + (f" (and {len(info['problems']) - 1} more)" if len(info["problems"]) > 1 else ""))
     if as_json:
         click.echo(json.dumps(infos[0] if len(infos) == 1 else infos, ensure_ascii=False, indent=2))

@@ -21,17 +21,28 @@ _LOOSE_TABLE = str.maketrans(
 _ASCII_TABLE = str.maketrans({"`": "'"})
 
 
+def _kept(c: str) -> bool:
+    # Marks that make another word, not an accent: kana voicing (か/が, ハ/バ/パ), Thai and Lao vowel
+    # and tone marks (ไม่ "not" / ไม), Myanmar and Khmer signs. Folding them away merged words.
+    return c in "\u3099\u309a" or "\u0e00" <= c <= "\u0eff" or "\u1000" <= c <= "\u109f" or "\u1780" <= c <= "\u17ff"
+
+
+def _mark(c: str) -> bool:
+    return bool(unicodedata.combining(c)) and not _kept(c)
+
+
 def loose(s: str) -> str:
     """The loose matching form of `s`.
 
-    casefold; NFKD then drop combining marks (é -> e, ﬁ -> fi, full-width -> ASCII); expand
+    casefold; NFKD then drop combining marks (é -> e, ﬁ -> fi, full-width -> ASCII; the marks of kana,
+    Thai, Lao, Myanmar and Khmer stay: they change the word); expand
     ligatures and fold stroke letters (œ -> oe, æ -> ae, ß -> ss, ø -> o, ł -> l); unify
     apostrophes (’ ‘ ʼ ´ -> ') and dashes (‐ ‑ – — − -> -); drop soft hyphens.
     """
     if s.isascii():  # fast path: most words in running text
         return s.lower().translate(_ASCII_TABLE)
     s = unicodedata.normalize("NFKD", s.casefold())
-    s = "".join(c for c in s if not unicodedata.combining(c))
+    s = "".join(c for c in s if not _mark(c))
     return s.translate(_LOOSE_TABLE)
 
 
@@ -57,7 +68,7 @@ def loose_many(words: list[str]) -> list[str]:
     if not words:
         return []
     if not _COMBINING_BMP:
-        _COMBINING_BMP.update({cp: None for cp in range(0x10000) if unicodedata.combining(chr(cp))})
+        _COMBINING_BMP.update({cp: None for cp in range(0x10000) if _mark(chr(cp))})
     text = unicodedata.normalize("NFKD", "\n".join(words).casefold())
     if max(text) > "\uffff":  # a character beyond the BMP (its marks are not in the table): the exact way
         return [loose(w) for w in words]

@@ -41,7 +41,7 @@ from termqa import indexcache
 from termqa.errors import TermqaError, UsageError
 from termqa.fileio import atomic_write
 from termqa.gcpause import paused_gc
-from termqa.lang import chunktok, installed
+from termqa.lang import chunktok, installed, segment
 from termqa.lang.fold import exact_key, loose, loose_many
 from termqa.lang.langtags import primary
 
@@ -670,8 +670,11 @@ class Lemmatiser:
     _WORD_CACHE_MAX = 500_000
 
     def __init__(self, lang: str, mode: str, name: str, nlp, table: Optional[_Table],
-                 trained: bool = False, *, load_nlp=None, load_table=None, load_rules=None):
+                 trained: bool = False, *, load_nlp=None, load_table=None, load_rules=None,
+                 segmenter: Optional[segment.Segmenter] = None):
         self.lang = lang
+        # scripts written without spaces: the tokenizer's pieces are cut into words by this (segment.py)
+        self._segmenter = segmenter
         self.mode = mode
         self.name = name
         # the spaCy pipeline and the lemma table are loaded on first need (load_nlp / load_table):
@@ -943,6 +946,12 @@ class Lemmatiser:
 
                 def split(chunk: str) -> list[tuple[str, int]]:
                     return [(t.text, t.idx) for t in tokenizer(chunk)]
+            seg = self._segmenter
+            if seg is not None:
+                base = split
+
+                def split(chunk: str) -> list[tuple[str, int]]:
+                    return segment.refine(base(chunk), seg)
             self._splitter = split
         return split
 
@@ -1034,34 +1043,41 @@ _URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|www\.)\S", re.IGNORECASE)
 
 # --- construction -----------------------------------------------------------------------------
 
-_CACHE: dict[tuple[str, str], Lemmatiser] = {}
+_CACHE: dict[tuple, Lemmatiser] = {}
 _CACHE_LOCK = threading.Lock()
 MODES = ("auto", "lookup", "trained")
 
 
-def get_lemmatiser(lang: str, *, mode: str = "auto") -> Lemmatiser:
+def get_lemmatiser(lang: str, *, mode: str = "auto", segmenter: Optional[str] = None) -> Lemmatiser:
     """The lemmatiser for `lang` (any BCP 47 tag; only the primary subtag counts), cached.
 
     mode "auto": the trained pipeline if its package is installed, else "lookup".
     mode "lookup": spaCy's tokenizer for the language + its lookup table; a language without a
     table (or without a spaCy language class) falls back automatically, as `name` says.
     mode "trained": the trained pipeline, or a UsageError naming the package to install.
+    segmenter (languages written without spaces, see segment.py): "auto" (the language's word segmenter
+    when installed, else characters) or "chars"; None reads $TERMQA_SEGMENTER (default "auto"). For these
+    languages "auto" mode does not pick a trained pipeline: its tokens would not be the segmenter's.
     """
     if mode not in MODES:
         raise UsageError(f"unknown lemmatiser mode {mode!r}", fix="use one of: " + ", ".join(MODES))
     lg = primary(lang) or "xx"
+    if segmenter is not None and segmenter not in segment.SETTINGS:
+        raise UsageError(f"unknown segmenter {segmenter!r}", fix="use one of: " + ", ".join(segment.SETTINGS))
+    seg = segment.segmenter(lg, segmenter)
     if mode == "auto":  # resolve first, so "auto" and the mode it picks share one instance
-        mode = "trained" if importlib.util.find_spec(trained_package(lg)) is not None else "lookup"
+        trained = seg is None and importlib.util.find_spec(trained_package(lg)) is not None
+        mode = "trained" if trained else "lookup"
     with _CACHE_LOCK:
-        hit = _CACHE.get((lg, mode))
+        hit = _CACHE.get((lg, mode, seg))
         if hit is not None:
             return hit
-        lem = _build(lg, mode)
-        _CACHE[(lg, mode)] = lem
+        lem = _build(lg, mode, seg)
+        _CACHE[(lg, mode, seg)] = lem
         return lem
 
 
-def _build(lang: str, mode: str) -> Lemmatiser:
+def _build(lang: str, mode: str, seg: Optional[segment.Segmenter] = None) -> Lemmatiser:
     pkg = trained_package(lang)
     installed = importlib.util.find_spec(pkg) is not None
     if mode == "trained" and not installed:
@@ -1082,6 +1098,12 @@ def _build(lang: str, mode: str) -> Lemmatiser:
         return Lemmatiser(lang, "trained", name, None, None, trained=True, load_nlp=load_pipeline,
                           load_table=lambda: _load_table(lang))
 
+    if seg is not None:
+        # a script written without spaces: the multilingual tokenizer, whose pieces the segmenter cuts
+        # into words (spaCy's own classes for these languages need packages of their own)
+        head = f"spacy-{_spacy_version()} blank:xx + segmenter:{seg.name}"
+        return Lemmatiser(lang, "fallback", f"{head} + fallback:{lang} (no lookup table)", None, None,
+                          load_nlp=lambda: _blank("xx"), load_rules=lambda: _chunk_rules("xx"), segmenter=seg)
     blank_lang, nlp = _blank_language(lang)
     names = _table_names(lang) if blank_lang != "xx" else []
     head = f"spacy-{_spacy_version()} blank:{blank_lang}"

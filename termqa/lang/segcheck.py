@@ -8,11 +8,16 @@ cheap signs, tuned on the TICO-19 EN-FR memory (whose PubMed_8 and Wikinews bloc
 - two or more numbers in the source and none of them in the target (digit groups compared without
   their separators: "473,933,356" is "473 933 356").
 Names and acronyms are not used: they are translated too often (EU -> UE, UK -> Royaume-Uni).
+Words are counted by `segment.word_count`: whitespace-separated chunks, and for scripts written without
+spaces (Chinese, Japanese, Thai) the length of each run over the script's mean word length, so that a
+Japanese or Chinese sentence is not one "word" against a dozen English ones.
 """
 from __future__ import annotations
 
 import re
 from typing import Optional
+
+from termqa.lang.segment import word_count
 
 _NUMBER = re.compile(r"\d{1,3}(?:[ \u00a0\u202f.,]\d{3})+(?![\d])|\d+")
 
@@ -28,11 +33,11 @@ def misalignment(source: str, target: Optional[str]) -> Optional[str]:
     """A short reason when `target` does not look like a translation of `source`, else None."""
     if not target or not target.strip():
         return None
-    s, t = source.split(), target.split()
-    if len(s) >= MIN_WORDS:
-        ratio = len(t) / len(s)
+    s, t = word_count(source), word_count(target)
+    if s >= MIN_WORDS:
+        ratio = t / s
         if ratio < RATIO_LOW or ratio > RATIO_HIGH:
-            return f"{len(t)} target words for {len(s)} source words"
+            return f"{t} target words for {s} source words"
     ns = _numbers(source)
     if len(ns) >= 2 and not ns & _numbers(target):
         return "none of the source's numbers is in the target"

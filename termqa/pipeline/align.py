@@ -390,11 +390,13 @@ class OpenSegment:
     claimed: frozenset  # content positions already aligned to other occurrences
     protected: tuple  # content spans of glossary target terms: held whole or not at all
     src_pos: float  # relative position (0..1) of the occurrence in its source segment
+    neighbours: tuple = ()  # loose content words standing next to the occurrence in the source
 
 
 def mine_renderings(segments: Sequence[OpenSegment], doc_counts: Counter, stop: frozenset, *,
                     source_words: Sequence[str], glossary_words=frozenset(), exclude=frozenset(),
-                    allow=frozenset(), max_n: int = MAX_N) -> list[MinedRendering]:
+                    allow=frozenset(), max_n: int = MAX_N, noun_term: bool = False,
+                    tgt_lang: str = "") -> list[MinedRendering]:
     """Target n-grams that render a chain, best first; empty when nothing has enough evidence.
 
     A candidate must (1) recur in at least `MIN_SUPPORT` distinct segment pairs and in half of the
@@ -406,7 +408,12 @@ def mine_renderings(segments: Sequence[OpenSegment], doc_counts: Counter, stop: 
     open pair when there are fewer, and must be the only phrase standing in exactly those segments); (3) stand where the term stands (mean shift of relative positions
     at most `MAX_SHIFT`); (4) be a whole phrase: as many content words as the source has (up to two)
     and at most one more, never cutting a glossary term of any concept or a span aligned to another
-    occurrence, and extended to the longest phrase that holds it in the same segments.
+    occurrence, and extended to the longest phrase that holds it in the same segments; (5) not swallow
+    a neighbour: a phrase holding a cognate of a content word that stands next to the term in the source
+    ("survivants des pensionnats" for "residential school" beside "survivors") in half its segments is
+    no rendering of the term alone; (6) for a noun term (`noun_term`), have a head that is not known
+    only as a verb (`tgt_lang`'s part-of-speech index and lookup table): "entendent" renders no
+    "hearings". A word whose part of speech is unknown is not guessed at.
     Other concepts' glossary renderings (`exclude`, less the chain's own `allow`) are never mined.
     """
     b = len(segments)
@@ -414,6 +421,7 @@ def mine_renderings(segments: Sequence[OpenSegment], doc_counts: Counter, stop: 
         return []
     where: dict = defaultdict(set)  # n-gram -> the open segments (ordinals) holding it
     shift: dict = defaultdict(float)
+    surfaces: dict = {}  # n-gram -> its words as first written (a verb's participle is no finite verb)
     for n, seg in enumerate(segments):
         first: dict = {}
         for x, y, g in ngrams(seg.idx, stop, max_n, spans=True):
@@ -426,6 +434,8 @@ def mine_renderings(segments: Sequence[OpenSegment], doc_counts: Counter, stop: 
             first[g] = x
         for g, x in first.items():
             where[g].add(n)
+            if noun_term and g not in surfaces:
+                surfaces[g] = tuple(seg.idx.surf[x:x + len(g)])
             start = seg.idx.tokens[seg.idx.pos[x]].start
             shift[g] += abs(start / max(1, len(seg.target)) - seg.src_pos)
     n_src = max(1, len(source_words))
@@ -437,7 +447,8 @@ def mine_renderings(segments: Sequence[OpenSegment], doc_counts: Counter, stop: 
         if a < MIN_SUPPORT or 2 * a < b:
             continue
         k = sum(1 for x in g if x not in stop)
-        if need <= k <= most:
+        if need <= k <= most and not _swallows_neighbour(g, segs, segments, stop) and \
+                not (noun_term and _verbal(g, surfaces.get(g, ()), stop, tgt_lang)):
             cands[g] = frozenset(segs)
     src = [w.lstrip("=").lower() for w in source_words]
     scored = []
@@ -474,6 +485,86 @@ def mine_renderings(segments: Sequence[OpenSegment], doc_counts: Counter, stop: 
             continue  # a variant of a better rendering ("assistance" after "assistance ventilatoire")
         out.append(m)
     return out
+
+
+def _swallows_neighbour(g: tuple, segs, segments: Sequence[OpenSegment], stop: frozenset) -> bool:
+    """Does the n-gram hold a cognate of a source word next to the term in half of its segments or more?"""
+    content = [x.lstrip("=").lower() for x in g if x not in stop]
+    hits = sum(1 for n in segs if any(_cognate(x, w) for x in content for w in segments[n].neighbours))
+    return 2 * hits >= len(segs) and hits > 0
+
+
+_INFINITIVE_ENDINGS = ("er", "ir", "re", "oir")
+
+
+@lru_cache(maxsize=65536)
+def verb_only(key: str, lang: str) -> bool:
+    """Is the lemma key known as a verb and not as a noun or adjective? By the part-of-speech index, or
+    (French, whose index lists few verbs beyond -er) by the lookup table giving the infinitive to its
+    third person plural ("entendent" -> "entendre"). Unknown words are not verbs here: no guess."""
+    from termqa.lang.lemma import part_of_speech_keys, table_lemma
+
+    nouns, adjs, verbs = part_of_speech_keys(lang)
+    if not key.isalpha() or key in nouns or key in adjs:
+        return False
+    if key in verbs:
+        return True
+    if lang == "fr" and key.endswith(_INFINITIVE_ENDINGS):
+        stem = key[:-3] if key.endswith("oir") else key[:-2]
+        return any(table_lemma(stem + end, lang) == key for end in ("ent", "issent", "ons"))
+    return False
+
+
+# endings of a verb's participles, which modify nouns ("violence fondée sur le sexe", "affected area")
+# (surface keys are loose: "fondée" is read "fondee")
+_PARTICIPLE_ENDINGS = ("e", "es", "i", "is", "u", "us", "it", "ite", "ites", "its",
+                       "ant", "ante", "ants", "antes", "ed", "ing", "en")
+
+
+def _verbal(g: tuple, surfaces: tuple, stop: frozenset, lang: str) -> bool:
+    """Is the n-gram no noun phrase: its head (first content word head-first, else last) a verb by
+    `verb_only`, or any word a verb written as neither participle nor noun ("députés entendent")?"""
+    content = [i for i, x in enumerate(g) if x not in stop]
+    if not content or not lang:
+        return False
+    head = content[0] if lang in vr.HEAD_FIRST else content[-1]
+    if verb_only(g[head], lang):
+        return True
+    for i in content:
+        surface = surfaces[i] if i < len(surfaces) else g[i]
+        if verb_only(g[i], lang) and not surface.endswith(_PARTICIPLE_ENDINGS):
+            return True
+    return False
+
+
+def noun_term(words: Sequence[str], lang: str) -> bool:
+    """Is a source form (lemma keys) a noun term: its head (last word, first in a head-first language) a
+    noun by the part-of-speech index, and, for one word, not also a verb ("school" may be either)."""
+    from termqa.lang.lemma import part_of_speech_keys
+
+    content = [w for w in words if w.isalpha()]
+    if not content:
+        return False
+    nouns, _adjs, verbs = part_of_speech_keys(lang)
+    head = content[0] if lang in vr.HEAD_FIRST else content[-1]
+    return head in nouns and (len(content) >= 2 or head not in verbs)
+
+
+def _source_keys(w) -> tuple:
+    """The lemma and surface keys of an occurrence's designation: the glossary's "hearing" is lemmatised
+    "hear" out of context, its surface key says "hearing"."""
+    e = w.entry
+    return tuple(dict.fromkeys(k for k in (tuple(e.key), tuple(e.skey or ()), tuple(w.surface_key or ())) if k))
+
+
+_SOURCE_WORD = re.compile(r"\w[\w'’-]*")
+
+
+def neighbour_words(source: str, start: int, end: int, stop: frozenset, reach: int = 2) -> tuple:
+    """The loose content words (not stop words) among the `reach` words on each side of an occurrence."""
+    before = [loose(w) for w in _SOURCE_WORD.findall(source[:start])[-reach:]]
+    after = [loose(w) for w in _SOURCE_WORD.findall(source[end:])[:reach]]
+    return tuple(w for w in before + after if w not in stop and len(w) >= 3 and w.isalpha())
 
 
 def _phrases(cands: dict) -> list:
@@ -644,6 +735,8 @@ def align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lemma
         _uncross(work, by_seg)
         return
     stop = stop_words(primary(tgt_l))
+    src_l = primary(work[0].doc.src_lang or "")
+    src_stop = stop_words(src_l) if src_l else frozenset()
     pair_of = _pair_keys(work)
     needed = _countable(work, todo, indexes, stop, pair_of)
     doc_counts = _document_counts(work, indexes, stop, lemmatiser, needed, pair_of)
@@ -672,11 +765,14 @@ def align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lemma
                      if work[j].alignment is not None]
             claimed = frozenset(c for c, p in enumerate(idx.pos) if any(a <= p < b for a, b in spans))
             open_segs[pk] = OpenSegment(idx, w.seg.target, claimed, protected[w.seg.index],
-                                        w.start / max(1, len(w.seg.source)))
+                                        w.start / max(1, len(w.seg.source)),
+                                        neighbour_words(w.seg.source, w.start, w.end, src_stop))
         mined = mine_renderings(
             list(open_segs.values()), doc_counts, stop, source_words=chain_key[1].split(),
             glossary_words=frozenset(x for f in forms for x in f.key if x not in stop),
-            exclude=glossary_keys, allow=known)
+            exclude=glossary_keys, allow=known,
+            noun_term=bool(src_l) and any(noun_term(ws, src_l) for ws in _source_keys(work[members[0]])),
+            tgt_lang=primary(tgt_l))
         extra = [TargetForm(m.key, " ".join(m.key), "established") for m in mined if m.key not in known]
         extra = extra[:MAX_EXTRA]
         if not extra:

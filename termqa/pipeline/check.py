@@ -19,14 +19,16 @@ from termqa.fileio import file_sha256
 from termqa.formats.annotate.replies import read_replies
 from termqa.formats.csvgloss import assign_languages
 from termqa.formats.decisions import DecisionBook, merge, read_decisions
+from termqa.formats.unitstate import Withheld, included, regrouped, withhold
 from termqa.gcpause import without_gc
 from termqa.inputs import expand, merge_glossaries
+from termqa.inspect import with_path
 from termqa.lang.langtags import normalise_tag, primary
 from termqa.lang.lemma import Lemmatiser, get_lemmatiser
 from termqa.lang.normalise import term_key
 from termqa.lang.segcheck import misalignment
 from termqa.model import (
-    ALLOWED_STATUSES, BilingualFile, Concept, Document, Glossary, Occurrence, Reference, Span, Verdict,
+    ALLOWED_STATUSES, UNJUDGED, BilingualFile, Concept, Document, Glossary, Occurrence, Reference, Span, Verdict,
     packed_document, segment_texts, terms_fingerprint,
 )
 from termqa.pipeline import align as al, detect as dt, parallel, sanity, variants as vr
@@ -96,6 +98,10 @@ class CheckResult:
     skipped_untranslated: int = 0
     alerts: list[str] = field(default_factory=list)
     review: Optional[ReviewReport] = None
+    # units whose state says they are not translated yet (formats/unitstate.py): left out of checking
+    units_not_translated: int = 0
+    segments_not_translated: int = 0
+    not_translated_states: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return result_dict(self)
@@ -145,6 +151,7 @@ class Run:
     references: Mapping[tuple, Reference] = field(default_factory=dict)  # (doc_id, concept, source form)
     metric_items: tuple[Item, ...] = ()
     skipped_untranslated: int = 0
+    withheld: Withheld = Withheld()  # units not translated yet, by their state
     judge: Optional[JudgePart] = None
     accounting: Optional[dict] = None
     exhaustive: bool = False
@@ -175,6 +182,7 @@ def check(
     variants: str = vr.DEFAULT_LEVEL,
     jobs: Optional[int] = None,
     index_cache: Union[bool, str, os.PathLike, None] = True,
+    include_states: Sequence[str] = (),
 ) -> CheckResult:
     """Run the terminology check on bilingual files (or folders) against one or more glossaries.
 
@@ -191,11 +199,13 @@ def check(
     to gain from it); results are the same for any value.
     `index_cache`: True (the user cache folder, or $TERMQA_CACHE_DIR), False (none) or a folder: parsed
     glossaries, source indexes, lemma tables and text analyses are kept there between runs (termqa.indexcache).
+    `include_states`: unit states (as files write them, e.g. "new", "initial"; or "all") whose units are checked
+    although their state says they are not translated yet (termqa.formats.unitstate); others are left out.
     """
     with indexcache.using(indexcache.resolve(index_cache)):
         run = prepare(inputs, glossaries, src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang,
                       lemmatiser=lemmatiser, penalties=penalties, source_only_glossary=source_only_glossary,
-                      variants=variants, force_languages=force_languages)
+                      variants=variants, include_states=include_states, force_languages=force_languages)
         run = count(run, progress=progress, jobs=jobs)
     run = review(run, decisions if isinstance(decisions, DecisionBook) or decisions is None
                  else read_decisions(decisions))
@@ -218,6 +228,7 @@ def prepare(
     penalties: Optional[Mapping[str, float]] = None,
     source_only_glossary: bool = False,
     variants: str = vr.DEFAULT_LEVEL,
+    include_states: Sequence[str] = (),
     force_languages: bool = False,
 ) -> Run:
     """Read the inputs and glossaries (paths, or records already read), settle languages, penalties and
@@ -233,8 +244,11 @@ def prepare(
     gl = _give_languages(gl, files, src_lang, tgt_lang)
     concepts = merge_glossaries(gl)
     warnings = [w for f in files for w in f.warnings] + [w for g in gl for w in g.warnings]
-    warnings += [f"{f.path}: {p}" for f in files for p in f.problems]
+    warnings += [with_path(f.path, p) for f in files for p in f.problems]
     documents = [d for f in files for d in f.documents]
+    documents, withheld = withhold(documents, include_states)
+    if withheld.message():
+        warnings.append(withheld.message())
     mode = lemmatiser
     if mode == "auto":
         # a trained pipeline lemmatises better but about 25x slower than the lookup tables: use it
@@ -246,16 +260,20 @@ def prepare(
             warnings.append(f"{source_words(documents):,} source words: lookup lemmatiser used for speed "
                             "(--lemmatiser trained to force a trained pipeline)")
     alerts = _glossary_fits(concepts, documents, source_only_glossary)
-    alerts += sanity.language_alerts(files, src_lang=src_lang, tgt_lang=tgt_lang, force_languages=force_languages)
+    # (the targets checked: copies of the source in units not translated yet are not the target language)
+    alerts += sanity.language_alerts(regrouped(files, documents) if withheld.units else files,
+                                     src_lang=src_lang, tgt_lang=tgt_lang, force_languages=force_languages)
     settings = {"src_lang": src_lang, "tgt_lang": tgt_lang, "lemmatiser_mode": lemmatiser}
     if source_only_glossary:
         settings["source_only_glossary"] = True
     settings["variants"] = variants
+    if include_states:
+        settings["include_states"] = sorted(included(include_states))
     if not isinstance(concepts, conceptrows.ConceptRows):
         concepts = tuple(concepts)
     return Run(files=tuple(files), glossaries=tuple(gl), concepts=concepts, documents=tuple(documents),
                table=table, lem=Lemmatisers(mode), warnings=tuple(alerts + warnings), alerts=tuple(alerts),
-               settings=settings)
+               settings=settings, withheld=withheld)
 
 
 def _read_inputs(items, src_lang, tgt_lang) -> list[BilingualFile]:
@@ -506,7 +524,8 @@ def finish(run: Run) -> CheckResult:
         verdicts=list(run.verdicts), references=list(run.references.values()), concepts=run.concepts_by_id,
         signature=sig, metric_items=list(run.metric_items), warnings=list(run.warnings),
         accounting=run.accounting, skipped_untranslated=run.skipped_untranslated, alerts=list(run.alerts),
-        review=run.review,
+        review=run.review, units_not_translated=run.withheld.units,
+        segments_not_translated=run.withheld.segments, not_translated_states=dict(run.withheld.states),
     )
 
 
@@ -694,7 +713,8 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
 
     def reduced_of(rule: str) -> str:
         return ("coordination" if rule == "coordinated" else
-                rule if rule in ("reduction", "coordination", "insertion", "modifier_reduction") else "")
+                rule if rule in ("reduction", "coordination", "insertion", "modifier_reduction") else
+                "reduction" if rule == "extension_reduction" else "")
 
     # forms kept from earlier runs, read in one query; the target designations of the concepts left
     # tokenised in one call (one lookup of the stored analyses instead of one per concept)
@@ -992,7 +1012,7 @@ def _verdicts(work: list[Work], references: Mapping[tuple, Reference], rules: Ru
         if w.concept.dnt:
             gm = a is not None and a.kind == "dnt"
         elif allowed:
-            gm = a is not None and a.kind == "glossary" and not spelling
+            gm = a is not None and a.kind == "glossary" and not spelling and d.outcome != UNJUDGED  # head dropped
         else:
             gm = None
         items.append(Item(w.doc.doc_id, w.concept.id, w.source_form,

@@ -292,11 +292,26 @@ def find_in_segment(trie: TermTrie, segment: Segment, tokens, prepared: Optional
         if entries:
             a, b = pos[i], pos[end - 1]
             for e in entries[:1]:  # homographs across concepts: the first glossary entry wins
+                mark = e.text[:1]
+                if mark == "#" or mark == "@":
+                    if not _has_sigil(tokens, a, mark):
+                        continue  # "AndNow" or "and now" is not the hashtag "#AndNow"
+                    if not tokens[a].text.startswith(mark):  # the sign, its own token, is part of the term
+                        out.append(Match(segment, e, a - 1, b + 1, tokens[a - 1].start, tokens[b].end))
+                        continue
                 out.append(Match(segment, e, a, b + 1, tokens[a].start, tokens[b].end))
             i = end
         else:
             i += 1
     return out
+
+
+def _has_sigil(tokens, a: int, mark: str) -> bool:
+    """Does the match starting at token `a` carry the sign `mark` ("#", "@") written right before it or
+    as its own first character (a tokenizer may keep "@name" whole)?"""
+    if tokens[a].text.startswith(mark):
+        return True
+    return a > 0 and tokens[a - 1].text.endswith(mark) and tokens[a - 1].end == tokens[a].start
 
 
 def find_acronyms(matches: Sequence[Match], tokens_by_seg: dict) -> list[SourceEntry]:
@@ -407,6 +422,7 @@ def find_variants(matches: Sequence[Match], trie: TermTrie, tokens_by_seg: dict,
     """
     finder = VariantFinder(trie, level, stop)
     by_seg: dict = {}
+    matches = drop_open_of_phrases(matches, tokens_by_seg, lang, stop, trie)
     for m in matches:
         by_seg.setdefault(m.segment.index, []).append(m)
     taken_by_seg: dict = {}
@@ -418,6 +434,76 @@ def find_variants(matches: Sequence[Match], trie: TermTrie, tokens_by_seg: dict,
         if taken:
             taken_by_seg[seg.index] = taken
     return finder.finish(segments, by_seg, taken_by_seg, tokens_by_seg, lang, prepared)
+
+
+def drop_open_of_phrases(matches: Sequence[Match], tokens_by_seg, lang: str, stop: frozenset,
+                         trie: Optional[TermTrie] = None) -> list[Match]:
+    """The matches less the "X of Y" restructurings (variants.of_phrase_keys) whose Y goes on into a
+    longer noun phrase: "loss of head office staff" holds no "head loss", "emission of carbon dioxide"
+    no "carbon emission". A noun (by the part-of-speech index) right after the match tells. The words
+    such a match held are matched again without restructurings (`trie`): "outbreak of the coronavirus
+    infection" holds "outbreak" and "coronavirus infection"."""
+    if not any(m.entry.rule == "of_phrase" for m in matches):
+        return list(matches)
+    from termqa.lang.lemma import part_of_speech_keys
+
+    nouns, _adjs, verbs = part_of_speech_keys(lang) if lang else ((), (), ())
+    out = []
+    dropped: dict = {}
+    for m in matches:
+        if m.entry.rule == "of_phrase" and len(m.entry.key) >= 3 and m.entry.key[1] in ("of",):
+            toks = tokens_by_seg[m.segment.index]
+            j = m.tok_end
+            t = toks[j] if j < len(toks) else None
+            # a noun goes on with the phrase; an inflected verb form ("ends", "fell") starts the predicate
+            if t is not None and (is_gap(t) or (not t.punct and t.key.isalpha() and t.key not in stop
+                                                and t.key in nouns and not (t.key in verbs and
+                                                                            loose(t.text) != t.key))):
+                dropped.setdefault(m.segment.index, []).append(m)
+                continue
+        out.append(m)
+    if trie is None or not dropped:
+        return out
+    plain = _per_trie(trie, "no of-phrases", lambda: _without_of_phrases(trie))
+    for index, gone in dropped.items():
+        # the segment matched again from its start: the dropped phrase had taken words a longer match
+        # needs ("coronavirus infection"); the restructurings kept there stay
+        seg = gone[0].segment
+        kept = [m for m in out if m.segment.index == index and m.entry.rule == "of_phrase"]
+        out = [m for m in out if m.segment.index != index] + kept
+        out += [m for m in find_in_segment(plain, seg, tokens_by_seg[index])
+                if not any(m.start < k.end and k.start < m.end for k in kept)]
+    return _in_document_order(out, matches)
+
+
+_PER_TRIE: dict = {}  # (id of a trie, what) -> (the trie, what was made of it): not stored with the index
+
+
+def _per_trie(trie: TermTrie, what: str, make):
+    """Something made from a trie once in a process (kept out of `trie.derived`, which the index cache
+    stores). A few tries at most are kept: a run has one per language pair."""
+    got = _PER_TRIE.get((id(trie), what))
+    if got is None or got[0] is not trie:
+        if len(_PER_TRIE) > 8:
+            _PER_TRIE.clear()
+        got = _PER_TRIE[(id(trie), what)] = (trie, make())
+    return got[1]
+
+
+def _without_of_phrases(trie: TermTrie) -> TermTrie:
+    plain = TermTrie()
+    for e in trie.entries:
+        if e.rule != "of_phrase":
+            plain.add(e)
+    return plain
+
+
+def _in_document_order(found: list[Match], original: Sequence[Match]) -> list[Match]:
+    """`found` in the order of the segments of `original`, by position within a segment."""
+    rank: dict = {}
+    for m in original:
+        rank.setdefault(m.segment.index, len(rank))
+    return sorted(found, key=lambda m: (rank.get(m.segment.index, len(rank)), m.start))
 
 
 class VariantFinder:
@@ -475,6 +561,7 @@ class VariantFinder:
         (segments without any may be left out). `tokens_by_seg` is asked only for the segments a
         reduction can stand in."""
         if self.dynamic:
+            _partial_reductions(segments, by_seg, taken_by_seg, tokens_by_seg, self.trie, lang, self.stop, prepared)
             _reductions(segments, by_seg, taken_by_seg, tokens_by_seg, self.trie, lang, self.stop, prepared)
         order, _segment = index_order(segments)
         return [m for index in order for m in by_seg.get(index, ())]
@@ -499,7 +586,8 @@ def variant_indexes(trie: TermTrie, dynamic: bool) -> tuple:
     got = trie.derived.get(("variants", dynamic))
     if got is not None:
         return got
-    own = [e for e in trie.entries if not e.rule and e.via == "glossary"]
+    # a hashtag, handle or code-like name is matched as written only: never joined from plain words
+    own = [e for e in trie.entries if not e.rule and e.via == "glossary" and not vr.written_form(e.text)]
     singles: dict = {}
     for e in own:
         if len(e.key) == 1 and not e.key[0].startswith("="):
@@ -734,6 +822,111 @@ def _reductions(segments, by_seg: dict, taken_by_seg: dict, tokens_by_seg, trie:
             latest = n
         if new:
             by_seg[seg.index] = sorted(ms + new, key=lambda m: m.start)
+
+
+def partial_keys(key: tuple[str, ...], lang: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(rule, key) of the shorter forms of a designation of three words or more that can refer back
+    to it after a full mention: without its outermost modifier (RED1: "translation system" for
+    "automatic translation system", French "système de commande" for "système de commande
+    automatique") and, for three words, without the middle one (RED2: "automatic system"; French only
+    without link words, "pompe verticale" for "pompe centrifuge verticale"). A form that begins or ends
+    on a link word ("of", "de") is none."""
+    if len(key) < 3 or not all(k.isalpha() for k in key):
+        return []
+    out = []
+    red1 = key[:-1] if lang in vr.HEAD_FIRST else key[1:]
+    out.append(("modifier_reduction", red1))
+    if len(key) == 3 and not any(k in vr._LINK_WORDS for k in key):
+        out.append(("extension_reduction", (key[0], key[2])))
+    return [(r, k) for r, k in out if k[0] not in vr._LINK_WORDS and k[-1] not in vr._LINK_WORDS]
+
+
+def _partial_reductions(segments, by_seg: dict, taken_by_seg: dict, tokens_by_seg, trie: TermTrie, lang: str,
+                        stop: frozenset, prepared: Optional[dict] = None) -> None:
+    """The shorter forms of `partial_keys` shortly after a full mention of their designation.
+
+    Like the bare head (`_reductions`), a part stands for the term only in context: at most
+    REDUCTION_WINDOW segments after a full mention; never a form that is a designation of any concept,
+    nor one two concepts found in the document both give; not a name (capitalised words); and not inside
+    a longer phrase: no content word right before it, nor one right after it that is not its verb
+    ("the translation system architecture" is another thing). Positions taken are left alone, and the
+    positions found are taken for the bare-head pass that follows.
+    """
+    own_keys = _per_trie(trie, "keys", lambda: frozenset(k for e in trie.entries for k in (e.key, e.skey) if k))
+    parts: dict = {}  # reduced key -> {concept id: (rule, entry)}
+    for ms in by_seg.values():
+        for m in ms:
+            e = m.entry
+            if e.rule not in ("", "coordinated") or e.via != "glossary" or len(e.key) < 3:
+                continue
+            if any(w[:1].isupper() for w in e.text.split()) or vr.written_form(e.text):
+                continue
+            for rule, k in partial_keys(e.key, lang):
+                if k not in own_keys and k[0] not in stop and k[-1] not in stop:  # "your hands" names nothing
+                    parts.setdefault(k, {}).setdefault(e.concept_id, (rule, e))
+    parts = {k: next(iter(v.values())) for k, v in parts.items() if len(v) == 1}
+    if not parts:
+        return
+    by_first: dict = {}
+    for k in parts:
+        by_first.setdefault(k[0], []).append(k)
+    head_first = lang in vr.HEAD_FIRST
+    last_full: dict = {}  # reduced key -> segment number of its designation's latest full mention
+    order, segment = index_order(segments)
+    for n, index in enumerate(order):
+        ms = by_seg.get(index, [])
+        mentions = [m for m in ms if m.entry.rule in ("", "coordinated") and m.entry.via == "glossary"
+                    and len(m.entry.key) >= 3]
+        recent = {k: -1 for k, at in last_full.items() if n - at <= REDUCTION_WINDOW}
+        if mentions:  # a part after a full mention in the same segment refers back to it too
+            pk = (prepared.get(index) if prepared else None) or positions_and_keys(tokens_by_seg[index])
+            at0 = {t: i for i, t in enumerate(pk[0])}
+            for m in mentions:
+                end = at0.get(m.tok_end - 1, -1) + 1
+                for _rule, k in partial_keys(m.entry.key, lang):
+                    if k in parts and parts[k][1].concept_id == m.entry.concept_id and k not in recent:
+                        recent[k] = end
+        if recent:
+            seg = segment(index)
+            toks = tokens_by_seg[index]
+            pos, keys = (prepared.get(index) if prepared else None) or positions_and_keys(toks)
+            taken = taken_by_seg.setdefault(index, set())
+            at = {t: i for i, t in enumerate(pos)}
+            spans = [(at.get(m.tok_start, -1), at.get(m.tok_end - 1, -2) + 1) for m in mentions]
+            new = []
+            want = recent
+            for i in range(len(keys)):
+                for k in dict.fromkeys([*by_first.get(keys[i][0], ()), *by_first.get(keys[i][1], ())]):
+                    if k not in want or i < want[k]:
+                        continue
+                    j = i + len(k)
+                    if j > len(keys) or any(t in taken for t in range(i, j)):
+                        continue
+                    if any(a <= i < b for a, b in spans):
+                        continue
+                    if not all(k[t] in keys[i + t][:2] for t in range(len(k))):
+                        continue
+                    if any(toks[pos[t]].punct for t in range(i, j)):
+                        continue
+                    if i > 0 and pos[i - 1] + 1 == pos[i] and vr.is_content(toks[pos[i - 1]], keys[i - 1][0], stop):
+                        continue  # "machine translation system": another term
+                    if j < len(keys):
+                        nt = toks[pos[j]]
+                        if is_gap(toks[pos[j - 1] + 1]) if pos[j - 1] + 1 < len(toks) else False:
+                            continue
+                        if vr.is_content(nt, keys[j][0], stop) and not _verb_like(nt, keys[j], head_first):
+                            continue
+                    rule, e = parts[k]
+                    taken.update(range(i, j))
+                    a, b = pos[i], pos[j - 1]
+                    new.append(Match(seg, _variant_entry(e, k, rule), a, b + 1, toks[a].start, toks[b].end))
+                    break
+            if new:
+                by_seg[index] = sorted(ms + new, key=lambda m: m.start)
+        for m in mentions:
+            for _rule, k in partial_keys(m.entry.key, lang):
+                if k in parts and parts[k][1].concept_id == m.entry.concept_id:
+                    last_full[k] = n
 
 
 def variation_and_subtype(entry: SourceEntry, surface: str, head: Optional[SourceEntry]) -> tuple[str, Optional[str]]:

@@ -31,6 +31,13 @@ R_ACRONYM_KEPT = "abbreviation kept as in the source; the glossary gives only a 
 R_MISALIGNED = "the target segment does not look like a translation of this source (misaligned?)"
 R_COPIED_WORD = "kept as in the source; it is also a word of the target language"
 R_IN_KEPT_NAME = "left in the source language inside a longer expression kept as it is (a name or title?)"
+R_HEAD_DROPPED = "rendering drops the head noun of the glossary term (a reduction that may name something else)"
+
+# variant rules of a target form that may leave out words of the designation (termqa.pipeline.align):
+# their renderings conform only when they keep the term's head noun
+_CUTTING_RULES = frozenset({"reduction", "coordination", "modifier_reduction"})
+_TARGET_CONJUNCTIONS = frozenset({"et", "ou", "and", "or", "y", "o", "und", "oder", "e"})
+_SHARED_HEAD_WINDOW = 6  # words between a coordinated rendering's conjunction and the head it shares
 
 
 @dataclass(frozen=True)
@@ -153,6 +160,7 @@ class Rules:
         self.table = table
         self._spelling: dict = {}
         self._reference_keys: dict = {}
+        self._heads: dict = {}
 
     def spelling(self, lang: str, rendering: str, expected: str,
                  expected_tokens: Optional[Sequence[Token]] = None) -> Optional[str]:
@@ -190,6 +198,13 @@ class Rules:
                 same = key == rendering_key
                 if same:
                     spelling = self.spelling(lang, rendering, reference.text, toks)
+        if kind == "glossary" and form is not None and form.rule in _CUTTING_RULES and \
+                self.drops_head(lang, form, segment, target_span):
+            return Decision(UNJUDGED, None, R_HEAD_DROPPED), None
+        if spelling and kind == "glossary" and self.inflected_copy(lang, rendering, rendering_key, segment, source_span):
+            # "diesels" for "diesel" (glossary "diésel"): the source word kept, inflected, as the copy
+            # "diesel" is, and a word of the target language: the same uncertain case, one verdict
+            return Decision(UNJUDGED, None, R_COPIED_WORD), None
         copied = kind == "untranslated"
         kept = bool(copied and segment is not None and source_span is not None and target_span is not None and
                     inside_kept_name(segment.source, source_span.start, source_span.end, segment.target,
@@ -198,6 +213,71 @@ class Rules:
                    chain_size=chain_size, same_as_reference=same, spelling=spelling,
                    target_terms=[t.text for t in concept.terms_in(tgt_lang)] if copied else (), in_kept_name=kept)
         return d, spelling
+
+    def inflected_copy(self, lang: str, rendering: Optional[str], rendering_key: Optional[tuple],
+                       segment: Optional[Segment], source_span: Optional[Span]) -> bool:
+        """Is a rendering the source term kept as written, but inflected ("diesels" for "diesel"), with
+        every word a word of the target language? (The exact copy is `copied_word` at alignment.)"""
+        if not rendering or not rendering_key or segment is None or source_span is None:
+            return False
+        source = segment.source[source_span.start:source_span.end]
+        if not source or source == rendering:
+            return False
+        from termqa.lang.lemma import is_target_word
+        from termqa.pipeline.detect import keys_of
+
+        lt = self.lem(lang)
+        if keys_of(lt.tokenize(source))[0] != tuple(rendering_key):
+            return False
+        return all(is_target_word(t.text, lang) for t in lt.tokenize(rendering) if not t.punct)
+
+    def head(self, lang: str, text: str) -> Optional[str]:
+        """The head noun (lemma key) of a target designation, None for a one-word one."""
+        k = (lang, text)
+        if k not in self._heads:
+            from termqa.pipeline.detect import keys_of
+            from termqa.pipeline.variants import head_noun
+
+            self._heads[k] = head_noun(keys_of(self.lem(lang).tokenize(text))[0], lang)
+        return self._heads[k]
+
+    def drops_head(self, lang: str, form: TargetForm, segment: Optional[Segment],
+                   target_span: Optional[Span]) -> bool:
+        """Does a reduced target form leave out its designation's head noun ("l'opposition" for
+        "partis de l'opposition"), outside a coordination whose other conjunct carries the head ("vannes
+        d'entrée et de sortie": "de sortie" shares "vannes")? Such a rendering may name something else:
+        it never conforms by rule."""
+        head = self.head(lang, form.text)
+        if head is None or head in form.key or head in form.skey:
+            return False
+        return not (segment is not None and target_span is not None and
+                    self.shares_head(lang, segment.target or "", target_span, head))
+
+    def shares_head(self, lang: str, target: str, span: Span, head: str) -> bool:
+        """Is the rendering at `span` a conjunct of a coordination whose head noun `head` is written once
+        for both: head first (French), the head before the conjunction that opens the rendering; head
+        last (English), the head after the conjunction that follows it."""
+        from termqa.pipeline.variants import HEAD_FIRST
+
+        toks = [t for t in self.lem(lang).tokenize(target) if not t.punct]
+        inside = [i for i, t in enumerate(toks) if span.start <= t.start and t.end <= span.end]
+        if not inside:
+            return False
+
+        def is_head(t) -> bool:
+            return head == t.key or head in (t.keys or ())
+
+        if lang in HEAD_FIRST:
+            before = [i for i in range(max(0, inside[0] - 3), inside[0]) if toks[i].key in _TARGET_CONJUNCTIONS]
+            if not before:
+                return False
+            j = before[-1]
+            return any(is_head(t) for t in toks[max(0, j - _SHARED_HEAD_WINDOW):j])
+        after = [i for i in range(inside[-1] + 1, min(len(toks), inside[-1] + 2)) if toks[i].key in _TARGET_CONJUNCTIONS]
+        if not after:
+            return False
+        j = after[0]
+        return any(is_head(t) for t in toks[j + 1:j + 1 + _SHARED_HEAD_WINDOW])
 
     def fields(self, **kw: Any) -> dict:
         """`verdict_fields` of `decide(**kw)`: what a Verdict built or replaced from the rules holds."""

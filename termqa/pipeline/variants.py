@@ -21,11 +21,13 @@ rule that found it. A variant of a designation that is itself a variant of the p
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional, Sequence
 
 from termqa.lang.lemma import known_form, part_of_speech_keys, table_lemma
+from termqa.lang.normalise import loose
 
 LEVELS = ("none", "static", "dynamic")
 DEFAULT_LEVEL = "dynamic"
@@ -44,6 +46,7 @@ RULES = {
     "article": ("morphosyntactic", "MORPH2"),  # taux de change -> taux du change
     "derivation": ("morphosyntactic", "MORPH4"),  # viral infection <-> virus infection
     "modifier_reduction": ("reduction", "RED1"),  # personal protective equipment -> protective equipment
+    "extension_reduction": ("reduction", "RED2"),  # automatic control system ... the automatic system
     "insertion": ("expansion", "EXP3"),  # centrifugal pump -> centrifugal feed pump
     "coordination": ("reduction", "RED2"),  # inlet [valve] and outlet valves
     "reduction": ("reduction", "RED1"),  # centrifugal pump ... the pump
@@ -67,7 +70,7 @@ _FR_LINKS = (
 DERIVATIONS = {
     "en": (("y", "ical"), ("y", "ic"), ("e", "ic"), ("", "ic"), ("", "al"), ("e", "al"), ("us", "al"),
            ("um", "al"), ("a", "al"), ("ion", "ory"), ("le", "ular"), ("e", "ar"),
-           ("sis", "tic"), ("ia", "ic")),
+           ("sis", "tic"), ("ia", "ic"), ("y", "ial")),
     "fr": (("ie", "ique"), ("ie", "ical"), ("e", "al"), ("us", "al"), ("", "al"), ("ion", "ionnel"),
            ("ion", "oire"), ("e", "aire"), ("le", "ulaire"), ("", "ique"), ("e", "ique"),
            ("ose", "otique")),
@@ -81,9 +84,31 @@ NOT_DERIVED = frozenset({
     ("virtu", "virtual"), ("locus", "local"), ("locum", "local"), ("media", "medial"), ("persona", "personal"),
     ("compulsion", "compulsory"), ("organ", "organic"), ("stomach", "stomachal"), ("stomach", "stomachic"),
     ("estive", "estival"), ("legende", "legendaire"), ("socius", "social"), ("physe", "physique"),
-    ("mediate", "mediatique"), ("principe", "principal"), ("alimente", "alimentaire"), ("initie", "initial"),
+    ("memory", "memorial"), ("mediate", "mediatique"), ("principe", "principal"), ("alimente", "alimentaire"), ("initie", "initial"),
     ("pandeme", "pandemique"), ("masse", "massique"), ("pulmone", "pulmonaire"), ("obligation", "obligatoire"),
 })
+
+
+# a term whose writing carries its meaning: a hashtag or @handle (its sigil is part of it), a URL, a
+# code-like name (snake_case, camelCase: "AndNow" is no "and now"). Such a term matches only as written
+# (case aside: "#andnow" is the same hashtag), never split into words nor varied.
+_SIGILS = ("#", "@")
+_CAMEL = re.compile(r"[a-z]{2}[A-Z]|^[a-z]+[A-Z]|[A-Za-z]_[A-Za-z0-9]|[A-Za-z0-9]_[A-Za-z]")
+_URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|www\.)", re.I)
+
+
+def written_form(text: str) -> bool:
+    """Does the designation's writing carry its meaning (hashtag, @handle, URL, code-like name)? Such a
+    term gets no variant and is never matched on plain words ("#AndNow" is not "and now"). Letters and
+    digits alone do not make a name code-like ("COVID-19", "SARS-CoV-2" are written many ways)."""
+    t = text.strip()
+    return bool(t) and (t.startswith(_SIGILS) or bool(_URL.match(t)) or bool(_CAMEL.search(t)))
+
+
+def sigil(text: str) -> str:
+    """The hashtag or handle sign a designation starts with, which its occurrences must have too."""
+    t = text.strip()
+    return t[0] if t.startswith(_SIGILS) else ""
 
 
 def check_level(level: str) -> str:
@@ -109,19 +134,57 @@ def static_keys(key: tuple[str, ...], lang: str, text: str = "") -> list[tuple[s
     """(rule, key) variants of one designation's lemma key, generated without looking at text.
 
     `text`, the designation as written, keeps derivation away from names (a capitalised word) and
-    hyphenated compounds ("alcohol-based" is no "alcoholic base")."""
+    hyphenated compounds ("alcohol-based" is no "alcoholic base"). A term whose writing carries its
+    meaning (`written_form`) has none."""
     out = []
+    if text and written_form(text):
+        return out
     words = [k for k in key if not k.startswith("=")]
     if len(key) >= 2 and len(words) == len(key) and all(k.isalpha() and len(k) >= 2 for k in key):
         out.append(("closed_compound", ("".join(key),)))
     of = _OF.get(lang)
-    if of and len(key) == 3 and key[1] == of:
-        out.append(("of_phrase", (key[2], key[0])))  # contract of employment -> employment contract
+    if of and not any(w[:1].isupper() for w in text.split()):
+        # a last word written inflected ("virus spreads") is a verb: the term is a clause, not "Y X"
+        last = text.split()[-1] if text.split() else ""
+        if len(key) != len(text.split()) or key[1:2] == (of,) or loose(last) == key[-1]:
+            out += [("of_phrase", k) for k in of_phrase_keys(key, of)]
     if lang == "fr":
         out += [("article", k) for k in article_keys(key)]
     if "-" not in text and not any(w[:1].isupper() for w in text.split()):
         out += [("derivation", k) for k in derived_keys(key, lang)]
     return list(dict.fromkeys(out))
+
+
+_ARTICLES_EN = ("the",)
+
+
+def of_phrase_keys(key: tuple[str, ...], of: str = "of") -> list[tuple[str, ...]]:
+    """English syntactic restructuring (MORPH5) both ways, with the article the "of" phrase may take
+    (MORPH2):
+
+    - "X of Y" / "X of the Y" -> "Y X" ("contract of employment" -> "employment contract"), and each
+      "of" form -> the other ("loss of head" <-> "loss of the head"); Y up to two words;
+    - "Y X" -> "X of Y", "X of the Y" ("head loss" -> "loss of head"), where every word of Y is a noun
+      by the part-of-speech index and never an adjective (a "viral infection" is no "infection of
+      viral"; "personal" and "automatic" are both). Two or three words, none a link word.
+    Whether the "of" phrase goes on into a longer noun phrase ("loss of head office") is for the
+    matcher to tell (detect.drop_open_of_phrases)."""
+    if not all(k.isalpha() for k in key):
+        return []
+    out = []
+    if len(key) >= 3 and key[1] == of:
+        x, rest = key[0], key[2:]
+        bare = rest[1:] if rest[0] in _ARTICLES_EN else rest
+        if 1 <= len(bare) <= 2 and not any(w in _LINK_WORDS for w in bare):
+            out.append(bare + (x,))
+            out.append((x, of) + (bare if rest[0] in _ARTICLES_EN else ("the",) + bare))
+        return out
+    if 2 <= len(key) <= 3 and not any(w in _LINK_WORDS or w in CONJUNCTIONS for w in key):
+        nouns, adjs, _verbs = part_of_speech_keys("en")
+        y, x = key[:-1], key[-1]
+        if x in nouns and all(w in nouns and w not in adjs for w in y):
+            out += [(x, of) + y, (x, of, "the") + y]
+    return out
 
 
 def _link_at(key: tuple[str, ...], i: int):
@@ -329,6 +392,21 @@ def head_of(key: tuple[str, ...], lang: str) -> Optional[str]:
     if len(key) < 2:
         return None
     return key[0] if lang in HEAD_FIRST else key[-1]
+
+
+def head_noun(key: tuple[str, ...], lang: str) -> Optional[str]:
+    """The head noun of a multi-word designation's lemma key: the first noun in a head-first language
+    (French "partis de l'opposition": "parti"), the last noun in English ("opposition parties":
+    "party"), by the part-of-speech index; where the index names no noun, the first (last) word.
+    None for a one-word designation."""
+    if len(key) < 2:
+        return None
+    pos = part_of_speech_keys(lang)
+    words = list(key) if lang in HEAD_FIRST else list(reversed(key))
+    for w in words:
+        if w.isalpha() and w not in _LINK_WORDS and w in pos[0]:
+            return w
+    return head_of(key, lang)
 
 
 def is_content(tok, key: str, stop: frozenset) -> bool:

@@ -217,6 +217,10 @@ def streamed_result(res) -> dict:
             "unjudged_reasons": dict(reasons.most_common()),
             "needs_judge": sum(reasons.values()),
             "occurrences_in_untranslated_segments": res.skipped_untranslated,
+            # units whose state says they are not translated yet (termqa.formats.unitstate): not checked
+            "units_not_translated": res.units_not_translated,
+            "segments_not_translated": res.segments_not_translated,
+            "not_translated_states": dict(res.not_translated_states),
             "source_words": source_words(res.documents),  # the one definition (termqa.wordcount)
             # labelled verdicts a deterministic rule settled, by rule: they read better by the rule's name
             "rules": dict(Counter(r for r in (dict(v.extra).get("rule") for v in verdicts if v.label) if r)
