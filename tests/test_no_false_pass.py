@@ -103,3 +103,21 @@ def test_a_gate_on_a_hand_made_result_without_the_alert_still_fails():
                           "occurrences_in_untranslated_segments": 4}, "alerts": [], "scores": {}}
     assert nothing_checked(result).startswith("nothing checked: the 4 term occurrences")
     assert failures(result, ["error"])[0] == "nothing checked (4 occurrences in untranslated segments)"
+
+
+def test_units_not_translated_yet_by_their_state_are_not_a_pass(tmp_path):
+    # what a CAT tool exports before translation: every target a copy of its source, state "new"
+    from xml.sax.saxutils import escape
+
+    from termqa import formats
+
+    f = formats.read_bilingual(str(SAMPLES / "pump-manual.xlf"))
+    units = "".join(f'<trans-unit id="u{i}"><source>{escape(s.source)}</source>'
+                    f'<target state="new">{escape(s.source)}</target></trans-unit>' for i, s in enumerate(f.segments))
+    x = tmp_path / "new.xlf"
+    x.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<xliff version="1.2" '
+                 'xmlns="urn:oasis:names:tc:xliff:document:1.2"><file original="m" datatype="plaintext" '
+                 f'source-language="en" target-language="fr"><body>{units}</body></file></xliff>', encoding="utf-8")
+    r = _cli(tmp_path, str(x), "--fail-on", "error")
+    assert r.exit_code == 2, r.output
+    assert r.stderr.splitlines()[0].startswith("termqa: warning: nothing checked:")
