@@ -41,7 +41,7 @@ from termqa import indexcache
 from termqa.errors import TermqaError, UsageError
 from termqa.fileio import atomic_write
 from termqa.gcpause import paused_gc
-from termqa.lang import chunktok, installed
+from termqa.lang import chunktok, installed, markup
 from termqa.lang.fold import exact_key, loose, loose_many
 from termqa.lang.langtags import primary
 
@@ -847,6 +847,7 @@ class Lemmatiser:
                     self._fetch_chunks(_CHUNK.findall(todo_list[i]) for i in retry)
                     for i, toks in zip(retry, self._run_lookup([todo_list[i] for i in retry])):
                         results[i] = toks
+            results = [self._unmark(t, r) for t, r in zip(todo_list, results)]  # markup is not words
             with self._lock:
                 if len(cache) + len(todo_list) > self._TEXT_CACHE_MAX:
                     cache.clear()
@@ -992,6 +993,36 @@ class Lemmatiser:
             results.append(tuple(toks))
         return results
 
+
+    def _unmark(self, text: str, toks: tuple[Token, ...]) -> tuple[Token, ...]:
+        """`toks` with markup, format syntax and boundaries made punctuation (`termqa.lang.markup`):
+        tokens inside a span become one punctuation token, tokens across one are cut at it, and a
+        boundary no token covers (a word-breaking inline code) gets a punctuation token of its own."""
+        spans = markup.nonword_spans(text)
+        if not spans:
+            return toks
+        out: list[Token] = []
+        covered = set()
+        k = 0
+        for tok in toks:
+            a, b = tok.start, tok.end
+            while k < len(spans) and spans[k][1] <= a:
+                k += 1
+            hit = [(x, y) for x, y in spans[k:] if x < b and a < y] if k < len(spans) and spans[k][0] < b else []
+            if not hit:
+                out.append(tok)
+                continue
+            covered.update(hit)
+            if any(x <= a and b <= y for x, y in hit):
+                out.append(_make_token(Token, _sep_piece(tok.text, a)))
+            else:
+                out.extend(_make_token(Token, p) for p in self._cut(tok.text, a, hit))
+        gaps = [(x, y) for x, y in spans if (x, y) not in covered and text[x:y].strip()]
+        gaps += [(x, y) for x, y in spans if text[x:y] == markup.SEP and (x, y) not in covered]
+        if gaps:
+            out.extend(_make_token(Token, _sep_piece(text[x:y], x)) for x, y in gaps)
+            out.sort(key=lambda t: t.start)
+        return tuple(out)
 
     def _cut(self, word: str, start: int, seps) -> list[_Piece]:
         """Pieces of a token that touches markup, with absolute offsets: markup pieces are punctuation."""
