@@ -124,9 +124,9 @@ def stand_in(name: str, category: str, get: Callable[[str], Optional[str]]) -> O
         eq = html.unescape(equiv) if "&" in equiv else equiv
         if len(eq) == 1 and not eq.isspace():
             return Stand(char=eq)
+    said = [v for v in (get("equiv-text"), get("equiv"), get("disp"), get("id")) if v]
     line = (get("ctype") in ("lb", "x-lb") or (get("subType") or "").endswith(":lb")
-            or (get("id") or "").upper().startswith("LINE_BREAK")
-            or (equiv is not None and (equiv.strip().lower() in _BR or (equiv and not equiv.strip()))))
+            or any(v.upper().startswith("LINE_BREAK") or v.strip().lower() in _BR or not v.strip() for v in said))
     return Stand(line=line)
 
 

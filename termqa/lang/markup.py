@@ -52,7 +52,12 @@ def nonword_spans(text: str) -> list[tuple[int, int]]:
         return []
     spans = [m.span() for m in _SPANS.finditer(text) if m.end() > m.start()]
     if "{" in text and _ICU_HEAD.search(text):
-        spans.extend(_icu_selectors(text))
+        sel = _icu_selectors(text)
+        # a branch of one word ("other {other}") is text, not a {name} placeholder
+        after = {len(text[:y]) + len(text[y:]) - len(text[y:].lstrip()) for _, y in sel}
+        spans = [(x, y) for x, y in spans if not (x in after and text[x] == "{" and text[y - 1] == "}"
+                                                   and "{" not in text[x + 1:y - 1])]
+        spans.extend(sel)
         spans.sort()
     return spans
 

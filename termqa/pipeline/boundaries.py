@@ -33,7 +33,8 @@ def crossing(text: str, start: int, end: int) -> Optional[str]:
         return "an inline code between words"
     for x, y in markup.nonword_spans(text):
         if x < end and start < y:
-            return "a plural separator" if text[x:y].strip(".!?;:\u2026") == "|" else "markup or a placeholder"
+            sep = "|" in text[x:y] or text[y:y + 1] == "|"
+            return "a plural separator" if sep else "markup or a placeholder"
     for m in _SENTENCE.finditer(piece):
         nxt = piece[m.end():m.end() + 1]
         if m.group().strip() in "\u3002\uff01\uff1f" or nxt.isupper():
