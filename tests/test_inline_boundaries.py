@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from termqa.formats import read_bilingual
-from termqa.formats.annotate import annotate_bytes, annotations_from_result
+from termqa.formats.annotate import Annotation, annotate_bytes, annotations_from_result
 from termqa.lang.markup import nonword_spans
 from termqa.pipeline.boundaries import crossing
 from termqa.pipeline.check import check
@@ -93,8 +93,11 @@ def test_write_back_next_to_codes_is_exact_and_valid(tmp_path):
     for name, doc in (("a12.xlf", X12), ("a20.xlf", X20)):
         x, r = _check(tmp_path, name, doc, [("content", "contenu"), ("filter", "filtre")])
         data = doc.encode()
-        anns = annotations_from_result(r, level="all")
-        assert anns, r["occurrences"]
+        anns = annotations_from_result(r, level="all")  # "filter": no rendering, a unit note
+        (o,) = [o for o in r["occurrences"] if o["source_text"] == "content"]
+        assert o["target_text"] == "contenu"  # before the code, as written
+        anns.append(Annotation(o["doc_id"], "a", o.get("seg_id") or "", "error", "A4", 4.0, "error A4: contenu",
+                               "terminology", 100.0, tuple(o["target_span"]), o["target_text"]))
         for its in (False, True):
             out, rep = annotate_bytes(data, anns, its=its, now=T0)
             assert rep.written == len(anns)
@@ -103,8 +106,8 @@ def test_write_back_next_to_codes_is_exact_and_valid(tmp_path):
             text = out.decode()
             assert "filtercartridge" not in text and "contenude" not in text
             if its:  # the marker wraps the word as written, next to the code
-                assert rep.spans_marked >= 1
-                assert ">contenu</mrk>" in text or ">contenu</pc>" in text or 'contenu</mrk>' in text
+                assert rep.spans_marked == 1
+                assert 'contenu</mrk><x id="LINE_BREAK"' in text or 'contenu</mrk><ph id="0"' in text
             # re-reading the annotated file gives the same plain text
             assert [s.target for s in read_bilingual_bytes(tmp_path, out).segments] == \
                 [s.target for s in read_bilingual(str(x)).segments]
