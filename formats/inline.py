@@ -34,8 +34,8 @@ offsets agree byte for byte with the file):
   - a line break (`ctype="lb"`, `subType="xlf:lb"`, Angular's `LINE_BREAK`, an equiv of `<br>` or a
     newline) is always `SEP`, unless a separator or line end already stands next to it;
   - any other placeholder, and the edges of `g`/`pc` and paired codes (`bx`/`ex`, `bpt`/`ept`,
-    `sc`/`ec`, `it`), become `SEP` only where they would glue two non-space characters; beside a
-    space they add nothing, so text around codes written with spaces reads as it always did;
+    `sc`/`ec`, `it`), become `SEP` only where they would glue two word characters (letters, digits);
+    beside a space or punctuation they add nothing, so text around codes reads as it always did;
   - markers (`mrk`, `sm`/`em`), `sub` and unknown elements are transparent: no boundary.
 `SEP` is U+2028 LINE SEPARATOR: whitespace to every tokeniser (the words on either side are words),
 shown as a line break, and a character no reader otherwise produces, so the lemmatiser can make it a
@@ -158,7 +158,8 @@ def settle(items) -> list:
         elif it.line:
             out[i] = "" if prev in "\n\r" or nxt in "\n\r" else SEP
         else:
-            out[i] = "" if prev.isspace() or nxt.isspace() else SEP
+            # only between two word characters: beside punctuation the tokenisers split already
+            out[i] = SEP if prev.isalnum() and nxt.isalnum() else ""
         if out[i]:
             prev = out[i]
     return out
