@@ -180,3 +180,26 @@ def test_spans_and_crossings():
     assert crossing(t, 6, 12) is None
     assert crossing(f"le contenu{LS}de", 3, 13) == "an inline code between words"
     assert crossing("le filtre\nà huile", 3, 17) == "a line break"
+
+
+def test_html_in_cdata_and_icu_arguments_are_not_words_real_file():
+    from termqa.lang.lemma import get_lemmatiser
+
+    bf = read_bilingual(str(REAL / "symfony_demo_messages+intl-icu.fr.xlf"))
+    lem = get_lemmatiser("fr", mode="lookup")
+    words = set()
+    marked = 0
+    for seg in bf.segments:
+        if not seg.target:
+            continue
+        spans = nonword_spans(seg.target)
+        marked += bool(spans)
+        for t in lem.tokenize(seg.target):
+            if not t.punct:
+                assert not any(a < t.end and t.start < b for a, b in spans), (t.text, seg.target)
+                words.add(t.text)
+    assert marked >= 10
+    # tag and attribute names, ICU keywords and argument names are never words; the text around is
+    for markup_word in ("strong", "href", "url", "status_code", "number", "plural", "count", "other", "one"):
+        assert markup_word not in words, markup_word
+    assert {"contrôleur", "commentaires", "principale", "Erreur"} <= words

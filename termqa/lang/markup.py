@@ -31,6 +31,8 @@ _SPANS = re.compile(
         r"&(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#x[0-9a-fA-F]+);",  # an entity left as text: &nbsp;
         # ICU: the head of a plural/select and, inside one, each branch's selector
         r"\{\s*[\w.]+\s*,\s*(?:plural|select|selectordinal)\s*,(?:\s*offset:\s*\d+)?",
+        # an ICU argument with a format: {status_code, number}, {d, date, short}
+        r"\{\s*[\w.]+\s*,\s*(?:number|date|time|spellout|ordinal|duration)\s*(?:,[^{}]*)?\}",
         # Symfony plural variants: the separator and an interval or exact count opening a variant
         r"(?:(?<=\|)|^)\s*(?:\{\s*-?\d+(?:\s*,\s*-?\d+)*\s*\}|[\[\]]\s*-?(?:\d+|Inf)\s*,\s*\+?-?(?:\d+|Inf)\s*[\[\]])",
         r"[.!?;:\u2026]+(?=\|)|\|",  # a sentence end glued to the separator is cut off too
