@@ -863,8 +863,13 @@ class Lemmatiser:
         and tokenises only the few that answer yes (665 of 8,867 on the 100k-word bench project)."""
         if self._trained:  # a trained pipeline tokenises whole texts: ask the tokens
             return [not keys.isdisjoint([x.key for x in toks]) for toks in self.tokenize_many(texts)]
-        # a text tokenised already answers from its tokens; the others from their chunks
+        # a text tokenised already answers from its tokens; the others from their chunks, but for text
+        # with markup, whose tokens are cut at it (`_unmark`), which its chunks do not know
         known = [self._texts.get(t) for t in texts]
+        marked = [i for i, (t, k) in enumerate(zip(texts, known)) if k is None and markup.may_have(t)]
+        if marked:
+            for i, toks in zip(marked, self.tokenize_many([texts[i] for i in marked])):
+                known[i] = toks
         split = [_CHUNK.findall(t) if toks is None else None for t, toks in zip(texts, known)]
         self._fetch_chunks(cs for cs in split if cs)
         chunks = self._chunks

@@ -48,6 +48,11 @@ _ICU_SELECTOR = re.compile(r"(?:=\s*-?\d+|[A-Za-z_][\w-]*)\s*(?=\{)")
 _MAYBE = re.compile(r"[<&|{}%\[\]\u2028]")
 
 
+def may_have(text: str) -> bool:
+    """Could `text` hold a span of `nonword_spans` (one cheap search)?"""
+    return _MAYBE.search(text) is not None
+
+
 def nonword_spans(text: str) -> list[tuple[int, int]]:
     """Sorted, non-overlapping [start, end) spans of `text` that are markup, syntax or boundaries."""
     if not _MAYBE.search(text):
