@@ -203,3 +203,12 @@ def test_html_in_cdata_and_icu_arguments_are_not_words_real_file():
     for markup_word in ("strong", "href", "url", "status_code", "number", "plural", "count", "other", "one"):
         assert markup_word not in words, markup_word
     assert {"contrôleur", "commentaires", "principale", "Erreur"} <= words
+
+
+def test_report_shows_the_words_next_to_codes_apart(tmp_path):
+    from termqa.reports.html import render_html
+
+    _, r = _check(tmp_path, "a12.xlf", X12, [("content", "contenu"), ("filter", "filtre")])
+    page = render_html(r)
+    assert "Vérifiez le contenu de la cartouche filtrante." in page
+    assert "contenude" not in page and LS not in page
