@@ -212,3 +212,30 @@ def test_report_shows_the_words_next_to_codes_apart(tmp_path):
     page = render_html(r)
     assert "Vérifiez le contenu de la cartouche filtrante." in page
     assert "contenude" not in page and LS not in page
+
+
+def test_a_judge_rendering_across_a_plural_separator_is_no_rendering(tmp_path):
+    from tests.helpers import write_xliff
+    from tests.llm_server import ScriptedLLM
+    from tests.test_judge import Script, judge
+
+    server = ScriptedLLM().start()
+    try:
+        server.default = Script(align={"coupling guard": "garde.|Montez les protège",
+                                       "coupling guards": "garde.|Montez les protège", "wear ring": "bague d'usure"})
+        x = write_xliff(tmp_path / "doc.xlf", [
+            ("u1", "Fit the coupling guard.|Fit the coupling guards.", "Montez la garde.|Montez les protège-accouplements."),
+            ("u2", "Check the wear ring.", "Contrôlez la bague d'usure."),
+        ])
+        g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c1", "suction line", "conduite d'aspiration"],
+                                                                ["c2", "wear ring", ""], ["c3", "coupling guard", ""]])
+        r = check([x], [g], judge=judge(server, tmp_path), lemmatiser="lookup").to_dict()
+    finally:
+        server.stop()
+    guard = [o for o in r["occurrences"] if o["concept_id"] == "c3"]
+    assert len(guard) == 2  # "coupling guard" and "coupling guards", one in each variant
+    # the judge's span runs across the separator: not taken as the rendering (the occurrence then goes
+    # on as one without a rendering: the error judge is asked whether the term was dropped)
+    assert [o["target_text"] for o in guard] == [None, None], guard
+    ring = [o for o in r["occurrences"] if o["source_text"] == "wear ring"]
+    assert [o["target_text"] for o in ring] == ["bague d'usure"]
