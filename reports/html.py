@@ -96,11 +96,19 @@ def split_at_span(text: str, span) -> list[dict]:
           and all(isinstance(v, int) and not isinstance(v, bool) for v in span)
           and 0 <= span[0] < span[1] <= len(text))
     if not ok:
-        return [{"text": text, "mark": False}] if text else []
+        return [_shown({"text": text, "mark": False})] if text else []
     a, b = span
     pieces = [{"text": text[:a], "mark": False}, {"text": text[a:b], "mark": True},
               {"text": text[b:], "mark": False}]
-    return [p for p in pieces if p["text"]]
+    return [_shown(p) for p in pieces if p["text"]]
+
+
+def _shown(piece: dict) -> dict:
+    # U+2028 is where an inline code separates two words (formats.inline): shown as the space a
+    # reader sees there, never glued ("contenu de", not "contenude"); offsets were applied above
+    if "\u2028" in piece["text"]:
+        piece["text"] = piece["text"].replace("\u2028", " ")
+    return piece
 
 
 def fmt_score(value) -> str:
