@@ -134,6 +134,7 @@ class LoggedRequest:
     ended: float = 0.0
     fault: Optional[str] = None
     status: int = 200
+    usage: Optional[dict] = None  # the usage object of the answer, when it had one
 
     @property
     def prompt(self) -> str:
@@ -524,7 +525,7 @@ class _Handler(BaseHTTPRequestHandler):
         choices = [] if fault == "empty" else [{
             "index": 0, "finish_reason": "stop", "logprobs": None,
             "message": {"role": "assistant", "content": content}}]
-        usage = s.usage(body, content)
+        usage = entry.usage = s.usage(body, content)
         self._send(200, {
             "id": f"chatcmpl-test-{len(s.log)}", "object": "chat.completion", "created": int(time.time()),
             "model": body.get("model", "unknown") + "-served",
