@@ -1,7 +1,7 @@
 """How much of the judge's prompts a provider can cache, and what caching saves.
 
-    python bench/bench_prompt_cache.py                          # samples/ + a generated 40k-word project
-    python bench/bench_prompt_cache.py --words 100000 --concepts 2000 --price-model gpt-4.1
+    python bench/bench_prompt_cache.py                       # samples/ + bench_judge's 100k-word project
+    python bench/bench_prompt_cache.py --words 40000 --concepts 800 --price-model gpt-4.1
 
 Runs `termqa check` with a judge against the scripted OpenAI-compatible server (tests/llm_server.py)
 in its prompt-caching mode: it counts tokens by a fixed rule (a word with the whitespace before it, or
@@ -98,7 +98,8 @@ def run(inputs, glossary, cache: Path, concurrency: int, lemmatiser: str) -> dic
         k["shared_share"] = shared * k["questions"] / k["tokens"] if k["tokens"] else 0.0
         k["cached_share"] = k["cached"] / k["tokens"] if k["tokens"] else 0.0
     acc = res["accounting"]
-    return {"kinds": dict(kinds), "accounting": acc, "scored": res["scores"]["scored"],
+    judged = sum(1 for o in res["occurrences"] if o.get("judge") not in (None, "rule"))
+    return {"kinds": dict(kinds), "accounting": acc, "scored": res["scores"]["scored"], "judged": judged,
             "occurrences": res["summary"]["occurrences"], "outcomes": res["summary"]["outcomes"]}
 
 
@@ -116,7 +117,8 @@ def costs(acc: dict, model: str) -> dict:
 
 def report(name: str, r: dict, models) -> list[str]:
     acc = r["accounting"]
-    lines = [f"{name}: {r['occurrences']} occurrences, {r['scored']} scored, {acc['calls']} calls "
+    lines = [f"{name}: {r['occurrences']} occurrences, {r['scored']} scored, {r['judged']} judged by the model, "
+             f"{acc['calls']} calls "
              f"({acc['calls'] / max(1, r['scored']):.3f} per scored occurrence), {acc['source_words']} source words"]
     lines.append(f"    {'kind':<18} {'questions':>9} {'mean tokens':>11} {'shared prefix':>13} {'shared':>7} "
                  f"{'cached':>7}")
@@ -136,8 +138,8 @@ def report(name: str, r: dict, models) -> list[str]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--words", type=int, default=40_000, help="source words of the generated project")
-    ap.add_argument("--concepts", type=int, default=800)
+    ap.add_argument("--words", type=int, default=100_000, help="source words of the generated project")
+    ap.add_argument("--concepts", type=int, default=2000)
     ap.add_argument("--term-rate", type=float, default=0.12)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--out", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "termqa-bench-judge")
