@@ -126,8 +126,8 @@ def report(name: str, r: dict, models) -> list[str]:
         lines.append(f"    {pid:<18} {k['questions']:>9} {k['tokens'] / max(1, k['questions']):>11.0f} "
                      f"{k['shared_prefix']:>13} {k['shared_share'] * 100:>6.1f}% {k['cached_share'] * 100:>6.1f}%")
     share = acc["tokens_in_cached"] / max(1, acc["tokens_in"])
-    lines.append(f"    prompt tokens {acc['tokens_in']}, reported cached {acc['tokens_in_cached']} ({share * 100:.1f} %), "
-                 f"output tokens {acc['tokens_out']}")
+    lines.append(f"    prompt tokens {acc['tokens_in']}, reported cached {acc['tokens_in_cached']} "
+                 f"({share * 100:.1f} %), output tokens {acc['tokens_out']}")
     for m in models:
         c = costs(acc, m)
         saving = 1 - c["with_caching"] / c["without_caching"] if c["without_caching"] else 0.0

@@ -37,7 +37,8 @@ def _cost(report, prices) -> str:
 
 def _report_line(rep, prices) -> str:
     return (f"{rep.answered} answers stored, {rep.unusable} unusable (asked again next round), {rep.already} already "
-            f"in the cache; {rep.tokens_in} tokens in ({rep.tokens_in_cached} cached), {rep.tokens_out} out, estimated {_cost(rep, prices)} "
+            f"in the cache; {rep.tokens_in} tokens in ({rep.tokens_in_cached} cached), {rep.tokens_out} out, "
+            f"estimated {_cost(rep, prices)} "
             f"at the batch price")
 
 
