@@ -158,7 +158,8 @@ def _outcome_counts_from(counts: dict) -> list[dict]:
 
 ACCOUNTING_TEXT = (
     ("calls", "LLM calls made"), ("cached", "Answers from the cache"), ("failed", "Failed calls"),
-    ("tokens_in", "Tokens in"), ("tokens_out", "Tokens out"), ("cost_usd", "Estimated cost"),
+    ("tokens_in", "Tokens in"), ("tokens_in_cached", "Tokens in, from the provider's prompt cache"),
+    ("tokens_out", "Tokens out"), ("cost_usd", "Estimated cost"),
     ("calls_per_scored_occurrence", "Calls per scored occurrence"),
 )
 
