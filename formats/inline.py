@@ -24,9 +24,27 @@ Elements missing from the table, or (when `namespace` is given) in another names
 `default` (a transparent container by default). Comments and processing instructions are skipped but
 their tails are kept. Offsets are characters of the returned plain text. `data_for(elem)`, when
 given, supplies the data of EMPTY codes (XLIFF 2 `dataRef` into `originalData`).
+
+Codes as word boundaries. A code that stands between two words is not nothing: "allow you<x/>to
+list" read as "youto" loses both words. So the plain text holds a stand-in where a code sits
+(`stand_in` decides, `settle` places; the write-back's `annotate.place.PlainMap` uses the same two, so
+offsets agree byte for byte with the file):
+  - a placeholder whose `equiv-text`/`equiv`/`disp` is one visible character (an apostrophe, a
+    hyphen, a letter from an entity) stands for that character: "We<ph equiv="'"/>re" -> "We're";
+  - a line break (`ctype="lb"`, `subType="xlf:lb"`, Angular's `LINE_BREAK`, an equiv of `<br>` or a
+    newline) is always `SEP`, unless a separator or line end already stands next to it;
+  - any other placeholder, and the edges of `g`/`pc` and paired codes (`bx`/`ex`, `bpt`/`ept`,
+    `sc`/`ec`, `it`), become `SEP` only where they would glue two word characters (letters, digits);
+    beside a space or punctuation they add nothing, so text around codes reads as it always did;
+  - markers (`mrk`, `sm`/`em`), `sub` and unknown elements are transparent: no boundary.
+`SEP` is U+2028 LINE SEPARATOR: whitespace to every tokeniser (the words on either side are words),
+shown as a line break, and a character no reader otherwise produces, so the lemmatiser can make it a
+boundary token that no term match and no mined rendering crosses (termqa.lang.markup). The code's
+`offset` is where its stand-in starts; the stand-in itself never reaches the file on write-back.
 """
 from __future__ import annotations
 
+import html
 from typing import Callable, Optional
 
 from termqa.model import InlineCode
@@ -78,6 +96,74 @@ XLIFF2 = {
 
 _POS_ROLE = {"open": OPEN, "begin": OPEN, "close": CLOSE, "end": CLOSE}
 
+SEP = "\u2028"  # what a word-breaking code leaves in the plain text (see the module docstring)
+
+# Elements that never break a word: annotations and segment markers, not codes of the original.
+_TRANSPARENT = frozenset(("mrk", "sm", "em", "sub", "hi"))  # hi: TMX highlighting
+_BR = frozenset(("<br>", "<br/>", "<br />", "\n", "\r\n", "&lt;br/&gt;", "&lt;br&gt;"))
+
+
+class Stand:
+    """What a code stands for in the plain text, before its neighbours are known: `char`, a visible
+    character it always stands for, or a break (`line`: a line break, a boundary even beside spaces)."""
+
+    __slots__ = ("char", "line")
+
+    def __init__(self, char: str = "", line: bool = False):
+        self.char = char
+        self.line = line
+
+
+def stand_in(name: str, category: str, get: Callable[[str], Optional[str]]) -> Optional[Stand]:
+    """The stand-in of an inline element (local name, its table category, an attribute getter by local
+    name, no namespace), or None when it is transparent (never a word boundary)."""
+    if name in _TRANSPARENT or category == SUB or category == CHAR:
+        return None
+    equiv = get("equiv-text") or get("equiv") or get("disp")
+    if equiv is not None:
+        eq = html.unescape(equiv) if "&" in equiv else equiv
+        if len(eq) == 1 and not eq.isspace():
+            return Stand(char=eq)
+    said = [v for v in (get("equiv-text"), get("equiv"), get("disp"), get("id")) if v]
+    line = (get("ctype") in ("lb", "x-lb") or (get("subType") or "").endswith(":lb")
+            or any(v.upper().startswith("LINE_BREAK") or v.strip().lower() in _BR or not v.strip() for v in said))
+    return Stand(line=line)
+
+
+def settle(items) -> list:
+    """`items`: text pieces (str) and Stands in document order. Returns them with each Stand replaced
+    by the text it leaves in the plain text ("" when nothing: beside whitespace, at either end)."""
+    out = list(items)
+    prev = ""
+    n = len(out)
+    for i, it in enumerate(out):
+        if isinstance(it, str):
+            if it:
+                prev = it[-1]
+            continue
+        if it.char:
+            out[i] = prev = it.char
+            continue
+        nxt = ""
+        for later in out[i + 1:n]:
+            if isinstance(later, str):
+                if later:
+                    nxt = later[0]
+                    break
+            elif later.char:
+                nxt = later.char
+                break
+        if not prev or not nxt or prev == SEP or nxt == SEP:
+            out[i] = ""
+        elif it.line:
+            out[i] = "" if prev in "\n\r" or nxt in "\n\r" else SEP
+        else:
+            # only between two word characters: beside punctuation the tokenisers split already
+            out[i] = SEP if prev.isalnum() and nxt.isalnum() else ""
+        if out[i]:
+            prev = out[i]
+    return out
+
 
 def _local(tag) -> str:
     return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
@@ -116,38 +202,48 @@ def flatten(
     # Fast path: most segments are plain text without any child element.
     if len(elem) == 0:
         return elem.text or "", ()
-    parts: list[str] = []
-    codes: list[InlineCode] = []
+    items: list = []  # text pieces and Stands
+    marks: list = []  # (index into items where the code stands, code fields)
     # None: any namespace; "": only elements without one; else only elements in that namespace.
     prefix = None if namespace is None else ("{" + namespace + "}" if namespace else "")
-    _walk(elem, table, default, prefix, data_for, parts, codes, 0)
-    return "".join(parts), tuple(codes)
+    _walk(elem, table, default, prefix, data_for, items, marks)
+    if not marks:
+        return "".join(items), ()
+    pieces = settle(items)
+    starts = [0]
+    for x in pieces:
+        starts.append(starts[-1] + len(x))
+    codes = tuple(InlineCode(starts[k], *fields) for k, fields in marks)
+    return "".join(pieces), codes
 
 
-def _walk(elem, table, default, prefix, data_for, parts, codes, pos) -> int:
-    """Append `elem`'s content to `parts`/`codes`; `pos` is the running plain-text length, returned."""
-    text = elem.text
-    if text:
-        parts.append(text)
-        pos += len(text)
+def _walk(elem, table, default, prefix, data_for, items, marks) -> None:
+    """Append `elem`'s content to `items` (text and Stands) and its codes to `marks`."""
+    if elem.text:
+        items.append(elem.text)
     for child in elem:
         tag = child.tag
         if isinstance(tag, str):  # comments and PIs have a function as tag: skipped, tail kept
             name = _local(tag)
-            if prefix is not None and (tag.startswith("{") if not prefix else not tag.startswith(prefix)):
+            foreign = prefix is not None and (tag.startswith("{") if not prefix else not tag.startswith(prefix))
+            if foreign:
                 category, role = default, OPEN
             else:
                 category, role = table.get(name, (default, OPEN))
+            stand = None if foreign or name not in table else stand_in(name, category, _getter(child))
             if category == CONTAINER or category == SUB:
                 cid = child.get("id")
-                codes.append(InlineCode(pos, name, OPEN, cid))
-                pos = _walk(child, table, default, prefix, data_for, parts, codes, pos)
-                codes.append(InlineCode(pos, name, CLOSE, cid))
+                marks.append((len(items), (name, OPEN, cid)))
+                if stand is not None:
+                    items.append(stand)
+                _walk(child, table, default, prefix, data_for, items, marks)
+                marks.append((len(items), (name, CLOSE, cid)))
+                if stand is not None:
+                    items.append(Stand())  # the closing edge: a boundary, never a character
             elif category == CHAR:
                 ch = _char(child)
                 if ch:
-                    parts.append(ch)
-                    pos += 1
+                    items.append(ch)
             else:
                 if role == POS:
                     role = _POS_ROLE.get(child.get("pos", ""), STANDALONE)
@@ -155,9 +251,13 @@ def _walk(elem, table, default, prefix, data_for, parts, codes, pos) -> int:
                     data = native_text(child)
                 else:
                     data = data_for(child) if data_for is not None else ""
-                codes.append(InlineCode(pos, name, role, _code_id(child), data or ""))
-        tail = child.tail
-        if tail:
-            parts.append(tail)
-            pos += len(tail)
-    return pos
+                marks.append((len(items), (name, role, _code_id(child), data or "")))
+                if stand is not None:
+                    items.append(stand)
+        if child.tail:
+            items.append(child.tail)
+
+
+def _getter(el) -> Callable[[str], Optional[str]]:
+    """Attribute by local name, unprefixed only (equiv-text, ctype, subType, id, ...)."""
+    return el.attrib.get

@@ -98,11 +98,19 @@ def split_at_span(text: str, span) -> list[dict]:
           and all(isinstance(v, int) and not isinstance(v, bool) for v in span)
           and 0 <= span[0] < span[1] <= len(text))
     if not ok:
-        return [{"text": text, "mark": False}] if text else []
+        return [_shown({"text": text, "mark": False})] if text else []
     a, b = span
     pieces = [{"text": text[:a], "mark": False}, {"text": text[a:b], "mark": True},
               {"text": text[b:], "mark": False}]
-    return [p for p in pieces if p["text"]]
+    return [_shown(p) for p in pieces if p["text"]]
+
+
+def _shown(piece: dict) -> dict:
+    # U+2028 is where an inline code separates two words (formats.inline): shown as the space a
+    # reader sees there, never glued ("contenu de", not "contenude"); offsets were applied above
+    if "\u2028" in piece["text"]:
+        piece["text"] = piece["text"].replace("\u2028", " ")
+    return piece
 
 
 def fmt_score(value) -> str:
@@ -170,7 +178,8 @@ def _outcome_counts_from(counts: dict) -> list[dict]:
 
 ACCOUNTING_TEXT = (
     ("calls", "LLM calls made"), ("cached", "Answers from the cache"), ("failed", "Failed calls"),
-    ("tokens_in", "Tokens in"), ("tokens_out", "Tokens out"), ("cost_usd", "Estimated cost"),
+    ("tokens_in", "Tokens in"), ("tokens_in_cached", "Tokens in, from the provider's prompt cache"),
+    ("tokens_out", "Tokens out"), ("cost_usd", "Estimated cost"),
     ("calls_per_scored_occurrence", "Calls per scored occurrence"),
 )
 

@@ -170,7 +170,7 @@ def judge_settings(settings: dict, environ: Optional[dict] = None) -> Optional[J
     model = settings.get("judge_model") or (env.get("OPENAI_MODEL") or None)
     if not model:
         return None
-    from termqa.judge.llm import parse_price, settings_from_env
+    from termqa.judge.llm import check_price, parse_price, settings_from_env
 
     kw: dict = {"model": model}
     for k, name in (("judge_base_url", "base_url"), ("concurrency", "concurrency"), ("max_calls", "max_calls"),
@@ -183,10 +183,13 @@ def judge_settings(settings: dict, environ: Optional[dict] = None) -> Optional[J
     elif settings.get("judge_batch"):
         kw["batch"] = "submit"
     prices = {}
-    for m, pair in (settings.get("prices") or {}).items():  # config: [prices] model = [input, output]
-        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-            raise ConfigError(f"config: price of {m} must be [input, output] in USD per million tokens")
-        prices[m] = (float(pair[0]), float(pair[1]))
+    # config: [prices] model = [input, output] or [input, output, cached_input]
+    for m, pair in (settings.get("prices") or {}).items():
+        try:
+            prices[m] = check_price(pair if isinstance(pair, (list, tuple)) else "")
+        except (TypeError, ValueError):
+            raise ConfigError(f"config: price of {m} must be [input, output] or [input, output, cached_input] "
+                              "in USD per million tokens") from None
     for text in settings.get("price") or []:
         m, pair = parse_price(text)
         prices[m] = pair

@@ -10,6 +10,7 @@ accounting are exercised exactly as against a real server. Nothing here is mocke
     server.latency = 0.3                      # every answer takes 300 ms
     server.random_faults(0.3, seed=4)         # 30 % of requests fail, drawn from RANDOM_FAULTS
     server.batch_polls = 2                    # a batch completes at its second retrieval
+    server.prompt_caching = True              # count tokens and report cached prefixes like OpenAI
 
 It also speaks the Batch API: `POST /v1/files` (multipart upload), `GET /v1/files/{id}/content`,
 `POST /v1/batches`, `GET /v1/batches/{id}`. A batch answers each line as a chat request would be
@@ -20,10 +21,18 @@ Faults: "429", "500", "503", "timeout" (hang past the client's timeout), "malfor
 whose body is not JSON), "not_json" (valid response, content is prose), "bad_label" (an answer
 whose label is outside the registry), "empty" (no choices), "401", "404".
 
+Prompt caching (`prompt_caching = True`): usage is counted on the request instead of the fixed
+`tokens`, and `usage.prompt_tokens_details.cached_tokens` reports the prefix shared with an earlier
+request the way OpenAI documents it: nothing under 1,024 tokens, then the longest shared prefix
+rounded down to a multiple of 128 tokens (see `count_tokens` for the fixed rule that stands in for a
+tokenizer, and `PrefixCache`). Every usage the server reported is in `reported` (chat answers and
+batch lines alike), so a test can compare the client's accounting with it.
+
 Use the `llm_server` fixture (import it into conftest.py, or into the test module).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import re
@@ -42,6 +51,56 @@ Reply = Union[dict, str, Callable[[dict], Union[dict, str]]]
 FAULTS = ("429", "500", "503", "timeout", "malformed", "not_json", "bad_label", "empty", "401", "404")
 # Passing faults a real endpoint produces: rate limits, server errors, hangs and garbage.
 RANDOM_FAULTS = ("429", "500", "503", "timeout", "malformed", "not_json", "empty")
+
+
+# A stand-in for a tokenizer, the same for every test and bench run: a token is a run of word
+# characters with the whitespace before it, or any other character (punctuation, a symbol) with the
+# whitespace before it. English prose comes out near a real BPE tokenizer's count (~0.75 words per
+# token); JSON and markup, all punctuation, come out somewhat higher.
+_TOKEN = re.compile(r"\s*(?:\w+|[^\w\s])")
+CACHE_MIN_TOKENS = 1024  # OpenAI caches a prompt prefix of at least this many tokens...
+CACHE_STEP_TOKENS = 128  # ...and counts cached tokens in steps of this many
+
+
+def count_tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+def prompt_token_list(body: dict) -> list[str]:
+    """The prompt of a chat request as tokens: per message a role token, its content, an end token
+    (the shape of a chat template); the model name first, since a provider caches per model."""
+    out = [f"<model:{body.get('model', '')}>"]
+    for m in body.get("messages", []):
+        out.append(f"<|{m.get('role', '')}|>")
+        out.extend(count_tokens(str(m.get("content", ""))))
+        out.append("<|end|>")
+    return out
+
+
+class PrefixCache:
+    """Prompt prefixes of earlier requests, kept as a hash per full block of CACHE_STEP_TOKENS tokens
+    (the hash of the block and of every block before it, as vLLM's prefix cache does): a request's
+    cached tokens are its leading blocks already seen, if they reach CACHE_MIN_TOKENS."""
+
+    def __init__(self) -> None:
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def lookup_and_add(self, tokens: list[str]) -> int:
+        h = hashlib.sha256()
+        hashes = []
+        for start in range(0, len(tokens) - CACHE_STEP_TOKENS + 1, CACHE_STEP_TOKENS):
+            h.update("\x00".join(tokens[start:start + CACHE_STEP_TOKENS]).encode("utf-8") + b"\x01")
+            hashes.append(h.copy().hexdigest())
+        with self._lock:
+            hit = 0
+            for digest in hashes:
+                if digest not in self._seen:
+                    break
+                hit += 1
+            self._seen.update(hashes)
+        cached = hit * CACHE_STEP_TOKENS
+        return cached if cached >= CACHE_MIN_TOKENS else 0
 
 
 _DATA = re.compile(r"^<<<DATA ([0-9a-f]+)>>>\n(.*?)\n<<<END DATA \1>>>$", re.S | re.M)
@@ -75,6 +134,7 @@ class LoggedRequest:
     ended: float = 0.0
     fault: Optional[str] = None
     status: int = 200
+    usage: Optional[dict] = None  # the usage object of the answer, when it had one
 
     @property
     def prompt(self) -> str:
@@ -110,6 +170,8 @@ class ScriptedLLM:
     model_ids: tuple[str, ...] = ("scripted-judge",)
     retry_after: str = "0"  # the Retry-After header of a 429
     batch_polls: int = 0  # retrievals before a batch completes (0: completed when created)
+    # Count usage on the request (count_tokens) and report cached prompt prefixes (PrefixCache).
+    prompt_caching: bool = False
 
     def __post_init__(self) -> None:
         self.rules: list[tuple[Matcher, Reply]] = []
@@ -127,6 +189,8 @@ class ScriptedLLM:
         self.batches: dict[str, dict] = {}
         self.batch_lines: list[dict] = []
         self.batch_line_error: Optional[Callable[[dict], bool]] = None
+        self.prefixes = PrefixCache()
+        self.reported: list[dict] = []  # every usage object sent back (chat answers, batch lines)
         self._thread: Optional[threading.Thread] = None
 
     # -- script ---------------------------------------------------------------------------------
@@ -206,6 +270,20 @@ class ScriptedLLM:
             reply = reply(body)
         return reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
 
+    def usage(self, body: dict, content: str) -> dict:
+        """The usage object of an answer to `body`, also logged in `reported`."""
+        if not self.prompt_caching:
+            tin, tout = self.tokens
+            usage = {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout}
+        else:
+            tokens = prompt_token_list(body)
+            tin, tout = len(tokens), len(count_tokens(content)) + 1
+            usage = {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout,
+                     "prompt_tokens_details": {"cached_tokens": self.prefixes.lookup_and_add(tokens)}}
+        with self._lock:
+            self.reported.append(usage)
+        return usage
+
     # -- the Batch API ----------------------------------------------------------------------------
 
     def _file(self, data: bytes, filename: str, purpose: str) -> dict:
@@ -234,14 +312,14 @@ class ScriptedLLM:
                     "error": None})
                 continue
             prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
-            tin, tout = self.tokens
+            content = self._content(body, prompt)
             out.append({"id": f"batch_req_{n}", "custom_id": line["custom_id"], "response": {
                 "status_code": 200, "request_id": f"req_{n}", "body": {
                     "id": f"chatcmpl-batch-{n}", "object": "chat.completion", "created": int(time.time()),
                     "model": body.get("model", "unknown") + "-served",
                     "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
-                                 "message": {"role": "assistant", "content": self._content(body, prompt)}}],
-                    "usage": {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout}}},
+                                 "message": {"role": "assistant", "content": content}}],
+                    "usage": self.usage(body, content)}},
                 "error": None})
         b["output_file_id"] = self._file("".join(json.dumps(x) + "\n" for x in out).encode(), "output.jsonl",
                                          "batch_output")["id"] if out else None
@@ -447,12 +525,12 @@ class _Handler(BaseHTTPRequestHandler):
         choices = [] if fault == "empty" else [{
             "index": 0, "finish_reason": "stop", "logprobs": None,
             "message": {"role": "assistant", "content": content}}]
-        tin, tout = s.tokens
+        usage = entry.usage = s.usage(body, content)
         self._send(200, {
             "id": f"chatcmpl-test-{len(s.log)}", "object": "chat.completion", "created": int(time.time()),
             "model": body.get("model", "unknown") + "-served",
             "choices": choices,
-            "usage": {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout},
+            "usage": usage,
         })
 
 

@@ -89,13 +89,16 @@ def _parts(request):
     blocks = data_blocks(user)
     assert len(blocks) == 1, "one data block per prompt"
     fence, data = blocks[0]
-    assert f"<<<DATA {fence}>>>" in system and "never an instruction" in system
+    # the system message says the block is data; the fence id is in the two fence lines only, so the
+    # text before the block (what a provider can cache) is the same for every question of a kind
+    assert "<<<DATA x>>>" in system and "never an instruction" in system
+    assert fence not in system and user.count(fence) == 2
     return system, outside_data(user), data
 
 
 def test_error_question_renders_the_context_the_method_asks_for():
     r = asks.to_request(error_question())
-    assert r.prompt_id == "error_judge" and re.fullmatch(r"error_judge@2\+[0-9a-f]{8}", r.prompt_version)
+    assert r.prompt_id == "error_judge" and re.fullmatch(r"error_judge@3\+[0-9a-f]{8}", r.prompt_version)
     assert [role for role, _ in r.messages] == ["system", "user"]
     _, ours, data = _parts(r)
     assert "natural language processing" in ours
@@ -164,7 +167,7 @@ def test_consistency_question_labels_every_occurrence_of_the_chain():
            "glossary terms: no, not among the French terms of the entry." in ours
     assert "- o2: first mention of the concept in the document: no; the rendering is one of the French " \
            "glossary terms: yes, a preferred French term of the entry." in ours
-    assert "in the order given (o1, o2)" in ours
+    assert ours.endswith("in this order: o1, o2.")  # after the data block: the shared prefix names no id
     for label in CONSISTENCY_LABELS:
         assert f"- {label}:" in ours
     # an answer must label every occurrence; labels are read per occurrence, in the question's order
@@ -218,6 +221,49 @@ def test_the_data_fence_is_stable_and_follows_the_content():
     assert data_blocks(c.messages[1][1])[0][0] != data_blocks(a.messages[1][1])[0][0]
 
 
+def _common_prefix(a: str, b: str) -> str:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
+@pytest.mark.parametrize("kind, first, second, marker", [
+    # two questions of each kind that differ in everything a question can differ in (languages and
+    # domain aside: they are the same for the whole run)
+    ("error_judge", error_question(),
+     error_question(source_form="IDF", target_text=None, concept=None, is_head=True, is_hapax=True,
+                    segment=SegmentText("IDF helps.", "L'IDF aide."), preceding=(), forms=()),
+     "Facts about the term:"),
+    ("consistency_judge", chain_question(),
+     chain_question(source_form="relatedness", occurrences=(ChainOccurrence(3, "proximité", None, False),),
+                    concept=None, is_head=True, reference="proximité", reference_provenance="glossary"),
+     "Facts about the occurrences:"),
+    ("reference_check", ReferenceCheckQuestion("similarity", "similarité", "English", "French", count=12,
+                                               total=14, concept=CONCEPT, is_head=False, variation="shortening"),
+     ReferenceCheckQuestion("IDF", "IDF", "English", "French", count=1, total=3), "Facts about the candidate:"),
+    ("reference", ReferenceQuestion("SSE", "English", "French", variation="acronym"),
+     ReferenceQuestion("slow slip event", "English", "French", concept=CONCEPT, head_term="x", contexts=("a b",)),
+     "Variation of the head term:"),
+    ("align", AlignQuestion((AlignTerm("similarities"),), "The similarities.", "Les similitudes.", "English", "French"),
+     AlignQuestion((AlignTerm("IDF", ("IDF",)), AlignTerm("work")), "IDF work.", "L'IDF marche.", "English",
+                   "French"), "Your pair:"),
+])
+def test_every_question_of_a_kind_shares_the_prompt_up_to_its_own_material(kind, first, second, marker):
+    """What a provider can cache: the system message and the user message up to the question's own
+    facts are byte-identical; the data block and everything naming it (fence id, ids) come after."""
+    a, b = asks.to_request(first), asks.to_request(second)
+    assert a.prompt_id == b.prompt_id == kind
+    assert a.messages[0] == b.messages[0]  # the whole system message
+    ua, ub = a.messages[1][1], b.messages[1][1]
+    shared = _common_prefix(ua, ub)
+    assert ua.index(marker) == ub.index(marker) and len(shared) >= ua.index(marker)
+    for user in (ua, ub):
+        ((fence, _data),) = data_blocks(user)
+        assert user.index(f"<<<DATA {fence}>>>") > user.index(marker) and fence not in shared
+        assert sum(m[1].count(fence) for m in (a.messages if user is ua else b.messages)) == 2
+
+
 def test_prompt_versions_cover_every_judge_prompt():
     versions = asks.prompt_versions()
     assert set(versions) == {"error_judge", "consistency_judge", "reference_check", "reference", "align"}
@@ -239,7 +285,7 @@ def test_editing_a_template_or_a_partial_changes_the_version(tmp_path):
                     encoding="utf-8")
     after = PromptLibrary(folder)
     assert after.version("error_judge") != v_error
-    assert after.version("error_judge").startswith("error_judge@2+")  # header unchanged, hash moved
+    assert after.version("error_judge").startswith("error_judge@3+")  # header unchanged, hash moved
 
     partial = folder / "_error_labels.txt"
     partial.write_text(partial.read_text(encoding="utf-8") + "\n", encoding="utf-8")
@@ -312,7 +358,7 @@ def test_alignment_is_located_in_the_segment():
                       "English", "French")
     _, ours, data = _parts(asks.to_request(q))
     assert data["terms"][1] == {"term": "t2", "source_form": "IDF", "hints": ["IDF"]}
-    assert "in the order given (t1, t2, t3, t4)" in ours
+    assert ours.endswith("in this order: t1, t2, t3, t4.")
     exact, retyped, invented, none = asks.read_align(answer({"renderings": [
         {"term": "t1", "translation": "similitudes", "found": True},
         {"term": "t2", "translation": "L'idf", "found": True},

@@ -254,7 +254,7 @@ def test_cost_budget_uses_the_price_table(llm_server, tmp_path):
         acc = b.account.as_dict()
     assert [isinstance(o, Answer) for o in out] == [True, True, False, False]
     assert acc["estimated_cost_usd"] == pytest.approx(0.22)
-    assert acc["price_per_million"] == [1000.0, 1000.0]
+    assert acc["price_per_million"] == [1000.0, 1000.0, None]  # no cached-input price given
     assert "cost budget" in str(out[2])
 
 
@@ -328,7 +328,7 @@ def test_environment_fills_what_options_leave_out_and_options_win():
 
 def test_local_server_needs_no_key_and_costs_nothing():
     s = settings_from_env({}, model="qwen", base_url="http://localhost:8080/v1")
-    assert s.api_key == PLACEHOLDER_KEY and s.endpoint == "local" and s.price() == (0.0, 0.0)
+    assert s.api_key == PLACEHOLDER_KEY and s.endpoint == "local" and s.price() == (0.0, 0.0, 0.0)
     assert "sk-" not in repr(s)  # keys stay out of logs
 
 
@@ -343,7 +343,7 @@ def test_max_cost_needs_a_known_price():
     assert "--price mystery-model=" in info.value.fix
     s = settings_from_env({"OPENAI_API_KEY": "k"}, model="mystery-model", max_cost=1.0,
                           prices={"mystery-model": (1, 2)})
-    assert s.price() == (1.0, 2.0) and s.prices["gpt-4.1-mini"] == DEFAULT_PRICES["gpt-4.1-mini"]
+    assert s.price() == (1.0, 2.0, None) and s.prices["gpt-4.1-mini"] == DEFAULT_PRICES["gpt-4.1-mini"]
 
 
 def test_bad_numbers_are_usage_errors():
@@ -363,12 +363,14 @@ def test_endpoint_kind(url, kind):
 
 
 def test_prices_match_dated_and_prefixed_model_names():
-    assert price_for("gpt-4.1-mini-2025-04-14", DEFAULT_PRICES) == (0.4, 1.6)
-    assert price_for("openai/gpt-4.1", DEFAULT_PRICES) == (2.0, 8.0)
+    assert price_for("gpt-4.1-mini-2025-04-14", DEFAULT_PRICES) == (0.4, 1.6, 0.1)
+    assert price_for("openai/gpt-4.1", DEFAULT_PRICES) == (2.0, 8.0, 0.5)
     assert price_for("llama-3", DEFAULT_PRICES) is None
-    assert parse_price("my-model=0.5,2") == ("my-model", (0.5, 2.0))
-    with pytest.raises(UsageError):
-        parse_price("my-model=cheap")
+    assert parse_price("my-model=0.5,2") == ("my-model", (0.5, 2.0, None))
+    assert parse_price("my-model=0.5,2,0.125") == ("my-model", (0.5, 2.0, 0.125))
+    for bad in ("my-model=cheap", "my-model=1,2,3,4", "my-model=1,2,-1", "=1,2"):
+        with pytest.raises(UsageError, match="cannot read price"):
+            parse_price(bad)
 
 
 def test_ctrl_c_keeps_answers_already_received_and_sends_no_more(llm_server, tmp_path):
@@ -460,3 +462,39 @@ def test_random_faults_lose_no_question_and_repeat_no_paid_answer(llm_server, tm
     assert sum(r.fault is not None for r in llm_server.completions) >= 5
     paid = [r.body["messages"][-1]["content"] for r in llm_server.answered]
     assert sorted(paid) == sorted(f"q{i}" for i in range(30))  # each answer paid for once
+
+
+def test_cached_tokens_are_what_the_server_reported_from_1024_in_steps_of_128(llm_server, tmp_path):
+    """The test server's prompt cache (tests/llm_server.py) follows OpenAI's rule; the backend keeps
+    its report and prices the cached part at the cached-input price."""
+    from tests.llm_server import count_tokens
+
+    llm_server.prompt_caching = True
+    long, short = "word " * 1500, "word " * 900
+    assert len(count_tokens(long)) == 1500
+    prices = {"judge-test": (1000, 2000, 100)}
+    with make_backend(llm_server, tmp_path, concurrency=1, prices=prices) as b:
+        for text in (long + "first", long + "second", short + "third", short + "fourth"):
+            b.complete(req(text))
+        acc = b.account.as_dict()
+    cached = [u["prompt_tokens_details"]["cached_tokens"] for u in llm_server.reported]
+    # the second shares system message and 1,500 words with the first: 1,507 tokens, 1,408 in steps of
+    # 128; the last two share ~900 tokens only, under the 1,024 a prefix needs to be cached
+    assert cached == [0, 1408, 0, 0]
+    tin = sum(u["prompt_tokens"] for u in llm_server.reported)
+    tout = sum(u["completion_tokens"] for u in llm_server.reported)
+    assert (acc["tokens_in"], acc["tokens_in_cached"], acc["tokens_out"]) == (tin, 1408, tout)
+    assert acc["estimated_cost_usd"] == pytest.approx(((tin - 1408) * 1000 + 1408 * 100 + tout * 2000) / 1e6)
+
+
+def test_read_usage_and_estimate_cost():
+    from termqa.judge.costs import Price, estimate_cost, read_usage
+
+    assert read_usage({"prompt_tokens": 2000, "completion_tokens": 30,
+                       "prompt_tokens_details": {"cached_tokens": 1536}}) == (2000, 1536, 30)
+    assert read_usage({"prompt_tokens": 10, "completion_tokens": 3, "prompt_tokens_details": None}) == (10, 0, 3)
+    assert read_usage(None) == (0, 0, 0)
+    # without a cached-input price cached tokens cost what input costs
+    assert estimate_cost(2000, 1536, 30, Price(2.0, 8.0)) == pytest.approx((2000 * 2.0 + 30 * 8.0) / 1e6)
+    assert estimate_cost(2000, 1536, 30, Price(2.0, 8.0, 0.5)) == pytest.approx(
+        (464 * 2.0 + 1536 * 0.5 + 30 * 8.0) / 1e6)

@@ -369,12 +369,14 @@ def test_flatten_xliff12_codes():
              '<ept id="2">&lt;/i&gt;</ept><it id="3" pos="close">&lt;/u&gt;</it><x id="4"/>'
              '<bx id="5"/>e<ex id="5"/><![CDATA[<f>]]></source>')
     text, codes = inline.flatten(el, inline.XLIFF12)
-    assert text == "A bc de<f>"
+    # codes gluing two words leave one U+2028 between them (word boundaries); beside spaces or
+    # punctuation, nothing
+    assert text == "A bc d\u2028e<f>"
     assert [(c.offset, c.kind, c.role, c.id, c.data) for c in codes] == [
         (2, "g", "open", "1", ""), (4, "g", "close", "1", ""),
         (5, "bpt", "open", "2", "<i>alt text"), (6, "ept", "close", "2", "</i>"),
-        (6, "it", "close", "3", "</u>"), (6, "x", "standalone", "4", ""),
-        (6, "bx", "open", "5", ""), (7, "ex", "close", "5", ""),
+        (7, "it", "close", "3", "</u>"), (7, "x", "standalone", "4", ""),
+        (7, "bx", "open", "5", ""), (8, "ex", "close", "5", ""),
     ]
 
 
@@ -383,18 +385,20 @@ def test_flatten_xliff2_and_namespace_filter():
     el = _el(f'<source xmlns="{ns2}" xmlns:o="other">a<pc id="1">b<cp hex="E001"/></pc><ph id="2" dataRef="d2"/>'
              '<sc id="3"/>c<ec startRef="3"/><o:ph>o</o:ph><sm id="m" type="term"/>t<em startRef="m"/></source>')
     text, codes = inline.flatten(el, inline.XLIFF2, namespace=ns2, data_for=lambda e: e.get("dataRef") or "")
-    assert text == "ab\ue001cot"
+    # pc edges, ph, sc/ec between characters are boundaries; a foreign element and sm/em are not
+    # (not after the private-use character: only between two word characters)
+    assert text == "a\u2028b\ue001c\u2028ot"
     assert [(c.offset, c.kind, c.role, c.id, c.data) for c in codes] == [
-        (1, "pc", "open", "1", ""), (3, "pc", "close", "1", ""), (3, "ph", "standalone", "2", "d2"),
-        (3, "sc", "open", "3", ""), (4, "ec", "close", "3", ""),
-        (4, "ph", "open", None, ""), (5, "ph", "close", None, ""),  # foreign ph: a container
-        (5, "sm", "open", "m", ""), (6, "em", "close", "m", ""),
+        (1, "pc", "open", "1", ""), (4, "pc", "close", "1", ""), (4, "ph", "standalone", "2", "d2"),
+        (4, "sc", "open", "3", ""), (5, "ec", "close", "3", ""),
+        (6, "ph", "open", None, ""), (7, "ph", "close", None, ""),  # foreign ph: a container
+        (7, "sm", "open", "m", ""), (8, "em", "close", "m", ""),
     ]
 
 
 def test_flatten_tmx_it_pos_and_plain_fast_path():
     text, codes = inline.flatten(_el('<seg>x<it pos="begin">&lt;b&gt;</it>y<ut>{1}</ut></seg>'), inline.TMX)
-    assert text == "xy" and [(c.offset, c.role, c.data) for c in codes] == [(1, "open", "<b>"), (2, "standalone", "{1}")]
+    assert text == "x\u2028y" and [(c.offset, c.role, c.data) for c in codes] == [(1, "open", "<b>"), (3, "standalone", "{1}")]
     assert inline.flatten(_el("<seg>plain</seg>"), inline.TMX) == ("plain", ())
     assert inline.flatten(_el("<seg/>"), inline.TMX) == ("", ())
 

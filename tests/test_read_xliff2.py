@@ -237,8 +237,8 @@ def test_nested_pc_data_and_unit_without_id(tmp_path):
  </unit></file></xliff>""")
     bf = read_bilingual(path)
     (s,) = bf.segments
-    assert s.source == "xyz"
+    assert s.source == "x\u2028y\u2028z"  # the inner pc's edges glue letters: boundaries
     assert [(c.offset, c.id, c.role, c.data) for c in s.source_codes] == [
-        (0, "1", "open", "[a"), (1, "2", "open", "[c"), (2, "2", "close", "c]"), (3, "1", "close", "a]"),
+        (0, "1", "open", "[a"), (1, "2", "open", "[c"), (3, "2", "close", "c]"), (5, "1", "close", "a]"),
     ]
     assert bf.problems == (f"a <unit> in file {path!r} has no id",)

@@ -162,7 +162,9 @@ def test_tico19_chinese(monkeypatch):
                 [str(base / "terminologies" / "f_en-zh_CN.csv"), str(base / "terminologies" / "g_en_zh-CN.csv")],
                 lemmatiser="lookup").to_dict()
     s = res["summary"]
-    assert s["occurrences"] == 4802
+    # 4,802 before restructured variants: 34 one-word matches are now inside 21 longer ones ("spread of the
+    # virus" for "virus spread"), the same change as on the French memory of the same English source
+    assert s["occurrences"] == 4789
     # before: 367 conforming, 1863 segments holding terms called misaligned (whitespace word counts)
     assert s["outcomes"]["conforming"] > 2800
     assert _misaligned(res) < 30

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Optional
 
 from termqa.errors import InputError
-from termqa.formats import splice
+from termqa.formats import inline, splice
 from termqa.formats.splice import Edit, Element, Leaf
 
 from .names import MQ_NS, SDL_NS
@@ -32,6 +32,7 @@ _KINDS_12 = {"g": "container", "mrk": "container", "sub": "container", "x": "emp
              "ex": "empty", "bpt": "native", "ept": "native", "ph": "native", "it": "native"}
 _KINDS_2 = {"pc": "container", "mrk": "container", "ph": "empty", "sc": "empty", "ec": "empty",
             "sm": "empty", "em": "empty", "cp": "char"}
+_CATEGORY = {"container": inline.CONTAINER, "empty": inline.EMPTY, "native": inline.NATIVE, "char": inline.CHAR}
 _PIECE = re.compile(r"&(#x[0-9a-fA-F]+|#[0-9]+|[A-Za-z][\w.-]*);|\r\n|\r|[^&\r]+")
 
 
@@ -43,10 +44,25 @@ class PlainMap:
         self.doc = doc
         self.kinds = kinds
         self.xliff_ns = xliff_ns
-        self.parts: list[str] = []
+        self.parts: list = []  # characters, and inline.Stand where a code stands until settled
         self.cands: list[list[tuple[int, Element]]] = [[]]
         self._walk(container)
+        if any(not isinstance(p, str) for p in self.parts):
+            self._settle()
         self.text = "".join(self.parts)
+
+    def _settle(self):
+        """Give each code's stand-in the text the reader gives it (`inline.settle`); a stand-in that
+        leaves nothing is taken out, the file positions on both of its sides joined."""
+        got = inline.settle(self.parts)
+        for i in range(len(got) - 1, -1, -1):
+            if isinstance(self.parts[i], str):
+                continue
+            if got[i]:
+                self.parts[i] = got[i]
+            else:
+                del self.parts[i]
+                self.cands[i].extend(self.cands.pop(i + 1))
 
     def _add(self, ch: str, raw_end: int, el: Element):
         self.parts.append(ch)
@@ -75,18 +91,31 @@ class PlainMap:
                 else:
                     self.cands[-1].append((c.end, el))
                 continue
-            kind = self.kinds.get(c.local, "container") if c.ns == self.xliff_ns else "container"
+            known = c.ns == self.xliff_ns and c.local in self.kinds
+            kind = self.kinds[c.local] if known else "container"
+            stand = inline.stand_in(c.local, _CATEGORY[kind], lambda n, c=c: c.get(n)) if known else None
             if kind == "container":
+                if stand is not None:  # the opening edge (as inline.flatten places it)
+                    self.parts.append(stand)
+                    self.cands.append([])
                 if c.empty:
                     self.cands[-1].append((c.end, el))
+                else:
+                    self._walk(c)
+                if stand is not None:  # the closing edge
+                    self.parts.append(inline.Stand())
+                    self.cands.append([(c.end, el)])
                     continue
-                self._walk(c)
             elif kind == "char":
                 try:
                     self.parts.append(chr(int(c.get("hex", default=""), 16)))
                     self.cands.append([])
                 except (ValueError, OverflowError):
                     pass
+            elif stand is not None:
+                self.parts.append(stand)
+                self.cands.append([(c.end, el)])
+                continue
             self.cands[-1].append((c.end, el))
         self.cands[-1].append((el.content_end, el))
 

@@ -90,7 +90,8 @@ def judge_lines(a: dict) -> list[str]:
     cost = a.get("estimated_cost_usd")
     line = (f"judge: {a.get('model')} ({a.get('endpoint')}): {a.get('calls', 0)} calls, {a.get('cached', 0)} from "
             f"the cache, {a.get('retries', 0)} retries, {a.get('failed', 0)} failed; "
-            f"tokens {a.get('tokens_in', 0)} in / {a.get('tokens_out', 0)} out; "
+            f"tokens {a.get('tokens_in', 0)} in ({a.get('tokens_in_cached', 0)} cached) / "
+            f"{a.get('tokens_out', 0)} out; "
             + (f"estimated cost ${cost:.4f}" if cost is not None else "cost unknown (no price for this model)"))
     out = [line]
     if a.get("calls_per_scored_occurrence") is not None:

@@ -10,6 +10,7 @@ from termqa.cli.common import epilog
 from termqa.errors import UsageError
 from termqa.judge.batch import BATCH_DISCOUNT, collect, ingest_file
 from termqa.judge.cache import VerdictCache
+from termqa.judge.costs import estimate_cost
 from termqa.judge.llm import DEFAULT_PRICES, OPENAI_URL, PLACEHOLDER_KEY, endpoint_kind, price_for
 
 
@@ -25,18 +26,19 @@ def judge_group():
 
 def _cost(report, prices) -> str:
     total, known = 0.0, True
-    for model, (tin, tout) in report.models.items():
+    for model, (tin, tout, cached) in report.models.items():
         price = price_for(model, prices)
         if price is None:
             known = False
             continue
-        total += (tin * price[0] + tout * price[1]) / 1_000_000 * BATCH_DISCOUNT
+        total += estimate_cost(tin, cached, tout, price) * BATCH_DISCOUNT
     return f"${total:.4f}" + ("" if known else " (some models have no known price)")
 
 
 def _report_line(rep, prices) -> str:
     return (f"{rep.answered} answers stored, {rep.unusable} unusable (asked again next round), {rep.already} already "
-            f"in the cache; {rep.tokens_in} tokens in, {rep.tokens_out} out, estimated {_cost(rep, prices)} "
+            f"in the cache; {rep.tokens_in} tokens in ({rep.tokens_in_cached} cached), {rep.tokens_out} out, "
+            f"estimated {_cost(rep, prices)} "
             f"at the batch price")
 
 

@@ -52,8 +52,9 @@ _JUDGE_OPTIONS = (
     click.option("--max-calls", type=int, help="Stop judging after this many LLM calls (keeps what was judged)."),
     click.option("--max-cost", type=float, help="Stop judging past this estimated cost in USD."),
     click.option("--price", "price", multiple=True,
-                 help="Judge price as MODEL=INPUT,OUTPUT in USD per million tokens (repeatable), "
-                      "e.g. my-model=0.4,1.6; used for the cost estimate and --max-cost."),
+                 help="Judge price as MODEL=INPUT,OUTPUT[,CACHED_INPUT] in USD per million tokens (repeatable), "
+                      "e.g. my-model=0.4,1.6,0.1 (CACHED_INPUT: prompt tokens the provider served from its "
+                      "prompt cache); used for the cost estimate and --max-cost."),
     click.option("--cache", type=click.Path(dir_okay=False), help="Verdict cache file (SQLite)."),
     click.option("--judge-batch", is_flag=True, default=None,
                  help="Send the judge questions as an OpenAI Batch API job instead of asking now; re-run (or "

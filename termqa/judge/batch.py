@@ -34,6 +34,7 @@ from termqa.errors import JudgeError
 from termqa.fileio import atomic_write
 from termqa.judge.answers import answers_every, parse_json_answer
 from termqa.judge.cache import BATCH_DONE, VerdictCache
+from termqa.judge.costs import read_usage
 
 ENDPOINT = "/v1/chat/completions"
 COMPLETION_WINDOW = "24h"
@@ -80,18 +81,19 @@ class IngestReport:
     unknown: int = 0  # custom_ids this cache never wrote to a batch
     tokens_in: int = 0
     tokens_out: int = 0
-    models: dict = field(default_factory=dict)  # model -> (tokens_in, tokens_out)
+    tokens_in_cached: int = 0  # of tokens_in: served from the provider's prompt cache
+    models: dict = field(default_factory=dict)  # model -> (tokens_in, tokens_out, tokens_in_cached)
 
     def add(self, other: "IngestReport") -> None:
-        for name in ("answered", "unusable", "already", "unknown", "tokens_in", "tokens_out"):
+        for name in ("answered", "unusable", "already", "unknown", "tokens_in", "tokens_out", "tokens_in_cached"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
-        for m, (a, b) in other.models.items():
-            x, y = self.models.get(m, (0, 0))
-            self.models[m] = (x + a, y + b)
+        for m, counts in other.models.items():
+            self.models[m] = tuple(x + y for x, y in zip(self.models.get(m, (0, 0, 0)), counts))
 
     def as_dict(self) -> dict[str, Any]:
         return {"answered": self.answered, "unusable": self.unusable, "already": self.already,
-                "unknown": self.unknown, "tokens_in": self.tokens_in, "tokens_out": self.tokens_out}
+                "unknown": self.unknown, "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
+                "tokens_in_cached": self.tokens_in_cached}
 
 
 def ingest_lines(cache: VerdictCache, lines: Iterable[str], endpoint: Optional[str] = None) -> IngestReport:
@@ -120,12 +122,12 @@ def ingest_lines(cache: VerdictCache, lines: Iterable[str], endpoint: Optional[s
         if rec.get("error") or response.get("status_code") != 200 or not isinstance(body, dict):
             rep.unusable += 1
             continue
-        usage = body.get("usage") or {}
-        tin, tout = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+        tin, cached, tout = read_usage(body.get("usage"))
         rep.tokens_in += tin
         rep.tokens_out += tout
-        x, y = rep.models.get(req["model"], (0, 0))
-        rep.models[req["model"]] = (x + tin, y + tout)
+        rep.tokens_in_cached += cached
+        x, y, z = rep.models.get(req["model"], (0, 0, 0))
+        rep.models[req["model"]] = (x + tin, y + tout, z + cached)
         choices = body.get("choices") or []
         text = ((choices[0].get("message") or {}).get("content") or "") if choices else ""
         data = parse_json_answer(text, req["schema"]) if req["schema"] is not None else (text or None)

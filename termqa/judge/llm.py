@@ -29,23 +29,26 @@ from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss, UsageErr
 from termqa.judge.answers import Expect, answers_every, parse_json_answer
 from termqa.judge.batch import BATCH_DISCOUNT, BatchPending, collect, request_line, submit, write_file
 from termqa.judge.cache import VerdictCache, cache_key
+from termqa.judge.costs import Price, as_price, estimate_cost, read_usage
 from termqa.judge.retry import RetryPolicy, retry_after
 
 OPENAI_URL = "https://api.openai.com/v1"
 # A local server (llama.cpp, vLLM, Ollama) ignores the key, but the client insists on one.
 PLACEHOLDER_KEY = "sk-local-no-key-needed"
 
-# USD per 1M tokens (input, output), list prices of the OpenAI models most likely to be used as
-# judges. Used only for the estimate and --max-cost; the user's own table is merged over this one.
+# USD per 1M tokens (input, output, cached input), list prices of the OpenAI models most likely to
+# be used as judges; cached input is what OpenAI bills for prompt tokens served from its prompt
+# cache (a repeated prefix of 1,024 tokens or more). Used only for the estimate and --max-cost; the
+# user's own table is merged over this one.
 DEFAULT_PRICES = MappingProxyType({
-    "gpt-4.1": (2.00, 8.00),
-    "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1-nano": (0.10, 0.40),
-    "gpt-4o": (2.50, 10.00),
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-5": (1.25, 10.00),
-    "gpt-5-mini": (0.25, 2.00),
-    "gpt-5-nano": (0.05, 0.40),
+    "gpt-4.1": Price(2.00, 8.00, 0.50),
+    "gpt-4.1-mini": Price(0.40, 1.60, 0.10),
+    "gpt-4.1-nano": Price(0.10, 0.40, 0.025),
+    "gpt-4o": Price(2.50, 10.00, 1.25),
+    "gpt-4o-mini": Price(0.15, 0.60, 0.075),
+    "gpt-5": Price(1.25, 10.00, 0.125),
+    "gpt-5-mini": Price(0.25, 2.00, 0.025),
+    "gpt-5-nano": Price(0.05, 0.40, 0.005),
 })
 
 JSON_SCHEMA = "json_schema"
@@ -75,38 +78,47 @@ def endpoint_kind(base_url: Optional[str]) -> str:
     return "local" if (ip.is_loopback or ip.is_private or ip.is_link_local) else "custom"
 
 
-def price_for(model: str, prices: Mapping[str, Sequence[float]]) -> Optional[tuple[float, float]]:
-    """The (input, output) price of `model`: exact name, else the longest listed name it starts
-    with (dated snapshots such as gpt-4.1-mini-2025-04-14), also after a `provider/` prefix."""
+def price_for(model: str, prices: Mapping[str, Sequence[Optional[float]]]) -> Optional[Price]:
+    """The price (input, output, cached input) of `model`: exact name, else the longest listed name
+    it starts with (dated snapshots such as gpt-4.1-mini-2025-04-14), also after a `provider/`
+    prefix."""
     names = [model]
     if "/" in model:
         names.append(model.rsplit("/", 1)[1])
     for name in names:
         if name in prices:
-            p = prices[name]
-            return (float(p[0]), float(p[1]))
+            return as_price(prices[name])
     for name in names:
         best = max((k for k in prices if name.startswith(k)), key=len, default=None)
         if best is not None:
-            p = prices[best]
-            return (float(p[0]), float(p[1]))
+            return as_price(prices[best])
     return None
 
 
-def parse_price(text: str) -> tuple[str, tuple[float, float]]:
-    """`MODEL=IN,OUT` (USD per 1M input / output tokens) -> (model, (in, out)); for --price."""
+def parse_price(text: str) -> tuple[str, Price]:
+    """`MODEL=IN,OUT[,CACHED_IN]` (USD per 1M input / output / cached input tokens) -> (model,
+    Price); for --price."""
     model, sep, nums = text.partition("=")
     parts = re.split(r"[,/:]", nums)
     try:
-        if not sep or not model.strip() or len(parts) != 2:
+        if not sep or not model.strip() or len(parts) not in (2, 3):
             raise ValueError
-        pin, pout = float(parts[0]), float(parts[1])
-        if pin < 0 or pout < 0:
-            raise ValueError
+        price = check_price(parts)
     except ValueError:
         raise UsageError(f"cannot read price {text!r}",
-                         fix="write MODEL=INPUT,OUTPUT in USD per million tokens, e.g. gpt-4.1-mini=0.4,1.6") from None
-    return model.strip(), (pin, pout)
+                         fix="write MODEL=INPUT,OUTPUT[,CACHED_INPUT] in USD per million tokens, "
+                             "e.g. gpt-4.1-mini=0.4,1.6,0.1") from None
+    return model.strip(), price
+
+
+def check_price(values: Sequence[Any]) -> Price:
+    """A Price from 2 or 3 numbers, none negative; ValueError otherwise."""
+    if isinstance(values, (str, bytes)) or len(values) not in (2, 3):
+        raise ValueError("a price is [input, output] or [input, output, cached input]")
+    price = as_price(values)
+    if min(x for x in price if x is not None) < 0:
+        raise ValueError("a price cannot be negative")
+    return price
 
 
 @dataclass(frozen=True)
@@ -124,8 +136,7 @@ class JudgeSettings:
     max_cost: Optional[float] = None
     offline: bool = False
     cache_path: Optional[str] = None
-    prices: Mapping[str, tuple[float, float]] = field(default_factory=lambda: DEFAULT_PRICES, hash=False,
-                                                      repr=False)
+    prices: Mapping[str, Price] = field(default_factory=lambda: DEFAULT_PRICES, hash=False, repr=False)
     temperature: float = 0.0
     # A bound on runaway output; generous because reasoning models count their thinking in it.
     max_tokens: Optional[int] = 4096
@@ -141,11 +152,11 @@ class JudgeSettings:
     def endpoint(self) -> str:
         return endpoint_kind(self.base_url)
 
-    def price(self) -> Optional[tuple[float, float]]:
+    def price(self) -> Optional[Price]:
         """Known price of the model, 0 on a local server, None when unknown."""
         found = price_for(self.model, self.prices)
         if found is None and self.endpoint == "local":
-            return (0.0, 0.0)
+            return Price(0.0, 0.0, 0.0)
         return found
 
     def check(self) -> None:
@@ -172,7 +183,7 @@ class JudgeSettings:
                 raise UsageError(f"--max-cost must be 0 or more, not {self.max_cost}")
             if self.price() is None:
                 raise UsageError(f"--max-cost needs a price for model {self.model!r}, which termqa does not know",
-                                 fix=f"add --price {self.model}=INPUT,OUTPUT (USD per million tokens)")
+                                 fix=f"add --price {self.model}=INPUT,OUTPUT[,CACHED_INPUT] (USD per million tokens)")
         if not self.offline and not self.api_key and self.endpoint != "local":
             raise UsageError(f"no API key for the judge at {self.base_url or OPENAI_URL}",
                              fix="set OPENAI_API_KEY (a local server at localhost needs none)")
@@ -203,7 +214,7 @@ def settings_from_env(environ: Optional[Mapping[str, str]] = None, **overrides: 
             given[opt] = from_env(var)
     if "prices" in given:
         merged = dict(DEFAULT_PRICES)
-        merged.update({k: (float(v[0]), float(v[1])) for k, v in dict(given["prices"]).items()})
+        merged.update({k: as_price(v) for k, v in dict(given["prices"]).items()})
         given["prices"] = MappingProxyType(merged)
     if not given.get("api_key") and endpoint_kind(given.get("base_url")) == "local":
         given["api_key"] = PLACEHOLDER_KEY
@@ -258,7 +269,8 @@ class Accounting:
     `calls` counts questions sent to the server (one per question, however many retries it took),
     `cached` questions answered from the cache or shared with an identical question of the same
     batch, `failed` questions that ended without a usable answer, `retries` extra attempts,
-    `not_sent` questions refused by the budget or by --offline.
+    `not_sent` questions refused by the budget or by --offline. `tokens_in_cached` is the part of
+    `tokens_in` the server says it served from its prompt cache (termqa.judge.costs).
     """
 
     def __init__(self, settings: JudgeSettings):
@@ -272,6 +284,7 @@ class Accounting:
         self.retries = 0
         self.not_sent = 0
         self.tokens_in = 0
+        self.tokens_in_cached = 0  # of tokens_in: prompt prefixes the provider had cached
         self.tokens_out = 0
         self.source_words = 0  # of the documents judged: the base of the per-1,000-words figures
         self.batch_mode = settings.batch
@@ -281,6 +294,7 @@ class Accounting:
         self.batch_ingested = 0  # answers this run took from finished batches
         self.batch_unusable = 0  # answers of finished batches that will be asked again
         self.batch_tokens_in = 0  # tokens of those answers (paid at the batch price)
+        self.batch_tokens_in_cached = 0
         self.batch_tokens_out = 0
         self.batch_ids: list[str] = []  # batches this run submitted
         self.batch_file: Optional[str] = None  # the file this run wrote
@@ -296,12 +310,13 @@ class Accounting:
 
     @property
     def cost(self) -> Optional[float]:
-        """Estimated USD spent in this run (cache hits cost nothing); None if the price is unknown."""
+        """Estimated USD spent in this run (cache hits cost nothing; prompt tokens the provider had
+        cached at the cached-input price); None if the price is unknown."""
         if self._price is None:
             return None
-        now = self.tokens_in * self._price[0] + self.tokens_out * self._price[1]
-        batch = (self.batch_tokens_in * self._price[0] + self.batch_tokens_out * self._price[1]) * BATCH_DISCOUNT
-        return (now + batch) / 1_000_000
+        now = estimate_cost(self.tokens_in, self.tokens_in_cached, self.tokens_out, self._price)
+        batch = estimate_cost(self.batch_tokens_in, self.batch_tokens_in_cached, self.batch_tokens_out, self._price)
+        return now + batch * BATCH_DISCOUNT
 
     @property
     def batch_open(self) -> int:
@@ -320,7 +335,8 @@ class Accounting:
     def batch_dict(self) -> dict[str, Any]:
         return {"mode": self.batch_mode, "queued": self.batch_queued, "waiting": self.batch_waiting,
                 "deferred": self.batch_deferred, "ingested": self.batch_ingested, "unusable": self.batch_unusable,
-                "tokens_in": self.batch_tokens_in, "tokens_out": self.batch_tokens_out,
+                "tokens_in": self.batch_tokens_in, "tokens_in_cached": self.batch_tokens_in_cached,
+                "tokens_out": self.batch_tokens_out,
                 "submitted": list(self.batch_ids), "file": self.batch_file, "price_share": BATCH_DISCOUNT}
 
     def as_dict(self) -> dict[str, Any]:
@@ -334,6 +350,7 @@ class Accounting:
             "retries": self.retries,
             "not_sent": self.not_sent,
             "tokens_in": self.tokens_in,
+            "tokens_in_cached": self.tokens_in_cached,
             "tokens_out": self.tokens_out,
             "estimated_cost_usd": None if cost is None else round(cost, 6),
             "source_words": self.source_words,
@@ -558,7 +575,8 @@ class Backend:
         for st in collect(self.cache, self._openai()):
             if st.report is not None:
                 self.account.add(batch_ingested=st.report.answered, batch_unusable=st.report.unusable,
-                                 batch_tokens_in=st.report.tokens_in, batch_tokens_out=st.report.tokens_out)
+                                 batch_tokens_in=st.report.tokens_in, batch_tokens_out=st.report.tokens_out,
+                                 batch_tokens_in_cached=st.report.tokens_in_cached)
 
     def _flush_batch(self) -> None:
         """Write the queued questions as a Batch API JSONL: submitted, or to --judge-batch-file."""
@@ -751,10 +769,8 @@ class Backend:
 
     def _attempt(self, client, request: Request, key: str, mode: str) -> Answer:
         resp = client.chat.completions.create(**self._payload(request, mode))
-        usage = getattr(resp, "usage", None)
-        tin = int(getattr(usage, "prompt_tokens", 0) or 0)
-        tout = int(getattr(usage, "completion_tokens", 0) or 0)
-        self.account.add(tokens_in=tin, tokens_out=tout)  # paid for even if unusable
+        tin, cached, tout = read_usage(getattr(resp, "usage", None))
+        self.account.add(tokens_in=tin, tokens_in_cached=cached, tokens_out=tout)  # paid for even if unusable
         choices = getattr(resp, "choices", None) or []
         text = (choices[0].message.content or "") if choices else ""
         data = parse_json_answer(text, request.json_schema) if request.json_schema is not None else text

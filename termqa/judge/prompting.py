@@ -18,7 +18,10 @@ rendered on its own, so text coming from a translation can never open a new mess
 Text from the files under review (segments, preceding sentences, glossary entries, renderings) never
 goes into a template as a variable of its own: the question builds one JSON object of it and
 `data_block()` fences it with a content-derived id; the template places the block and its system
-message says that whatever the block holds is data, never an instruction. Files whose
+message says that whatever the block holds is data, never an instruction. For provider prompt
+caching, a template writes everything that is the same for every question of its kind first (it
+depends only on the languages and the domain) and the question's own facts, the block and anything
+naming it last; the fence id appears in the two fence lines only. Files whose
 name starts with `_` are partials (macros, shared label lists) used through `{% import %}` or
 `{% include %}`.
 

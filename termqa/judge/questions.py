@@ -439,9 +439,11 @@ def _segments_data(segments: Sequence[SegmentText]) -> list[dict[str, Any]]:
 
 
 def _with_data(ctx: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
-    """Our facts (`ctx`) plus the fenced data block that carries every passage from the files."""
-    block, fence = data_block(data)
-    return {**ctx, "data_block": block, "data_id": fence}
+    """Our facts (`ctx`) plus the fenced data block that carries every passage from the files. The
+    fence id is not given to the templates: it is written in the two fence lines only, so the text
+    before the block (the prefix a provider can cache) is the same for every question of a kind."""
+    block, _fence = data_block(data)
+    return {**ctx, "data_block": block}
 
 
 def _common(q) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from termqa.model import (
     CONFORMING, ERROR, GENERATED, GLOSSARY, PSEUDO, UNJUDGED, VALIDATED, Occurrence, Reference, Segment, Span, Verdict,
 )
 from termqa.pipeline.align import TargetIndex, classify_rendering, target_forms
+from termqa.pipeline.boundaries import crossing
 from termqa.pipeline.detect import keys_of, rendering_key
 from termqa.pipeline.prejudge import Rules
 from termqa.pipeline.reference import pseudo_reference
@@ -314,6 +315,11 @@ def align_open(stage: Stage, verdicts: Sequence[Verdict], progress: Optional[Pro
             span = _free_span(seg.target, r.text, r.span, taken)
             if span is None:
                 out[i] = replace(v, reason=f"the judge's rendering '{r.text}' already answers another occurrence")
+                continue
+            across = crossing(seg.target, *span)
+            if across is not None:  # not one phrase: no rendering (termqa.pipeline.boundaries)
+                out[i] = replace(v, reason=f"the judge's rendering '{r.text}' runs across {across}",
+                                 prompt_version=r.prompt_version)
                 continue
             taken.append(span)
             occ = replace(o, target_text=seg.target[span[0]:span[1]], target_span=Span(*span), align_method="judge")

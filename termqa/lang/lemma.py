@@ -41,7 +41,7 @@ from termqa import indexcache
 from termqa.errors import TermqaError, UsageError
 from termqa.fileio import atomic_write
 from termqa.gcpause import paused_gc
-from termqa.lang import chunktok, installed, segment
+from termqa.lang import chunktok, installed, markup, segment
 from termqa.lang.fold import exact_key, loose, loose_many
 from termqa.lang.langtags import primary
 
@@ -850,6 +850,7 @@ class Lemmatiser:
                     self._fetch_chunks(_CHUNK.findall(todo_list[i]) for i in retry)
                     for i, toks in zip(retry, self._run_lookup([todo_list[i] for i in retry])):
                         results[i] = toks
+            results = [self._unmark(t, r) for t, r in zip(todo_list, results)]  # markup is not words
             with self._lock:
                 if len(cache) + len(todo_list) > self._TEXT_CACHE_MAX:
                     cache.clear()
@@ -865,8 +866,13 @@ class Lemmatiser:
         and tokenises only the few that answer yes (665 of 8,867 on the 100k-word bench project)."""
         if self._trained:  # a trained pipeline tokenises whole texts: ask the tokens
             return [not keys.isdisjoint([x.key for x in toks]) for toks in self.tokenize_many(texts)]
-        # a text tokenised already answers from its tokens; the others from their chunks
+        # a text tokenised already answers from its tokens; the others from their chunks, but for text
+        # with markup, whose tokens are cut at it (`_unmark`), which its chunks do not know
         known = [self._texts.get(t) for t in texts]
+        marked = [i for i, (t, k) in enumerate(zip(texts, known)) if k is None and markup.may_have(t)]
+        if marked:
+            for i, toks in zip(marked, self.tokenize_many([texts[i] for i in marked])):
+                known[i] = toks
         split = [_CHUNK.findall(t) if toks is None else None for t, toks in zip(texts, known)]
         self._fetch_chunks(cs for cs in split if cs)
         chunks = self._chunks
@@ -1001,6 +1007,36 @@ class Lemmatiser:
             results.append(tuple(toks))
         return results
 
+
+    def _unmark(self, text: str, toks: tuple[Token, ...]) -> tuple[Token, ...]:
+        """`toks` with markup, format syntax and boundaries made punctuation (`termqa.lang.markup`):
+        tokens inside a span become one punctuation token, tokens across one are cut at it, and a
+        boundary no token covers (a word-breaking inline code) gets a punctuation token of its own."""
+        spans = markup.nonword_spans(text)
+        if not spans:
+            return toks
+        out: list[Token] = []
+        covered = set()
+        k = 0
+        for tok in toks:
+            a, b = tok.start, tok.end
+            while k < len(spans) and spans[k][1] <= a:
+                k += 1
+            hit = [(x, y) for x, y in spans[k:] if x < b and a < y] if k < len(spans) and spans[k][0] < b else []
+            if not hit:
+                out.append(tok)
+                continue
+            covered.update(hit)
+            if any(x <= a and b <= y for x, y in hit):
+                out.append(_make_token(Token, _sep_piece(tok.text, a)))
+            else:
+                out.extend(_make_token(Token, p) for p in self._cut(tok.text, a, hit))
+        gaps = [(x, y) for x, y in spans if (x, y) not in covered and text[x:y].strip()]
+        gaps += [(x, y) for x, y in spans if text[x:y] == markup.SEP and (x, y) not in covered]
+        if gaps:
+            out.extend(_make_token(Token, _sep_piece(text[x:y], x)) for x, y in gaps)
+            out.sort(key=lambda t: t.start)
+        return tuple(out)
 
     def _cut(self, word: str, start: int, seps) -> list[_Piece]:
         """Pieces of a token that touches markup, with absolute offsets: markup pieces are punctuation."""

@@ -33,6 +33,7 @@ from termqa.lang.lemma import is_target_word
 from termqa.lang.normalise import loose
 from termqa.model import FORBIDDEN_STATUSES, pickled_by_init
 from termqa.pipeline import variants as vr
+from termqa.pipeline.boundaries import crosses_line
 from termqa.pipeline.detect import content_positions, keys_of, text_keys
 
 # Lower wins when two kinds propose the same span.
@@ -424,11 +425,15 @@ def mine_renderings(segments: Sequence[OpenSegment], doc_counts: Counter, stop: 
     surfaces: dict = {}  # n-gram -> its words as first written (a verb's participle is no finite verb)
     for n, seg in enumerate(segments):
         first: dict = {}
+        lines = "\n" in seg.target
         for x, y, g in ngrams(seg.idx, stop, max_n, spans=True):
             if g in first or (g in exclude and g not in allow):
                 continue
             if any(p in seg.claimed for p in range(x, y)):
                 continue
+            if lines and crosses_line(seg.target, seg.idx.tokens[seg.idx.pos[x]].start,
+                                      seg.idx.tokens[seg.idx.pos[y - 1]].end):
+                continue  # never across a line break (termqa.pipeline.boundaries)
             if any(u < y and x < v and not (x <= u and v <= y) for u, v in seg.protected):
                 continue  # would cut a glossary term in two
             first[g] = x
