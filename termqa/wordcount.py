@@ -3,7 +3,9 @@ the judge's cost per 1,000 words, every warning that names a number of words).
 
 A word is a run of letters or digits; an apostrophe or a hyphen between two such runs joins them
 ("l'eau", "state-of-the-art", "CP-200" are one word each); punctuation, inline tags and spaces are not
-words. "Source words" are the words of the source text of every translatable segment read, translated or
+words. In scripts written without spaces (Chinese, Japanese, Thai...) a run of letters is many words: it
+counts as its length over the script's mean word length (termqa.lang.segment.word_count), so a Chinese
+source is not counted as a handful of words. "Source words" are the words of the source text of every translatable segment read, translated or
 not (units marked not translatable are not segments). Three counts of one file (whitespace-separated
 chunks in the report, this in `inspect`, source and target together in a warning) made the same project
 look like three sizes; every place now calls `source_words`.
@@ -13,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Optional
 
+from termqa.lang import segment
 from termqa.model import Document, segment_texts
 
 _WORD = re.compile(r"\w+(?:['’-]\w+)*", re.UNICODE)
@@ -20,7 +23,11 @@ _WORD = re.compile(r"\w+(?:['’-]\w+)*", re.UNICODE)
 
 def count_words(text: Optional[str]) -> int:
     """The words of one text (see the module's definition)."""
-    return len(_WORD.findall(text)) if text else 0
+    if not text:
+        return 0
+    if segment.SCRIPT.search(text) is None:
+        return len(_WORD.findall(text))
+    return sum(segment.word_count(w) if segment.SCRIPT.search(w) else 1 for w in _WORD.findall(text))
 
 
 def source_words(documents: Iterable[Document]) -> int:
