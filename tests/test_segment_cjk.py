@@ -125,8 +125,11 @@ def _misaligned(result) -> int:
 # Japanese occurrences, 4 are in the units left in English (the file's last four), the rest are
 # omissions ("The file is too large." -> "ファイルのサイズが大きすぎます" has it; "This file is not a valid
 # image" keeps ファイル and 画像) or other words (拡張 for "PHP extension").
-FILES = [("validators.ja.xlf", "terms-ja.csv", 74, 58), ("validators.zh_CN.xlf", "terms-zh.csv", 74, 64),
-         ("validators.th.xlf", "terms-th.csv", 67, 54)]
+# Since placeholders are not words (termqa.lang.markup) "size" in `{{ size }}` is no occurrence, and a term
+# before Symfony's plural separator ("character.|This ... characters.") is found in both branches, where
+# Japanese and Thai write one form: the second occurrence finds no rendering and goes to the judge.
+FILES = [("validators.ja.xlf", "terms-ja.csv", 75, 58), ("validators.zh_CN.xlf", "terms-zh.csv", 74, 64),
+         ("validators.th.xlf", "terms-th.csv", 69, 54)]
 
 
 @pytest.mark.parametrize("seg", MODES)
