@@ -20,6 +20,7 @@ from termqa.formats.annotate.replies import read_replies
 from termqa.formats.csvgloss import assign_languages
 from termqa.formats.decisions import DecisionBook, merge, read_decisions
 from termqa.gcpause import without_gc
+from termqa.glossaryscope import applicable, scope_notes
 from termqa.inputs import expand, merge_glossaries
 from termqa.lang.langtags import normalise_tag, primary
 from termqa.lang.lemma import Lemmatiser, get_lemmatiser
@@ -231,6 +232,7 @@ def prepare(
     warnings = [w for f in files for w in f.warnings] + [w for g in gl for w in g.warnings]
     warnings += [f"{f.path}: {p}" for f in files for p in f.problems]
     documents = [d for f in files for d in f.documents]
+    warnings += scope_notes(gl, [d.tgt_lang for d in documents])
     mode = lemmatiser
     if mode == "auto":
         # a trained pipeline lemmatises better but about 25x slower than the lookup tables: use it
@@ -345,10 +347,22 @@ def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] 
     fingerprint = (run.glossaries[0].terms_fingerprint if len(run.glossaries) == 1 else hashlib.sha256(
         "\x1e".join(f"{g.path}\x1f{g.terms_fingerprint}" for g in run.glossaries).encode("utf-8", "surrogatepass")
     ).hexdigest())
+    # one index per source language and set of glossaries that apply (termqa.glossaryscope: a glossary
+    # without terms in a document's target language is not looked for in it); keyed by (src, tgt)
+    built: dict[tuple, tuple] = {}
     for doc in documents:
-        src_l = normalise_tag(doc.src_lang)
-        if src_l not in tries:
-            tries[src_l] = cached_source_index(concepts, src_l, lem(src_l), doc.path, level, fingerprint)
+        src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
+        if (src_l, tgt_l) in tries:
+            continue
+        scope = applicable(run.glossaries, tgt_l) if len(run.glossaries) > 1 else (0,)
+        if (src_l, scope) not in built:
+            if len(scope) == len(run.glossaries):
+                built[(src_l, scope)] = cached_source_index(concepts, src_l, lem(src_l), doc.path, level, fingerprint)
+            else:
+                part = merge_glossaries(run.glossaries, only=scope)
+                fp = hashlib.sha256(f"{fingerprint}\x1e{scope}".encode()).hexdigest()
+                built[(src_l, scope)] = cached_source_index(part, src_l, lem(src_l), doc.path, level, fp)
+        tries[(src_l, tgt_l)] = built[(src_l, scope)]
     n_jobs = parallel.plan_jobs(jobs, documents)
     if n_jobs > 1 and len({d.doc_id for d in documents}) < len(documents):
         n_jobs = 1  # workers settle references per document: two documents of one id share them
@@ -414,7 +428,7 @@ def _count_sequential(documents, concepts, tries, lem, progress, level=vr.DEFAUL
         if progress:
             progress("documents", n, len(documents))
         src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
-        trie, heads = tries[src_l]
+        trie, heads = tries[(src_l, tgt_l)]
         if level != "none" and src_l not in stops:
             stops[src_l] = al.stop_words(primary(src_l))
         w, sk = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, forms_cache,
@@ -434,13 +448,13 @@ def _count_parallel(documents, concepts, tries, lem, rules, jobs, progress, leve
     references, verdicts, metric items and misaligned segments, in document order."""
     for doc in documents:  # built before forking, so that every worker inherits them
         lem(normalise_tag(doc.tgt_lang))
-    stops = {src_l: al.stop_words(primary(src_l)) for src_l in tries} if level != "none" else {}
+    stops = {src_l: al.stop_words(primary(src_l)) for src_l, _t in tries} if level != "none" else {}
     worker_forms: dict = {}  # per worker process, across its documents (a concept's forms are computed once)
 
     def task(n):
         doc = documents[n]
         src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
-        trie, heads = tries[src_l]
+        trie, heads = tries[(src_l, tgt_l)]
         work, skipped = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, worker_forms,
                                           level, stops.get(src_l, frozenset()))
         references = _references(work)

@@ -1,0 +1,98 @@
+"""One delivery, many target languages (issue 29): real TICO-19 files, en -> es / ru / fr.
+
+The fixtures are slices of the corpus (../shared, through the `corpus` fixture) written to a temporary
+folder: one TMX per target language, and the per-language glossaries as delivered (CSV, each numbering
+its rows from 1), each saved as `<lang>/terms.csv` so that their file names collide as well as their ids.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from termqa.glossaryscope import applicable, glossary_labels
+from termqa.pipeline.check import check
+
+UNITS = 120
+PAIRS = {  # target -> (corpus folder, memory, glossary)
+    "es": ("tico19-multi", "all.en-es-LA.tmx", "g_en_es-419.csv"),
+    "ru": ("tico19-multi", "all.en-ru.tmx", "g_en_ru.csv"),
+    "fr": ("tico19-enfr", "all.en-fr.tmx", "g_en_fr-FR.csv"),
+}
+
+
+def _slice_tmx(src: Path, out: Path, n: int) -> None:
+    parser = etree.XMLParser(resolve_entities=False, no_network=True)
+    tree = etree.parse(str(src), parser)
+    body = tree.getroot().find("body")
+    for tu in list(body)[n:]:
+        body.remove(tu)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tree.write(str(out), xml_declaration=True, encoding="UTF-8")
+
+
+@pytest.fixture(scope="module")
+def delivery(tmp_path_factory):
+    from tests.conftest import CORPUS
+
+    if CORPUS is None:
+        pytest.skip("../shared/corpus is not present")
+    base = tmp_path_factory.mktemp("delivery")
+    files, glossaries = {}, {}
+    for lang, (folder, memory, glossary) in PAIRS.items():
+        data = CORPUS / "eval" / folder / "data"
+        files[lang] = base / "files" / f"{lang}.tmx"
+        _slice_tmx(data / "TM" / memory, files[lang], UNITS)
+        glossaries[lang] = base / "gl" / lang / "terms.csv"
+        glossaries[lang].parent.mkdir(parents=True, exist_ok=True)
+        glossaries[lang].write_bytes((data / "terminologies" / glossary).read_bytes())
+    return base, files, glossaries
+
+
+def _occurrences(data: dict, doc_id: str) -> list[dict]:
+    """A document's occurrences, concept ids without the glossary label a several-glossary run adds."""
+    return [{**o, "concept_id": re.sub(r"^.*:", "", o["concept_id"])}
+            for o in data["occurrences"] if o["doc_id"] == doc_id]
+
+
+def test_labels_tell_equal_file_names_apart():
+    from termqa.model import Glossary
+
+    def g(path):
+        return Glossary(path=path, format="csv", concepts=(), content_hash="")
+
+    assert glossary_labels([g("a/terms.tbx"), g("b/other.tbx")]) == ["terms", "other"]
+    assert glossary_labels([g("de/terms.tbx"), g("ru/terms.tbx")]) == ["de/terms", "ru/terms"]
+    assert glossary_labels([g("terms.tbx"), g("terms.tbx")]) == ["terms#1", "terms#2"]
+
+
+def test_per_language_glossaries_with_colliding_ids_match_single_runs(delivery):
+    base, files, glossaries = delivery
+    langs = list(PAIRS)
+    multi = check([str(files[lang]) for lang in langs], [str(glossaries[lang]) for lang in langs]).to_dict()
+    # ids collide across the three glossaries, and so do their file names: each concept keeps its glossary
+    ids = {o["concept_id"] for o in multi["occurrences"]}
+    assert all(re.match(r"^(es|ru|fr)/terms:", cid) for cid in ids), sorted(ids)[:5]
+    for lang in langs:
+        single = check([str(files[lang])], [str(glossaries[lang])]).to_dict()
+        doc = single["documents"][0]["doc_id"]
+        assert single["occurrences"], lang
+        assert _occurrences(multi, doc) == _occurrences(single, doc), lang
+        # every concept found in a document comes from that document's own glossary
+        assert {o["concept_id"].split(":")[0] for o in multi["occurrences"] if o["doc_id"] == doc} == {f"{lang}/terms"}
+    # the glossaries that do not apply are said once per language, not once per occurrence
+    notes = [w for w in multi["warnings"] if "not applied to" in w]
+    assert len(notes) == len(langs)
+    assert not any("no reference" in w for w in multi["warnings"])
+
+
+def test_glossary_without_the_target_language_does_not_apply(delivery):
+    from termqa import formats
+
+    _base, _files, glossaries = delivery
+    gl = [formats.read_glossary(str(glossaries[lang])) for lang in PAIRS]
+    assert applicable(gl, "ru") == (1,)
+    assert applicable(gl, "es-419") == (0,)
+    assert applicable(gl, "de") == (0, 1, 2)  # none has German: all apply (consistency only)
