@@ -96,3 +96,38 @@ def test_glossary_without_the_target_language_does_not_apply(delivery):
     assert applicable(gl, "ru") == (1,)
     assert applicable(gl, "es-419") == (0,)
     assert applicable(gl, "de") == (0, 1, 2)  # none has German: all apply (consistency only)
+
+
+def _multilingual_tmx(files: dict, out: Path) -> Path:
+    """One TMX holding every target of the per-language memories (their units share tuids and English)."""
+    parser = etree.XMLParser(resolve_entities=False, no_network=True)
+    trees = {lang: etree.parse(str(p), parser) for lang, p in files.items()}
+    first = next(iter(trees.values()))
+    body = first.getroot().find("body")
+    for lang, tree in list(trees.items())[1:]:
+        others = {tu.get("tuid"): tu for tu in tree.getroot().find("body")}
+        for tu in body:
+            extra = others.get(tu.get("tuid"))
+            if extra is not None:
+                tu.append(extra.findall("tuv")[-1])
+    first.write(str(out), xml_declaration=True, encoding="UTF-8")
+    return out
+
+
+def test_multilingual_tmx_checks_every_pair(delivery):
+    base, files, glossaries = delivery
+    tmx = _multilingual_tmx(files, base / "all.tmx")
+    gl = [str(glossaries[lang]) for lang in PAIRS]
+    res = check([str(tmx)], gl)
+    assert [(d.doc_id, d.tgt_lang) for d in res.documents] == [
+        (f"{tmx}#es-LA", "es-LA"), (f"{tmx}#ru", "ru"), (f"{tmx}#fr", "fr")]
+    multi = res.to_dict()
+    for lang in PAIRS:
+        single = check([str(files[lang])], [str(glossaries[lang])]).to_dict()
+        pair = next(d["doc_id"] for d in multi["documents"] if d["tgt_lang"].startswith(lang))
+        got = [{**o, "doc_id": None} for o in _occurrences(multi, pair)]
+        want = [{**o, "doc_id": None} for o in _occurrences(single, single["documents"][0]["doc_id"])]
+        assert got == want, lang
+    # --tgt-lang narrows it to one pair
+    only = check([str(tmx)], gl, tgt_lang="ru")
+    assert [d.tgt_lang for d in only.documents] == ["ru"]

@@ -14,7 +14,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence, Union
 
 from termqa import conceptrows, formats, indexcache, signature
-from termqa.errors import LanguageError, UsageError
+from termqa.errors import LanguageError, MissingLanguageError, UsageError
 from termqa.fileio import file_sha256
 from termqa.formats.annotate.replies import read_replies
 from termqa.formats.csvgloss import assign_languages
@@ -32,6 +32,7 @@ from termqa.model import (
 )
 from termqa.pipeline import align as al, detect as dt, parallel, sanity, variants as vr
 from termqa.pipeline.metrics import Item
+from termqa.pipeline.pairs import every_pair
 from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING, Rules, verdict_fields
 from termqa.pipeline.reference import glossary_reference, pseudo_reference
 from termqa.pipeline.score import validate_table
@@ -263,7 +264,12 @@ def _read_inputs(items, src_lang, tgt_lang) -> list[BilingualFile]:
     files = []
     for item in items:
         if not isinstance(item, BilingualFile):
-            item = formats.read_bilingual(item, src_lang=src_lang, tgt_lang=tgt_lang)
+            try:
+                item = formats.read_bilingual(item, src_lang=src_lang, tgt_lang=tgt_lang)
+            except MissingLanguageError as exc:  # a TMX of several targets: every pair (pipeline/pairs.py)
+                if tgt_lang:
+                    raise
+                item = every_pair(item, exc, src_lang)
             if pack:
                 item = replace(item, documents=tuple(packed_document(d) for d in item.documents))
         files.append(item)
