@@ -131,3 +131,64 @@ def test_multilingual_tmx_checks_every_pair(delivery):
     # --tgt-lang narrows it to one pair
     only = check([str(tmx)], gl, tgt_lang="ru")
     assert [d.tgt_lang for d in only.documents] == ["ru"]
+
+
+@pytest.fixture(scope="module")
+def termbase(delivery):
+    """One multilingual glossary (en, es, ru, fr columns) joined from the three by their English term."""
+    import csv
+
+    base, _files, glossaries = delivery
+    rows: dict = {}
+    for lang in PAIRS:
+        with open(glossaries[lang], encoding="utf-8", newline="") as fh:
+            for r in csv.DictReader(fh):
+                rows.setdefault(r["sourceString"], {})[lang] = r["targetString"]
+    out = base / "multilingual.csv"
+    with open(out, "w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["en", *PAIRS])
+        for en, t in rows.items():
+            w.writerow([en, *(t.get(lang, "") for lang in PAIRS)])
+    return out
+
+
+def test_languages_hold_what_single_language_runs_give(delivery, termbase):
+    base, files, _glossaries = delivery
+    multi = check([str(base / "files")], [str(termbase)]).to_dict()
+    assert set(multi["languages"]) == {"es-LA", "ru", "fr"}
+    # no averaged figure over several languages at the top: totals only
+    assert multi["scores"]["system"] is None and multi["metrics"]["overall"] == {}
+    assert multi["scores"]["scored"] == sum(p["scores"]["scored"] for p in multi["languages"].values())
+    for lang in PAIRS:
+        single = check([str(files[lang])], [str(termbase)]).to_dict()
+        tag = single["documents"][0]["tgt_lang"]
+        part = multi["languages"][tag]
+        assert part["documents"] == [single["documents"][0]["doc_id"]]
+        assert _occurrences(multi, part["documents"][0]) == _occurrences(single, part["documents"][0])
+        for key in ("summary", "scores", "metrics"):
+            assert part[key] == single[key], (lang, key)
+        assert "languages" not in single  # a single-language result keeps its shape
+        # a backlog candidate of a language comes from that language's documents only
+        for cand in part["backlog_candidates"]:
+            assert set(cand["documents"]) <= set(part["documents"])
+
+
+def test_gate_holds_per_language(delivery, termbase):
+    from click.testing import CliRunner
+
+    from termqa.cli.main import main as cli
+
+    base, _files, _glossaries = delivery
+    out = base / "gate.json"
+    r = CliRunner().invoke(cli, ["check", str(base / "files"), "-g", str(termbase), "-q", "--fail-on", "unjudged>5",
+                                 "--json", str(out)])
+    import json
+
+    data = json.loads(out.read_text(encoding="utf-8"))
+    failed = sorted(lang for lang, part in data["languages"].items() if not part["gate"]["passed"])
+    assert failed == [lang for lang, part in sorted(data["languages"].items())
+                      if part["summary"]["outcomes"]["unjudged"] > 5]
+    assert failed == ["ru"]  # the Russian slice leaves 12 of its 18 occurrences to the judge, the others 2
+    assert r.exit_code == 1
+    assert f"languages failed ({', '.join(failed)})" in r.stderr

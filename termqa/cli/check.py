@@ -16,7 +16,8 @@ from termqa.fileio import atomic_write, dump_json
 from termqa.formats.decisions import find_decisions
 from termqa.inputs import expand
 from termqa.pipeline.check import check as run_check
-from termqa.results.gate import failures, parse as parse_gate
+from termqa.results.gate import parse as parse_gate
+from termqa.results.languages import gate as language_gate, gate_message
 from termqa.results.serialise import streamed_result
 
 EPILOG = epilog(
@@ -85,6 +86,10 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
     # written as its rows are made (a big translation memory's result is never held whole as dicts)
     whole = bool(csv_out or xlsx_out or report or annotate or in_place)
     data = result.to_dict() if whole else streamed_result(result)
+    by_language = language_gate(data, fail_on) if fail_on else {}
+    for lang, failed in by_language.items():  # each language's own gate, in every output (termqa.results.languages)
+        if lang in data.get("languages", {}):
+            data["languages"][lang]["gate"] = {"passed": not failed, "failed": failed}
     stdout_is_json = json_out == "-"
     if stdout_is_json:  # for pipes (jq, other tools): the JSON is the only thing on stdout
         try:
@@ -122,9 +127,8 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
     if incomplete:
         click.echo(incomplete, err=True)
     if fail_on:
-        failed = failures(data, fail_on)
-        if failed:
-            click.echo(f"termqa: QA failed: {'; '.join(failed)}", err=True)
+        if any(by_language.values()):
+            click.echo(f"termqa: QA failed: {gate_message(by_language)}", err=True)
             sys.exit(EXIT_INCOMPLETE if incomplete else EXIT_QA_FAILED)
         if not quiet and not incomplete:
             click.echo("termqa: QA gate passed", err=True)

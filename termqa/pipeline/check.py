@@ -97,6 +97,8 @@ class CheckResult:
     skipped_untranslated: int = 0
     alerts: list[str] = field(default_factory=list)
     review: Optional[ReviewReport] = None
+    # occurrences in untranslated segments per target language (termqa.results.languages reads it)
+    skipped_by_language: Mapping[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return result_dict(self)
@@ -146,6 +148,7 @@ class Run:
     references: Mapping[tuple, Reference] = field(default_factory=dict)  # (doc_id, concept, source form)
     metric_items: tuple[Item, ...] = ()
     skipped_untranslated: int = 0
+    skipped_by_language: Mapping[str, int] = field(default_factory=dict)  # target language -> occurrences
     judge: Optional[JudgePart] = None
     accounting: Optional[dict] = None
     exhaustive: bool = False
@@ -385,12 +388,13 @@ def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] 
     verdicts = _flag_misaligned(verdicts, documents, warnings, suspects)
     lem.save_analyses()
     alerts = list(run.alerts)
-    if not found and not skipped and documents:
+    if not found and not sum(skipped.values()) and documents:
         alert = sanity.nothing_found(documents, concepts)
         alerts.append(alert)
         warnings.insert(0, alert)
     return replace(run, verdicts=tuple(verdicts), references=references, metric_items=tuple(items),
-                   warnings=tuple(warnings), alerts=tuple(alerts), skipped_untranslated=skipped)
+                   warnings=tuple(warnings), alerts=tuple(alerts), skipped_untranslated=sum(skipped.values()),
+                   skipped_by_language=dict(skipped))
 
 
 def review(run: Run, book: Optional[DecisionBook] = None) -> Run:
@@ -429,7 +433,7 @@ def _count_sequential(documents, concepts, tries, lem, progress, level=vr.DEFAUL
     stops: dict[str, frozenset] = {}
     forms_cache: dict[tuple, list] = {}
     work: list[Work] = []
-    skipped = 0
+    skipped: Counter = Counter()  # by target language
     for n, doc in enumerate(documents):
         if progress:
             progress("documents", n, len(documents))
@@ -440,7 +444,7 @@ def _count_sequential(documents, concepts, tries, lem, progress, level=vr.DEFAUL
         w, sk = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, forms_cache,
                                   level, stops.get(src_l, frozenset()))
         work.extend(w)
-        skipped += sk
+        skipped[tgt_l] += sk
     if progress:
         progress("documents", len(documents), len(documents))
     return work, skipped
@@ -478,15 +482,15 @@ def _count_parallel(documents, concepts, tries, lem, rules, jobs, progress, leve
     verdicts: list = []
     items: list = []
     suspects: dict = {}
-    skipped = 0
-    for refs, vs, its, sus, sk, fresh in results:
+    skipped: Counter = Counter()  # by target language
+    for doc, (refs, vs, its, sus, sk, fresh) in zip(documents, results):
         for lg, analyses in fresh.items():  # kept by the parent for the next run
             lem(lg).absorb(analyses)
         references.update(refs)
         verdicts.extend(vs)
         items.extend(its)
         suspects.update(sus)
-        skipped += sk
+        skipped[normalise_tag(doc.tgt_lang)] += sk
     return references, verdicts, items, suspects, skipped
 
 
@@ -517,7 +521,7 @@ def finish(run: Run) -> CheckResult:
         verdicts=list(run.verdicts), references=list(run.references.values()), concepts=run.concepts_by_id,
         signature=sig, metric_items=list(run.metric_items), warnings=list(run.warnings),
         accounting=run.accounting, skipped_untranslated=run.skipped_untranslated, alerts=list(run.alerts),
-        review=run.review,
+        review=run.review, skipped_by_language=dict(run.skipped_by_language),
     )
 
 
