@@ -13,26 +13,15 @@ several target languages: a single-language result keeps its shape.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping
 
 from termqa.evaluate.backlog import backlog
 from termqa.lang.langtags import normalise_tag
+from termqa.model import segment_texts
 from termqa.results.gate import failures
+from termqa.results.langslice import LANGUAGE_KEYS, language_of, slice_result, target_languages
 
-# What each language gets of its own run's result (and the top-level figures a mixed run drops).
-LANGUAGE_KEYS = ("summary", "scores", "metrics")
 _AVERAGED = ("system", "micro", "by_source_form", "by_concept", "coverage")
-
-
-def language_of(doc) -> str:
-    """A document's target language tag, as the languages are keyed (a record or a JSON document row)."""
-    tgt = doc.get("tgt_lang") if isinstance(doc, Mapping) else doc.tgt_lang
-    return normalise_tag(tgt or "") or "und"
-
-
-def target_languages(documents: Sequence) -> list[str]:
-    """The target languages of `documents`, in order of first appearance."""
-    return list(dict.fromkeys(language_of(d) for d in documents))
 
 
 def slice_run(res, lang: str):
@@ -64,6 +53,8 @@ def per_language(res, build: Callable) -> dict:
         out[lang] = {
             "documents": [d.doc_id for d in part.documents],
             "source_languages": sorted({normalise_tag(d.src_lang or "") for d in part.documents}),
+            "source_words": sum(len((source or "").split()) for d in part.documents
+                                for _i, source, _t in segment_texts(d.segments)),
             **{k: data[k] for k in LANGUAGE_KEYS},
             "backlog_candidates": backlog(data)["candidates"],
         }
@@ -98,4 +89,4 @@ def gate_message(failed: Mapping[str, list]) -> str:
             + " | ".join(f"{lang}: {'; '.join(f)}" for lang, f in bad.items()))
 
 
-__all__ = ["language_of", "target_languages", "slice_run", "per_language", "totals_only", "gate", "gate_message"]
+__all__ = ["language_of", "target_languages", "slice_run", "slice_result", "per_language", "totals_only", "gate", "gate_message"]
