@@ -192,3 +192,34 @@ def test_gate_holds_per_language(delivery, termbase):
     assert failed == ["ru"]  # the Russian slice leaves 12 of its 18 occurrences to the judge, the others 2
     assert r.exit_code == 1
     assert f"languages failed ({', '.join(failed)})" in r.stderr
+
+
+def test_compare_and_meta_eval_take_one_pair(delivery, termbase, tmp_path):
+    """compare and meta-eval stay one language pair per run: given several, exit 2 naming the fix."""
+    import json
+
+    from click.testing import CliRunner
+
+    from termqa.cli.main import main as cli
+
+    base, files, _glossaries = delivery
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    for lang in ("es", "ru"):
+        (mixed / files[lang].name).write_bytes(files[lang].read_bytes())
+    other = tmp_path / "other"
+    other.mkdir()
+    for lang in ("es", "ru"):
+        (other / files[lang].name).write_bytes(files[lang].read_bytes())
+    r = CliRunner().invoke(cli, ["compare", str(mixed), str(other), "-g", str(termbase)])
+    assert r.exit_code == 2, r.output
+    assert "one language pair per system" in r.stderr and "Traceback" not in r.stderr
+    # meta-eval refuses a result of several target languages
+    res = check([str(mixed)], [str(termbase)]).to_dict()
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.json").write_text(json.dumps(res), encoding="utf-8")
+    r = CliRunner().invoke(cli, ["meta-eval", str(tmp_path / "a.json"), str(tmp_path / "b.json"),
+                                 "--human", str(tmp_path / "a.json")])
+    assert r.exit_code == 2, r.output
+    assert "one language pair per run" in r.stderr
+    assert len(r.stderr.strip().splitlines()) <= 2  # the message and its fix
