@@ -39,7 +39,8 @@ def source_words(result) -> int:
 @click.command("check", epilog=EPILOG)
 @click.argument("files", nargs=-1, required=True)
 @input_options
-@click.option("--tgt-lang", help="Target language, overriding the files (picks the pair in a TMX).")
+@click.option("--tgt-lang", help="Target language, overriding the files (picks one pair of a multilingual TMX; "
+              "without it, every pair is checked).")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the full result as JSON ('-' for standard output).")
 @click.option("--csv", "csv_out", type=click.Path(dir_okay=False), help="Write one row per occurrence (CSV).")
