@@ -270,3 +270,14 @@ def test_report_first_screen_and_backlog_per_language(delivery, termbase, tmp_pa
     for c in report["candidates"]:
         assert (c["language"], c["rendering"]) in written
     assert "language" in next(csv.reader(io.StringIO(__import__("termqa.evaluate.backlog", fromlist=["x"]).csv_text(report))))
+
+
+def test_bare_glossary_with_several_target_languages_is_refused(delivery, tmp_path):
+    from termqa.errors import LanguageError
+
+    base, files, _glossaries = delivery
+    bare = tmp_path / "bare.csv"
+    bare.write_text("contagious,contagioso\nfever,fiebre\n", encoding="utf-8")
+    with pytest.raises(LanguageError, match="3 target languages"):
+        check([str(base / "files")], [str(bare)])
+    assert check([str(files["es"])], [str(bare)]).verdicts  # one language: the glossary takes its pair

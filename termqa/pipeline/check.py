@@ -644,6 +644,12 @@ def _give_languages(gl, files, src_lang, tgt_lang):
     first = next((d for f in files for d in f.documents), None)
     src = src_lang or (first.src_lang if first else None)
     tgt = tgt_lang or (first.tgt_lang if first else None)
+    targets = {normalise_tag(d.tgt_lang) for f in files for d in f.documents if d.tgt_lang}
+    if not tgt_lang and len(targets) > 1:  # a bare two-column glossary cannot say which of them it is for
+        raise LanguageError(f"a glossary has no language columns and the documents are in {len(targets)} target "
+                            f"languages ({', '.join(sorted(targets))})",
+                            fix="name the languages in the glossary's header row (e.g. en,de), or check the "
+                                "files of one target language at a time")
     if not src or not tgt:
         raise LanguageError("a glossary has no language columns and the languages are unknown",
                             fix="pass --src-lang and --tgt-lang")
