@@ -281,3 +281,13 @@ def test_bare_glossary_with_several_target_languages_is_refused(delivery, tmp_pa
     with pytest.raises(LanguageError, match="3 target languages"):
         check([str(base / "files")], [str(bare)])
     assert check([str(files["es"])], [str(bare)]).verdicts  # one language: the glossary takes its pair
+
+
+def test_rescore_keeps_languages_apart(delivery, termbase):
+    from termqa.evaluate.rescore import rescore_result
+
+    base, files, _glossaries = delivery
+    multi = rescore_result(check([str(base / "files")], [str(termbase)]).to_dict(), {"A4": 0.25})
+    single = rescore_result(check([str(files["fr"])], [str(termbase)]).to_dict(), {"A4": 0.25})
+    assert multi["languages"]["fr"]["scores"] == single["scores"]
+    assert multi["scores"]["system"] is None
