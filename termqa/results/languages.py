@@ -3,9 +3,9 @@
 A delivery is one source in many languages. Its figures are read per language: a score averaged over
 German and Russian documents says nothing about either. `per_language` slices a run by its documents'
 target language and gives each slice what a run of that language alone gives (summary, scores, metrics
-and glossary backlog candidates), made by the same functions (the caller passes `result_dict`: this
-module does not compute any figure itself). `totals_only` turns the top-level figures of such a run
-into totals: counts stay, averaged scores and shares move to the languages.
+and glossary backlog candidates), made by the same functions: the serialiser hands in its own builder
+(`streamed_result`), so this module computes no figure itself. `totals_only` turns the top-level
+figures of such a run into totals: counts stay, averaged scores and shares move to the languages.
 
 The JSON result gets `languages` (keyed by target language tag) only when a run has documents of
 several target languages: a single-language result keeps its shape.
@@ -45,7 +45,8 @@ def slice_run(res, lang: str):
 
 def per_language(res, build: Callable) -> dict:
     """language -> {documents, source_languages, summary, scores, metrics, backlog_candidates}, each from
-    `build` (termqa.results.serialise.result_dict) over the run sliced to that language."""
+    `build` (termqa.results.serialise.streamed_result: its long lists made as read) over the run sliced
+    to that language."""
     out = {}
     for lang in target_languages(res.documents):
         part = slice_run(res, lang)

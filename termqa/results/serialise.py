@@ -233,7 +233,7 @@ def streamed_result(res) -> dict:
         "decisions": res.review.to_dict() if res.review else None,
     }
     if len(target_languages(res.documents)) > 1:  # a delivery in several languages: figures per language
-        out["languages"] = per_language(res, result_dict)
+        out["languages"] = per_language(res, streamed_result)
         totals_only(out)
     return out
 
