@@ -291,3 +291,20 @@ def test_rescore_keeps_languages_apart(delivery, termbase):
     single = rescore_result(check([str(files["fr"])], [str(termbase)]).to_dict(), {"A4": 0.25})
     assert multi["languages"]["fr"]["scores"] == single["scores"]
     assert multi["scores"]["system"] is None
+
+
+def test_language_filter_in_the_url(delivery, termbase, tmp_path):
+    """`#filter?lang=ru` (what a language row links to) shows the Russian occurrences only."""
+    from termqa.reports.html import render_html
+    from tests.test_report_browser import CHROMIUM, _run
+
+    if CHROMIUM is None:
+        pytest.skip("no Chromium/Chrome binary found")
+    base, _files, _glossaries = delivery
+    multi = check([str(base / "files")], [str(termbase)]).to_dict()
+    page = tmp_path / "report.html"
+    page.write_text(render_html(multi), encoding="utf-8")
+    dom = _run(tmp_path, page.as_uri() + "#filter?lang=ru", "--dump-dom")
+    status = re.search(r'id="f-status"[^>]*>([^<]*)<', dom).group(1)
+    ru = multi["languages"]["ru"]["summary"]["occurrences"]
+    assert status == f"Showing {ru} of {len(multi['occurrences'])} occurrences."
