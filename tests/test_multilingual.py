@@ -121,6 +121,7 @@ def test_multilingual_tmx_checks_every_pair(delivery):
     res = check([str(tmx)], gl)
     assert [(d.doc_id, d.tgt_lang) for d in res.documents] == [
         (f"{tmx}#es-LA", "es-LA"), (f"{tmx}#ru", "ru"), (f"{tmx}#fr", "fr")]
+    assert not res.alerts  # each pair's target text is read as its own language, not all as the first's
     multi = res.to_dict()
     for lang in PAIRS:
         single = check([str(files[lang])], [str(glossaries[lang])]).to_dict()

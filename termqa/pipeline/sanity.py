@@ -19,16 +19,19 @@ def language_alerts(files: Sequence[BilingualFile], *, src_lang: Optional[str] =
     alerts = []
     for f in files:
         for side, override in (("source", src_lang), ("target", tgt_lang)):
-            docs = [d for d in f.documents if (d.src_lang if side == "source" else d.tgt_lang)]
-            if not docs:
-                continue
-            declared = docs[0].src_lang if side == "source" else docs[0].tgt_lang
-            texts = (s.source if side == "source" else (s.target or "") for d in docs for s in d.segments)
-            guess = guess_language(texts)
-            if guess.contradicts(declared):
-                how = f"given with --{'src' if side == 'source' else 'tgt'}-lang" if override else "as the file says"
-                alerts.append(f"{f.path}: the {side} text looks like {language_name(guess.best)}, not "
-                              f"{language_name(declared)} ({how}): check the {side} language")
+            # the documents of each declared language apart: a TMX of several targets is a document per pair
+            by_lang: dict = {}
+            for d in f.documents:
+                lang = d.src_lang if side == "source" else d.tgt_lang
+                if lang:
+                    by_lang.setdefault(lang, []).append(d)
+            for declared, docs in by_lang.items():
+                texts = (s.source if side == "source" else (s.target or "") for d in docs for s in d.segments)
+                guess = guess_language(texts)
+                if guess.contradicts(declared):
+                    how = f"given with --{'src' if side == 'source' else 'tgt'}-lang" if override else "as the file says"
+                    alerts.append(f"{f.path}: the {side} text looks like {language_name(guess.best)}, not "
+                                  f"{language_name(declared)} ({how}): check the {side} language")
     return alerts
 
 
