@@ -34,7 +34,6 @@ from termqa.labels import (
     OUTCOME_TEXT, OUTCOMES, PROVENANCE_TEXT, RULE_NAMES, label_info,
 )
 from termqa.results.gate import failures
-
 from termqa.results.langslice import language_of
 
 from .issues import ISSUE_OUTCOMES, base_name, display_names, form_displays, group_flags, units_text
