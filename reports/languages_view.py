@@ -48,7 +48,7 @@ def language_views(result: Mapping, fail_on, *, gate: Callable, headline: Callab
             "lang": lang, "name": language_name(lang), "gate": g, "failed": g["state"] == "fail",
             "headline": headline(sub, part.get("source_words")),
             "top_problem": _top_problem(part["summary"]), "documents": len(part["documents"]),
-            "occurrences": part["summary"]["occurrences"],
+            "occurrences": part["summary"]["occurrences"], "scores": part["scores"],
             "todo": todo[:limit], "todo_more": max(0, len(todo) - limit), "todo_total": len(todo),
             "backlog": backlog_view(sub, limit),
         })
