@@ -154,6 +154,37 @@ def termbase(delivery):
     return out
 
 
+@pytest.fixture(scope="module")
+def termbase_tbx(delivery, termbase):
+    """The same multilingual termbase as TBX (2008, one termEntry per concept, a langSet per language)."""
+    import csv
+
+    from xml.sax.saxutils import escape
+
+    base = delivery[0]
+    entries = []
+    with open(termbase, encoding="utf-8", newline="") as fh:
+        for n, row in enumerate(csv.DictReader(fh)):
+            sets = "".join(f'<langSet xml:lang="{lang}"><tig><term>{escape(text)}</term></tig></langSet>'
+                           for lang, text in row.items() if text)
+            entries.append(f'<termEntry id="c{n}">{sets}</termEntry>')
+    out = base / "termbase.tbx"
+    out.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<martif type="TBX" xml:lang="en"><text><body>'
+                   + "".join(entries) + "</body></text></martif>\n", encoding="utf-8")
+    return out
+
+
+def test_multilingual_tbx_languages_equal_single_runs(delivery, termbase_tbx):
+    base, files, _glossaries = delivery
+    multi = check([str(base / "files")], [str(termbase_tbx)]).to_dict()
+    for lang in PAIRS:
+        single = check([str(files[lang])], [str(termbase_tbx)]).to_dict()
+        part = multi["languages"][single["documents"][0]["tgt_lang"]]
+        assert single["occurrences"]
+        assert _occurrences(multi, part["documents"][0]) == _occurrences(single, part["documents"][0])
+        assert (part["summary"], part["scores"]) == (single["summary"], single["scores"]), lang
+
+
 def test_languages_hold_what_single_language_runs_give(delivery, termbase):
     base, files, _glossaries = delivery
     multi = check([str(base / "files")], [str(termbase)]).to_dict()
