@@ -13,6 +13,8 @@ script needs.
   "replace X with Y", "check: not judged (...)", empty when nothing is to be done).
 - status, comment: empty, for the translator's reply when the file travels as a QA list.
 - reason, penalty (empty when unjudged: never a silent 0).
+- language: the target language of the occurrence's document (a delivery checked in several
+  languages at once is filtered on it).
 - then for tools: doc_id (as given when relative, else the file name: termqa.shownpath), segment_id,
   segment_index, concept_id, source_display (the source form as
   the documents write it most often: what a person reads), source_start, source_end, target_start,
@@ -46,7 +48,7 @@ from .issues import display_names, expected_text, form_displays, what_to_do
 
 CSV_COLUMNS = (
     "document", "unit_id", "source_text", "target_text", "expected", "outcome", "label", "what_to_do",
-    "status", "comment", "reason", "penalty",
+    "status", "comment", "reason", "penalty", "language",
     "doc_id", "segment_id", "segment_index", "concept_id", "source_display", "source_start", "source_end",
     "target_start", "target_end", "variation", "chain_size", "is_first_mention", "via", "align_method",
     "judge", "prompt_version", "reference_text", "reference_provenance", "source_segment", "target_segment",
@@ -100,13 +102,15 @@ def rows(result: dict, *, issues_only: bool = False):
     shown = form_displays(result)
     tgt = ((result.get("signature") or {}).get("settings") or {}).get("tgt_lang") or \
         (documents[0].get("tgt_lang") if documents else "") or ""
+    doc_lang = {d["doc_id"]: d.get("tgt_lang") or "" for d in documents}
+    several = bool(result.get("languages"))  # each occurrence's expected term in its own document's language
     for o in result.get("occurrences") or []:
         if issues_only and o["outcome"] not in ISSUE_ROWS:
             continue
         key = (o["doc_id"], o["unit_id"], o["segment_id"])
         seg = full.get(key + (o.get("segment_index"),)) or short.get(key) or {}
         ref = o.get("reference") or refs.get((o["doc_id"], o["concept_id"], o["source_form"])) or {}
-        expected = expected_text(o, refs, concepts, tgt)
+        expected = expected_text(o, refs, concepts, doc_lang.get(o["doc_id"]) or tgt if several else tgt)
         yield {
             "document": names.get(o["doc_id"], o["doc_id"]), "unit_id": o["unit_id"],
             "source_text": o["source_text"], "target_text": o.get("target_text"), "expected": expected,
@@ -122,6 +126,7 @@ def rows(result: dict, *, issues_only: bool = False):
             "align_method": o.get("align_method"), "judge": o.get("judge"), "prompt_version": o.get("prompt_version"),
             "reference_text": ref.get("text"), "reference_provenance": ref.get("provenance"),
             "source_segment": seg.get("source"), "target_segment": seg.get("target"),
+            "language": doc_lang.get(o["doc_id"]) or tgt,  # the target language of the occurrence's document
         }
 
 

@@ -35,9 +35,11 @@ from termqa.labels import (
 )
 from termqa.pipeline.sanity import NOTHING_CHECKED
 from termqa.results.gate import failures, nothing_checked
+from termqa.results.langslice import language_of
 from termqa.shownpath import result_names, scrub_all
 
 from .issues import ISSUE_OUTCOMES, base_name, display_names, form_displays, group_flags, units_text
+from .languages_view import combined_gate, language_views
 
 RESULT_VERSION = 1
 
@@ -301,6 +303,13 @@ def _backlog_view(result: dict, limit: int = 10) -> Optional[dict]:
         return None
     return {"candidates": b["candidates"][:limit], "more": max(0, len(b["candidates"]) - limit),
             "forbidden": b["forbidden"][:limit], "note": b["note"], "total": len(b["candidates"])}
+
+
+def _pair_text(documents: list, src_lang: str, tgt_lang: str) -> str:
+    """The header's language pair: every source and target language the documents have ("en → de, ru")."""
+    src = src_lang or ", ".join(dict.fromkeys(d.get("src_lang") for d in documents if d.get("src_lang"))) or "?"
+    tgt = tgt_lang or ", ".join(dict.fromkeys(language_of(d) for d in documents if d.get("tgt_lang"))) or "?"
+    return f"{src} → {tgt}"
 
 
 def _run_book(result: dict, given: Optional[DecisionBook]) -> tuple[Optional[DecisionBook], str]:
@@ -586,10 +595,21 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
                  anchor=concept_anchor_of.get(g["concept_id"]), units_text=units_text(g["units"], limit=6))
             for g in all_groups if g["outcome"] in ISSUE_OUTCOMES]
     inputs = [dict(i, name=base_name(i.get("path")) or i.get("path")) for i in result.get("inputs") or []]
+    # a delivery in several target languages: a row, a "Fix first" and a backlog per language (languages_view)
+    languages = language_views(result, fail_on, gate=gate_view, headline=_headline, backlog_view=_backlog_view,
+                               names=names, concept_name=concept_name, concept_anchor=concept_anchor_of,
+                               todo_line=_todo_line)
+    if languages:
+        filter_data["languages"] = [{"lang": lv["lang"], "name": lv["name"]} for lv in languages]
+        filter_data["doc_langs"] = {doc_key[d["doc_id"]]: language_of(d) for d in documents}
+
+    gate = combined_gate(gate_view(result, fail_on), languages)
 
     # a report is forwarded: no path of the machine that ran the check in it (termqa.shownpath)
     return scrub_all({
-        "gate": gate_view(result, fail_on), "headline": _headline(result, source_words),
+        "languages": languages,
+        "pair_text": _pair_text(documents, src_lang, tgt_lang),
+        "gate": gate, "headline": _headline(result, source_words),
         "todo": todo[:10], "todo_more": max(0, len(todo) - 10), "todo_total": len(todo),
         "todo_text": "\n".join(t["line"] for t in todo),
         "backlog": _backlog_view(result),

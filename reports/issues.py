@@ -114,11 +114,13 @@ def group_flags(result: dict, *, outcomes=FLAGGED_OUTCOMES, names: Optional[dict
     refs = {(r["doc_id"], r["concept_id"], r["source_form"]): r for r in result.get("references") or []}
     concepts = {c["id"]: c for c in result.get("concepts") or []}
     names = names or display_names(result.get("documents") or [])
+    # several target languages: a flag is grouped, and its expected term read, within its own language
+    doc_lang = {d["doc_id"]: d.get("tgt_lang") for d in result.get("documents") or []} if result.get("languages") else {}
     groups: dict = {}
     for o in result.get("occurrences") or []:
         if o["outcome"] not in outcomes:
             continue
-        key = (o["concept_id"], _found_key(o), o["outcome"], o.get("label"))
+        key = (o["concept_id"], _found_key(o), o["outcome"], o.get("label"), doc_lang.get(o["doc_id"]))
         g = groups.get(key)
         if g is None:
             g = groups[key] = {"concept_id": o["concept_id"], "found": o.get("target_text"),
@@ -127,7 +129,7 @@ def group_flags(result: dict, *, outcomes=FLAGGED_OUTCOMES, names: Optional[dict
                                "founds": Counter(), "penalty": 0.0}
         g["occurrences"].append(o)
         g["founds"][o.get("target_text")] += 1
-        exp = expected_text(o, refs, concepts, tgt_lang)
+        exp = expected_text(o, refs, concepts, doc_lang.get(o["doc_id"]) or tgt_lang)
         if exp:
             g["expected"][exp] += 1
         g["surfaces"][o["source_text"]] += 1

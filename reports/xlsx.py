@@ -30,7 +30,7 @@ ISSUE_COLUMNS = (
     ("document", "Document", 22), ("unit_id", "Unit", 10), ("source_text", "Source term", 22),
     ("target_text", "Found", 22), ("expected", "Expected", 22), ("outcome", "Verdict", 12),
     ("label", "Label", 14), ("what_to_do", "What to do", 40), ("status", "Status", 12),
-    ("comment", "Comment", 30), ("reason", "Why", 40), ("penalty", "Penalty", 9),
+    ("comment", "Comment", 30), ("reason", "Why", 40), ("penalty", "Penalty", 9), ("language", "Language", 10),
     ("source_segment", "Source segment", 50), ("target_segment", "Target segment", 50),
     ("concept_id", "Concept id", 14), ("doc_id", "Document id", 24), ("segment", "Segment", 10),
 )
@@ -48,30 +48,8 @@ def _writer():
     return xlsxwriter
 
 
-def xlsx_bytes(result: dict, *, issues_only: bool = True) -> bytes:
-    """The workbook as bytes. `issues_only=False` also lists the conforming occurrences."""
-    import io
-
-    xlsxwriter = _writer()
-    rows = list(csv_rows(result))
-    for r in rows:  # the segment's own id when the file gives one (XLIFF 2), else its number in the document
-        r["segment"] = r["segment_id"] if r.get("segment_id") not in (None, "") else (
-            r["segment_index"] + 1 if isinstance(r.get("segment_index"), int) else None)
-    if issues_only:
-        rows = [r for r in rows if r["outcome"] != "conforming"]
-    rows.sort(key=lambda r: (_ORDER.get(r["outcome"], 9), -(r["penalty"] or 0), r["document"] or "",
-                             str(r["concept_id"])))
-
-    buf = io.BytesIO()
-    # strings_to_formulas/urls off: a cell that starts with '=' stays text, a URL stays plain text
-    wb = xlsxwriter.Workbook(buf, {"in_memory": True, "strings_to_formulas": False, "strings_to_urls": False,
-                                   "strings_to_numbers": False})
-    head = wb.add_format({"bold": True, "bg_color": "#13233A", "font_color": "#FFFFFF", "text_wrap": True,
-                          "valign": "top"})
-    wrap = wb.add_format({"text_wrap": True, "valign": "top"})
-    fills = {k: wb.add_format({"bg_color": c, "valign": "top", "text_wrap": True}) for k, c in VERDICT_COLOURS.items()}
-
-    ws = wb.add_worksheet("Issues")
+def _issues(ws, rows, head, wrap, fills) -> None:
+    """One Issues sheet: a row per occurrence, coloured by verdict, with filters and a status column."""
     for col, (_key, title, width) in enumerate(ISSUE_COLUMNS):
         ws.write_string(0, col, title, head)
         ws.set_column(col, col, width, wrap)
@@ -99,6 +77,37 @@ def xlsx_bytes(result: dict, *, issues_only: bool = True) -> bytes:
     ws.data_validation(1, 8, max(len(rows), 1), 8, {
         "validate": "list", "source": ["fixed", "won't fix", "query", "false alarm"], "ignore_blank": True,
         "error_type": "information"})
+
+
+def xlsx_bytes(result: dict, *, issues_only: bool = True) -> bytes:
+    """The workbook as bytes. `issues_only=False` also lists the conforming occurrences."""
+    import io
+
+    xlsxwriter = _writer()
+    rows = list(csv_rows(result))
+    for r in rows:  # the segment's own id when the file gives one (XLIFF 2), else its number in the document
+        r["segment"] = r["segment_id"] if r.get("segment_id") not in (None, "") else (
+            r["segment_index"] + 1 if isinstance(r.get("segment_index"), int) else None)
+    if issues_only:
+        rows = [r for r in rows if r["outcome"] != "conforming"]
+    rows.sort(key=lambda r: (_ORDER.get(r["outcome"], 9), -(r["penalty"] or 0), r["document"] or "",
+                             str(r["concept_id"])))
+
+    buf = io.BytesIO()
+    # strings_to_formulas/urls off: a cell that starts with '=' stays text, a URL stays plain text
+    wb = xlsxwriter.Workbook(buf, {"in_memory": True, "strings_to_formulas": False, "strings_to_urls": False,
+                                   "strings_to_numbers": False})
+    head = wb.add_format({"bold": True, "bg_color": "#13233A", "font_color": "#FFFFFF", "text_wrap": True,
+                          "valign": "top"})
+    wrap = wb.add_format({"text_wrap": True, "valign": "top"})
+    fills = {k: wb.add_format({"bg_color": c, "valign": "top", "text_wrap": True}) for k, c in VERDICT_COLOURS.items()}
+
+    _issues(wb.add_worksheet("Issues"), rows, head, wrap, fills)
+    langs = list(result.get("languages") or {})
+    if len(langs) > 1:  # a delivery in several languages: each language's issues on a sheet of its own too
+        for lang in langs:
+            _issues(wb.add_worksheet(f"Issues {lang}"[:31]), [r for r in rows if r["language"] == lang],
+                    head, wrap, fills)
 
     # per concept
     cs = wb.add_worksheet("Concepts")

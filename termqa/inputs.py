@@ -4,10 +4,11 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Optional, Sequence
 
 from termqa.conceptrows import ConceptRows, merged
 from termqa.errors import InputError, UsageError
+from termqa.glossaryscope import glossary_labels
 from termqa.model import Concept, Glossary
 
 # Files picked up when a folder is given. Content decides the format; the extension only chooses
@@ -54,8 +55,11 @@ def _looks_like_xml(path: Path) -> bool:
     return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
 
 
-def merge_glossaries(glossaries: Sequence[Glossary]) -> Sequence[Concept]:
-    """All concepts of all glossaries. Ids that collide across glossaries get the file's stem.
+def merge_glossaries(glossaries: Sequence[Glossary], only: Optional[Sequence[int]] = None) -> Sequence[Concept]:
+    """All concepts of all glossaries. Ids that collide across glossaries get their glossary's label
+    (termqa.glossaryscope: the file's stem, with parent folders when stems are equal): a concept is its
+    glossary plus its id. `only`: the places of the glossaries whose concepts are wanted (names are
+    still those of the whole set, so that a concept has one id in a run).
 
     Glossaries read through the index cache hold their concepts as rows (termqa.conceptrows): merged
     as rows, so that no concept record is made before a run reads it."""
@@ -67,13 +71,15 @@ def merge_glossaries(glossaries: Sequence[Glossary]) -> Sequence[Concept]:
     for ids in parts:
         for cid in ids:
             counts[cid] = counts.get(cid, 0) + 1
-    names = [[f"{Path(g.path).stem}:{cid}" if counts[cid] > 1 else cid for cid in ids]
-             for g, ids in zip(glossaries, parts)]
+    labels = glossary_labels(glossaries)
+    names = [[f"{label}:{cid}" if counts[cid] > 1 else cid for cid in ids]
+             for label, ids in zip(labels, parts)]
+    keep = range(len(glossaries)) if only is None else sorted(only)
     if all(isinstance(g.concepts, ConceptRows) for g in glossaries):
-        return merged([g.concepts for g in glossaries], names)
+        return merged([glossaries[i].concepts for i in keep], [names[i] for i in keep])
     out = []
-    for g, ids in zip(glossaries, names):
-        for c, cid in zip(g.concepts, ids):
+    for i in keep:
+        for c, cid in zip(glossaries[i].concepts, names[i]):
             if c.id != cid:
                 c = replace(c, id=cid)
             out.append(c)

@@ -38,24 +38,28 @@
       fLabel.add(new Option(l.code + (l.name !== l.code ? ' – ' + l.name : '') + ' (' + l.count + ')', l.code));
     });
     data.documents.forEach(function (d) { fDoc.add(new Option(d.name, d.key)); });
+    // a delivery in several target languages: a language filter (documents carry their language)
+    var fLang = $('#f-lang'), docLang = data.doc_langs || {};
+    if (fLang) { (data.languages || []).forEach(function (l) { fLang.add(new Option(l.name + ' (' + l.lang + ')', l.lang)); }); }
     data.concepts.forEach(function (c) { fConcept.add(new Option(c.name, c.key)); });
 
     function state() {
       var outcomes = {};
       $$('input[name=outcome]', form).forEach(function (i) { outcomes[i.value] = i.checked; });
       return { outcomes: outcomes, label: fLabel.value, doc: fDoc.value, concept: fConcept.value,
-               q: fold(fQ.value.trim()) };
+               q: fold(fQ.value.trim()), lang: fLang ? fLang.value : '' };
     }
 
     function apply() {
       var s = state();
-      var active = s.label || s.doc || s.concept || s.q ||
+      var active = s.label || s.doc || s.concept || s.q || s.lang ||
         Object.keys(s.outcomes).some(function (k) { return !s.outcomes[k]; });
       var shown = 0;
       occs.forEach(function (el, i) {
         var ok = s.outcomes[el.dataset.outcome] !== false &&
           (!s.label || el.dataset.label === s.label) &&
           (!s.doc || el.dataset.doc === s.doc) &&
+          (!s.lang || docLang[el.dataset.doc] === s.lang) &&
           (!s.concept || el.dataset.concept === s.concept) &&
           (!s.q || hay[i].indexOf(s.q) !== -1);
         el.classList.toggle('filtered-out', !ok);
@@ -97,6 +101,7 @@
       }
       if (s.label) { p.push('l=' + encodeURIComponent(s.label)); }
       if (s.doc) { p.push('d=' + encodeURIComponent(s.doc)); }
+      if (s.lang) { p.push('lang=' + encodeURIComponent(s.lang)); }
       if (s.concept) { p.push('c=' + encodeURIComponent(s.concept)); }
       if (fQ.value.trim()) { p.push('q=' + encodeURIComponent(fQ.value.trim())); }
       return p.length ? HASH + p.join('&') : '';
@@ -126,6 +131,7 @@
         if (value && $$('option', sel).some(function (o) { return o.value === value; })) { sel.value = value; }
       }
       pick(fLabel, params.l); pick(fDoc, params.d); pick(fConcept, params.c);
+      if (fLang) { pick(fLang, params.lang); }
       fQ.value = params.q || '';
       return true;
     }
@@ -160,6 +166,17 @@
         changed();
         $('#concepts').scrollIntoView();
         fLabel.focus({ preventScroll: true });
+      });
+    });
+
+    $$('[data-filter-lang]').forEach(function (b) {
+      b.addEventListener('click', function (e) {
+        if (!fLang) { return; }
+        e.preventDefault();
+        reset();
+        fLang.value = b.dataset.filterLang;
+        changed();
+        $('#concepts').scrollIntoView();
       });
     });
 

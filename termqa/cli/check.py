@@ -16,7 +16,8 @@ from termqa.fileio import atomic_write, dump_json
 from termqa.formats.decisions import find_decisions
 from termqa.inputs import expand
 from termqa.pipeline.check import check as run_check
-from termqa.results.gate import failures, nothing_checked, parse as parse_gate
+from termqa.results.gate import nothing_checked, parse as parse_gate
+from termqa.results.languages import gate as language_gate, gate_message
 from termqa.results.serialise import streamed_result
 from termqa.shownpath import result_names, scrub
 
@@ -36,7 +37,8 @@ EPILOG = epilog(
 @click.command("check", cls=Command, epilog=EPILOG)
 @click.argument("files", nargs=-1, required=True)
 @input_options
-@click.option("--tgt-lang", help="Target language, overriding the files (picks the pair in a TMX).")
+@click.option("--tgt-lang", help="Target language, overriding the files (picks one pair of a multilingual TMX; "
+              "without it, every pair is checked).")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the full result as JSON ('-' for standard output).")
 @click.option("--csv", "csv_out", type=click.Path(dir_okay=False), help="Write one row per occurrence (CSV).")
@@ -84,6 +86,10 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
     names = result_names(data)  # console lines name files as given, never where they sit (termqa.shownpath)
     for alert in result.alerts:  # inputs that do not fit: said first, whatever else is printed
         click.echo(f"termqa: warning: {scrub(alert, names)}", err=True)
+    by_language = language_gate(data, fail_on) if fail_on else {}
+    for lang, failed in by_language.items():  # each language's own gate, in every output (termqa.results.languages)
+        if lang in data.get("languages", {}):
+            data["languages"][lang]["gate"] = {"passed": not failed, "failed": failed}
     stdout_is_json = json_out == "-"
     if stdout_is_json:  # for pipes (jq, other tools): the JSON is the only thing on stdout
         try:
@@ -125,9 +131,8 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
     if incomplete:
         click.echo(incomplete, err=True)
     if fail_on:
-        failed = failures(data, fail_on)
-        if failed:
-            click.echo(f"termqa: QA failed: {'; '.join(failed)}", err=True)
+        if any(by_language.values()):
+            click.echo(f"termqa: QA failed: {gate_message(by_language)}", err=True)
             sys.exit(EXIT_INCOMPLETE if incomplete else EXIT_QA_FAILED)
         if not quiet and not incomplete:
             click.echo("termqa: QA gate passed", err=True)

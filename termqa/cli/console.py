@@ -55,6 +55,9 @@ def _summary(data: dict, *, judge_configured: bool) -> str:
         if rules:  # a deprecated term is scored as A1: say what it is, not only the family it is scored in
             lines.append("  of which settled by a rule: " + ", ".join(f"{RULE_NAMES.get(r, r)} x{n}"
                                                                       for r, n in rules.items()))
+    if data.get("languages"):  # several target languages: their figures one block each, never averaged together
+        lines += language_blocks(data)
+        return _rest(data, lines, judge_configured)
     lines.append(scores_block(data))
     m = data["metrics"]["overall"]
     lines.append("counting metrics (higher is better): " + ", ".join(
@@ -64,6 +67,11 @@ def _summary(data: dict, *, judge_configured: bool) -> str:
         level = data["signature"].get("variants", "none")
         lines.append(f"variation types (variants: {level}): " + ", ".join(
             f"{k} {_fmt(v['share'], pct=True)}" for k, v in var.items()))
+    return _rest(data, lines, judge_configured)
+
+
+def _rest(data: dict, lines: list, judge_configured: bool) -> str:
+    sm = data["summary"]
     if len(data["documents"]) > 1:
         lines.append("per document:")
         for d in data["documents"]:
@@ -83,6 +91,21 @@ def _summary(data: dict, *, judge_configured: bool) -> str:
     if len(data["warnings"]) > 10:
         lines.append(f"... and {len(data['warnings']) - 10} more warnings (see --json)")
     return "\n".join(lines)
+
+
+def language_blocks(data: dict) -> list[str]:
+    """One block per target language of a multilingual run: its occurrences, outcomes, score, metrics."""
+    lines = [f"{len(data['languages'])} target languages (totals above; scores and metrics per language):"]
+    for lang, part in data["languages"].items():
+        sm = part["summary"]
+        lines.append(f"[{lang}] {sm['occurrences']} occurrences of {sm['concepts_found']} concepts in "
+                     f"{sm['documents']} document(s); " + ", ".join(f"{k} {v}" for k, v in sm["outcomes"].items()))
+        lines.append("  " + scores_block(part))
+        m = part["metrics"]["overall"]
+        if m:
+            lines.append("  counting metrics: " + ", ".join(
+                f"{k} {_fmt(v['value'], pct=True)} (n={v['scored']})" for k, v in m.items()))
+    return lines
 
 
 def judge_lines(a: dict) -> list[str]:

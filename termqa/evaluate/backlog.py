@@ -29,6 +29,7 @@ from typing import Mapping, Optional
 from termqa.errors import UsageError
 from termqa.fileio import atomic_write
 from termqa.lang.langtags import lang_matches
+from termqa.results.langslice import slice_result
 
 JUDGE_BASES = ("document_usage", "validated")
 COUNTING_BASES = ("pseudo", "validated")
@@ -115,6 +116,8 @@ def backlog(result: Mapping, glossary=None, *, min_count: int = 2, examples: int
     used, to list the terms never found; None skips that list."""
     if not isinstance(result, Mapping) or "occurrences" not in result:
         raise UsageError("not a termqa result", fix="pass the JSON written by termqa check --json")
+    if result.get("languages"):  # several target languages: each language's backlog from its own documents
+        return _by_language(result, glossary, min_count=min_count, examples=examples)
     mode = _mode(result)
     docs = result.get("documents", [])
     src = docs[0].get("src_lang") if docs else None
@@ -197,6 +200,28 @@ def backlog(result: Mapping, glossary=None, *, min_count: int = 2, examples: int
     }
 
 
+def _by_language(result: Mapping, glossary, *, min_count: int, examples: int) -> dict:
+    """The backlog of a result of several target languages: each language's own (from its documents
+    only), every candidate and forbidden term marked with its `language`; a glossary concept is
+    "never found" when no language found it."""
+    parts = {lang: backlog(slice_result(result, lang), glossary, min_count=min_count, examples=examples)
+             for lang in result["languages"]}
+    first = next(iter(parts.values()))
+    never = None
+    if glossary is not None:
+        missing = [{r["concept_id"] for r in p["never_found"]} for p in parts.values()]
+        everywhere = set.intersection(*missing) if missing else set()
+        never = [r for r in first["never_found"] if r["concept_id"] in everywhere]
+    return {
+        **first,
+        "target_language": None,
+        "target_languages": list(parts),
+        "candidates": [dict(c, language=lang) for lang, p in parts.items() for c in p["candidates"]],
+        "forbidden": [dict(c, language=lang) for lang, p in parts.items() for c in p["forbidden"]],
+        "never_found": never,
+    }
+
+
 def _lang_ok(a: Optional[str], b: str) -> bool:
 
     return not a or lang_matches(a, b)
@@ -252,21 +277,30 @@ def tbx_bytes(report: Mapping) -> bytes:
         ls.set(XML_LANG, src)
         for t in cands[0]["source_terms"] or [cid]:
             sub(sub(ls, "termSec"), "term", t)
-        lt = sub(entry, "langSec")
-        lt.set(XML_LANG, tgt)
+        by_lang: dict = defaultdict(list)  # a multilingual result's candidates carry their own language
         for c in cands:
-            ts = sub(lt, "termSec")
-            sub(ts, "term", c["rendering"])
-            sub(ts, "termNote", "admittedTerm-admn-sts", type="administrativeStatus")
-            sub(ts, "note", f"candidate ({', '.join(c['basis'])}): {c['count']} occurrence(s) in "
-                f"{len(c['documents'])} document(s): {', '.join(c['documents'][:5])}"
-                + (" ..." if len(c["documents"]) > 5 else "")
-                + (f"; glossary has: {', '.join(c['glossary_terms'])}" if c["glossary_terms"] else ""))
+            by_lang[c.get("language") or tgt].append(c)
+        for lang, lcands in by_lang.items():
+            _target_terms(sub, entry, XML_LANG, lang, lcands)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
 
 
+def _target_terms(sub, entry, xml_lang: str, lang: str, cands) -> None:
+    """One target langSec of a concept entry: its candidate renderings as admitted terms with a note."""
+    lt = sub(entry, "langSec")
+    lt.set(xml_lang, lang)
+    for c in cands:
+        ts = sub(lt, "termSec")
+        sub(ts, "term", c["rendering"])
+        sub(ts, "termNote", "admittedTerm-admn-sts", type="administrativeStatus")
+        sub(ts, "note", f"candidate ({', '.join(c['basis'])}): {c['count']} occurrence(s) in "
+            f"{len(c['documents'])} document(s): {', '.join(c['documents'][:5])}"
+            + (" ..." if len(c["documents"]) > 5 else "")
+            + (f"; glossary has: {', '.join(c['glossary_terms'])}" if c["glossary_terms"] else ""))
+
+
 CSV_COLUMNS = ("kind", "concept_id", "source_terms", "rendering", "count", "documents", "basis",
-               "glossary_terms", "example_source", "example_target")
+               "glossary_terms", "example_source", "example_target", "language")
 
 
 def csv_text(report: Mapping) -> str:
@@ -279,10 +313,11 @@ def csv_text(report: Mapping) -> str:
             ex = r["examples"][0] if r["examples"] else {}
             w.writerow([kind, r["concept_id"], " | ".join(r["source_terms"]), r["rendering"], r["count"],
                         " ".join(r["documents"]), " ".join(r["basis"]), " | ".join(r["glossary_terms"]),
-                        ex.get("source") or "", ex.get("target") or ""])
+                        ex.get("source") or "", ex.get("target") or "",
+                        r.get("language") or report.get("target_language") or ""])
     for r in report.get("never_found") or []:
         w.writerow(["never_found", r["concept_id"], " | ".join(r["source_terms"]), "", 0, "", "",
-                    " | ".join(r["glossary_terms"]), "", ""])
+                    " | ".join(r["glossary_terms"]), "", "", ""])
     return buf.getvalue()
 
 
@@ -313,7 +348,8 @@ def render_text(report: Mapping, limit: int = 20) -> str:
     if report["candidates"]:
         lines.append("candidates (count, documents, concept: source -> rendering):")
         for c in report["candidates"][:limit]:
-            lines.append(f"  {c['count']:>4} {len(c['documents']):>3}  {c['concept_id']}: "
+            lines.append(f"  {c['count']:>4} {len(c['documents']):>3}  "
+                         + (f"[{c['language']}] " if c.get("language") else "") + f"{c['concept_id']}: "
                          f"{' | '.join(c['source_terms'][:2])} -> {c['rendering']}"
                          + (f"  (glossary: {', '.join(c['glossary_terms'][:2])})" if c["glossary_terms"] else ""))
     if report["forbidden"]:

@@ -178,6 +178,18 @@ def _norm_text(s: str) -> str:
     return " ".join(s.split())
 
 
+def one_pair_per_system(systems: Sequence[tuple[SystemSpec, list]]) -> None:
+    """Refuse a system whose documents have several target languages: compare takes one language pair
+    per system (`termqa check` gives per-language results of a multilingual delivery)."""
+    for spec, docs in systems:
+        langs = sorted({primary(d.tgt_lang or "") for d in docs})
+        if len(langs) > 1:
+            raise UsageError(f"system {spec.name} has documents in {len(langs)} target languages ({', '.join(langs)}); "
+                             "compare takes one language pair per system",
+                             fix="compare the files of one target language at a time (termqa check reports a "
+                                 "multilingual delivery per language)")
+
+
 def check_same_source(systems: Sequence[tuple[SystemSpec, list]]) -> None:
     """Refuse inputs that do not translate the same source, naming the first difference.
 
@@ -474,6 +486,7 @@ def _compare(inputs, glossaries, *, names, tgt_langs, src_lang, glossary_lang, l
     specs = plan_systems(inputs, names=names, tgt_langs=tgt_langs, src_lang=src_lang)
     files = [read_system(spec, src_lang) for spec in specs]
     read = [(spec, _documents(fs)) for spec, fs in zip(specs, files)]
+    one_pair_per_system(read)
     check_same_source(read)
     gloss = [read_glossary_cached(g, glossary_lang) for g in glossaries]  # once for all
 

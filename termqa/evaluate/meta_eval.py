@@ -51,7 +51,7 @@ from termqa.errors import InputError, UsageError
 from termqa.evaluate import stats
 from termqa.formats.biomqm import DEFAULT_WEIGHTING, SpanRepairs, Weighting, _natural, weighting as mqm_weighting
 from termqa.formats.xmlsafe import local, parse_bytes
-from termqa.lang.langtags import lang_matches
+from termqa.lang.langtags import lang_matches, primary
 from termqa.results.serialise import load_result
 
 TOL = 1e-9  # scores closer than this are equal (human ties, metric ties at epsilon 0)
@@ -354,7 +354,19 @@ def load_runs(paths: Sequence[str]) -> list[Run]:
         data = load_result(f)
         if not isinstance(data, dict) or data.get("termqa_result") is None or "occurrences" not in data:
             raise InputError(f, "is not a termqa result (written by termqa check --json)")
+        if data.get("languages"):  # meta-evaluation compares systems of one language pair
+            raise UsageError(f"{f} holds results of {len(data['languages'])} target languages "
+                             f"({', '.join(data['languages'])}); meta-eval takes one language pair per run",
+                             fix="meta-evaluate each language on its own: termqa check the files of one target "
+                                 "language (or --tgt-lang) per result")
         runs.append(Run(f.stem, data, doc_keys(data, [f.parent])))
+    pairs = {r.system: sorted({(primary(d.get("src_lang") or ""), primary(d.get("tgt_lang") or ""))
+                               for d in r.result.get("documents") or []})
+             for r in runs}
+    if len({tuple(v) for v in pairs.values()}) > 1:
+        shown = "; ".join(f"{n}: {', '.join(f'{a}->{b}' for a, b in v)}" for n, v in pairs.items())
+        raise UsageError(f"the results are of different language pairs ({shown}); meta-eval takes one pair per run",
+                         fix="meta-evaluate the results of one language pair together, each pair in a run of its own")
     names = [r.system for r in runs]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:

@@ -5,6 +5,7 @@ from collections import Counter
 
 from termqa.errors import TermqaError
 from termqa.pipeline.score import rescore_rows, scores, validate_table
+from termqa.results.languages import totals_only
 from termqa.signature import Signature
 
 
@@ -28,4 +29,15 @@ def rescore_result(data: dict, penalties: dict) -> dict:
     out["documents"] = docs
     out["signature"] = Signature.from_dict(data["signature"]).rescored(table).to_dict()
     out["summary"] = {**data["summary"], "labels": dict(Counter(r["label"] for r in rows if r["label"]).most_common())}
+    if data.get("languages"):  # several target languages: each rescored on its own, no average across them
+        langs = {}
+        for lang, part in data["languages"].items():
+            ids = set(part["documents"])
+            mine = [r for r in rows if r["doc_id"] in ids]
+            langs[lang] = {**part, "scores": {k: v for k, v in scores(mine).items() if k != "documents"},
+                           "summary": {**part["summary"], "labels": dict(Counter(
+                               r["label"] for r in mine if r["label"]).most_common())}}
+            langs[lang].pop("gate", None)  # the gate was the old scores'
+        out["languages"] = langs
+        totals_only(out)
     return out

@@ -14,13 +14,14 @@ from itertools import islice
 from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence, Union
 
 from termqa import conceptrows, formats, indexcache, signature
-from termqa.errors import LanguageError, UsageError
+from termqa.errors import LanguageError, MissingLanguageError, UsageError
 from termqa.fileio import file_sha256
 from termqa.formats.annotate.replies import read_replies
 from termqa.formats.csvgloss import assign_languages
 from termqa.formats.decisions import DecisionBook, merge, read_decisions
 from termqa.formats.unitstate import Withheld, included, regrouped, withhold
 from termqa.gcpause import without_gc
+from termqa.glossaryscope import applicable, scope_notes
 from termqa.inputs import expand, merge_glossaries
 from termqa.inspect import with_path
 from termqa.lang.langtags import normalise_tag, primary
@@ -33,6 +34,7 @@ from termqa.model import (
 )
 from termqa.pipeline import align as al, detect as dt, parallel, sanity, variants as vr
 from termqa.pipeline.metrics import Item
+from termqa.pipeline.pairs import every_pair
 from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING, Rules, verdict_fields
 from termqa.pipeline.reference import glossary_reference, pseudo_reference
 from termqa.pipeline.score import validate_table
@@ -102,6 +104,8 @@ class CheckResult:
     units_not_translated: int = 0
     segments_not_translated: int = 0
     not_translated_states: dict = field(default_factory=dict)
+    # occurrences in untranslated segments per target language (termqa.results.languages reads it)
+    skipped_by_language: Mapping[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return result_dict(self)
@@ -152,6 +156,7 @@ class Run:
     metric_items: tuple[Item, ...] = ()
     skipped_untranslated: int = 0
     withheld: Withheld = Withheld()  # units not translated yet, by their state
+    skipped_by_language: Mapping[str, int] = field(default_factory=dict)  # target language -> occurrences
     judge: Optional[JudgePart] = None
     accounting: Optional[dict] = None
     exhaustive: bool = False
@@ -249,6 +254,7 @@ def prepare(
     documents, withheld = withhold(documents, include_states)
     if withheld.message():
         warnings.append(withheld.message())
+    warnings += scope_notes(gl, [d.tgt_lang for d in documents])
     mode = lemmatiser
     if mode == "auto":
         # a trained pipeline lemmatises better but about 25x slower than the lookup tables: use it
@@ -284,7 +290,12 @@ def _read_inputs(items, src_lang, tgt_lang) -> list[BilingualFile]:
     files = []
     for item in items:
         if not isinstance(item, BilingualFile):
-            item = formats.read_bilingual(item, src_lang=src_lang, tgt_lang=tgt_lang)
+            try:
+                item = formats.read_bilingual(item, src_lang=src_lang, tgt_lang=tgt_lang)
+            except MissingLanguageError as exc:  # a TMX of several targets: every pair (pipeline/pairs.py)
+                if tgt_lang:
+                    raise
+                item = every_pair(item, exc, src_lang)
             if pack:
                 item = replace(item, documents=tuple(packed_document(d) for d in item.documents))
         files.append(item)
@@ -368,10 +379,22 @@ def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] 
     fingerprint = (run.glossaries[0].terms_fingerprint if len(run.glossaries) == 1 else hashlib.sha256(
         "\x1e".join(f"{g.path}\x1f{g.terms_fingerprint}" for g in run.glossaries).encode("utf-8", "surrogatepass")
     ).hexdigest())
+    # one index per source language and set of glossaries that apply (termqa.glossaryscope: a glossary
+    # without terms in a document's target language is not looked for in it); keyed by (src, tgt)
+    built: dict[tuple, tuple] = {}
     for doc in documents:
-        src_l = normalise_tag(doc.src_lang)
-        if src_l not in tries:
-            tries[src_l] = cached_source_index(concepts, src_l, lem(src_l), doc.path, level, fingerprint)
+        src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
+        if (src_l, tgt_l) in tries:
+            continue
+        scope = applicable(run.glossaries, tgt_l) if len(run.glossaries) > 1 else (0,)
+        if (src_l, scope) not in built:
+            if len(scope) == len(run.glossaries):
+                built[(src_l, scope)] = cached_source_index(concepts, src_l, lem(src_l), doc.path, level, fingerprint)
+            else:
+                part = merge_glossaries(run.glossaries, only=scope)
+                fp = hashlib.sha256(f"{fingerprint}\x1e{scope}".encode()).hexdigest()
+                built[(src_l, scope)] = cached_source_index(part, src_l, lem(src_l), doc.path, level, fp)
+        tries[(src_l, tgt_l)] = built[(src_l, scope)]
     n_jobs = parallel.plan_jobs(jobs, documents)
     if n_jobs > 1 and len({d.doc_id for d in documents}) < len(documents):
         n_jobs = 1  # workers settle references per document: two documents of one id share them
@@ -388,16 +411,18 @@ def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] 
     verdicts = _flag_misaligned(verdicts, documents, warnings, suspects)
     lem.save_analyses()
     alerts = list(run.alerts)
-    empty = sanity.nothing_checked(documents, found, skipped)
+    n_skipped = sum(skipped.values())
+    empty = sanity.nothing_checked(documents, found, n_skipped)
     if empty:  # said before anything else: no occurrence was checked
         alerts.insert(0, empty)
         warnings.insert(0, empty)
-    elif not found and not skipped and documents:
+    elif not found and not n_skipped and documents:
         alert = sanity.nothing_found(documents, concepts)
         alerts.append(alert)
         warnings.insert(0, alert)
     return replace(run, verdicts=tuple(verdicts), references=references, metric_items=tuple(items),
-                   warnings=tuple(warnings), alerts=tuple(alerts), skipped_untranslated=skipped)
+                   warnings=tuple(warnings), alerts=tuple(alerts), skipped_untranslated=sum(skipped.values()),
+                   skipped_by_language=dict(skipped))
 
 
 def review(run: Run, book: Optional[DecisionBook] = None) -> Run:
@@ -436,18 +461,18 @@ def _count_sequential(documents, concepts, tries, lem, progress, level=vr.DEFAUL
     stops: dict[str, frozenset] = {}
     forms_cache: dict[tuple, list] = {}
     work: list[Work] = []
-    skipped = 0
+    skipped: Counter = Counter()  # by target language
     for n, doc in enumerate(documents):
         if progress:
             progress("documents", n, len(documents))
         src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
-        trie, heads = tries[src_l]
+        trie, heads = tries[(src_l, tgt_l)]
         if level != "none" and src_l not in stops:
             stops[src_l] = al.stop_words(primary(src_l))
         w, sk = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, forms_cache,
                                   level, stops.get(src_l, frozenset()))
         work.extend(w)
-        skipped += sk
+        skipped[tgt_l] += sk
     if progress:
         progress("documents", len(documents), len(documents))
     return work, skipped
@@ -461,13 +486,13 @@ def _count_parallel(documents, concepts, tries, lem, rules, jobs, progress, leve
     references, verdicts, metric items and misaligned segments, in document order."""
     for doc in documents:  # built before forking, so that every worker inherits them
         lem(normalise_tag(doc.tgt_lang))
-    stops = {src_l: al.stop_words(primary(src_l)) for src_l in tries} if level != "none" else {}
+    stops = {src_l: al.stop_words(primary(src_l)) for src_l, _t in tries} if level != "none" else {}
     worker_forms: dict = {}  # per worker process, across its documents (a concept's forms are computed once)
 
     def task(n):
         doc = documents[n]
         src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
-        trie, heads = tries[src_l]
+        trie, heads = tries[(src_l, tgt_l)]
         work, skipped = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, worker_forms,
                                           level, stops.get(src_l, frozenset()))
         references = _references(work)
@@ -485,15 +510,15 @@ def _count_parallel(documents, concepts, tries, lem, rules, jobs, progress, leve
     verdicts: list = []
     items: list = []
     suspects: dict = {}
-    skipped = 0
-    for refs, vs, its, sus, sk, fresh in results:
+    skipped: Counter = Counter()  # by target language
+    for doc, (refs, vs, its, sus, sk, fresh) in zip(documents, results):
         for lg, analyses in fresh.items():  # kept by the parent for the next run
             lem(lg).absorb(analyses)
         references.update(refs)
         verdicts.extend(vs)
         items.extend(its)
         suspects.update(sus)
-        skipped += sk
+        skipped[normalise_tag(doc.tgt_lang)] += sk
     return references, verdicts, items, suspects, skipped
 
 
@@ -526,6 +551,7 @@ def finish(run: Run) -> CheckResult:
         accounting=run.accounting, skipped_untranslated=run.skipped_untranslated, alerts=list(run.alerts),
         review=run.review, units_not_translated=run.withheld.units,
         segments_not_translated=run.withheld.segments, not_translated_states=dict(run.withheld.states),
+        skipped_by_language=dict(run.skipped_by_language),
     )
 
 
@@ -648,6 +674,12 @@ def _give_languages(gl, files, src_lang, tgt_lang):
     first = next((d for f in files for d in f.documents), None)
     src = src_lang or (first.src_lang if first else None)
     tgt = tgt_lang or (first.tgt_lang if first else None)
+    targets = {normalise_tag(d.tgt_lang) for f in files for d in f.documents if d.tgt_lang}
+    if not tgt_lang and len(targets) > 1:  # a bare two-column glossary cannot say which of them it is for
+        raise LanguageError(f"a glossary has no language columns and the documents are in {len(targets)} target "
+                            f"languages ({', '.join(sorted(targets))})",
+                            fix="name the languages in the glossary's header row (e.g. en,de), or check the "
+                                "files of one target language at a time")
     if not src or not tgt:
         raise LanguageError("a glossary has no language columns and the languages are unknown",
                             fix="pass --src-lang and --tgt-lang")

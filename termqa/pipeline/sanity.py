@@ -15,15 +15,16 @@ from termqa.model import BilingualFile, Concept, Document
 from termqa.shownpath import shown_path
 
 
-def _side_guesses(f: BilingualFile):
-    """(side, declared language, guess) for the source and the target text of `f`."""
-    for side in ("source", "target"):
-        docs = [d for d in f.documents if (d.src_lang if side == "source" else d.tgt_lang)]
-        if not docs:
-            continue
-        declared = docs[0].src_lang if side == "source" else docs[0].tgt_lang
-        texts = (s.source if side == "source" else (s.target or "") for d in docs for s in d.segments)
-        yield side, declared, guess_language(texts)
+def _guesses_by_language(f: BilingualFile, side: str) -> dict:
+    """{declared language: guess} for one side ("source" or "target") of `f`, each language's documents
+    read apart (a TMX of several target languages is a document per pair)."""
+    by_lang: dict = {}
+    for d in f.documents:
+        lang = d.src_lang if side == "source" else d.tgt_lang
+        if lang:
+            by_lang.setdefault(lang, []).append(d)
+    return {lang: guess_language(s.source if side == "source" else (s.target or "") for d in docs for s in d.segments)
+            for lang, docs in by_lang.items()}
 
 
 def language_alerts(files: Sequence[BilingualFile], *, src_lang: Optional[str] = None,
@@ -36,27 +37,29 @@ def language_alerts(files: Sequence[BilingualFile], *, src_lang: Optional[str] =
     """
     alerts = []
     for f in files:
-        guesses = {side: (declared, guess) for side, declared, guess in _side_guesses(f)}
-        swap = swapped(guesses)
-        if swap and not force_languages:
-            src, tgt = swap
-            given = "--src-lang/--tgt-lang" if (src_lang or tgt_lang) else "the file's language attributes"
-            raise LanguageError(
-                f"{shown_path(f.path)}: the source and target languages look swapped: the source text reads as "
-                f"{language_name(tgt)} and the target text as {language_name(src)}, but {given} say "
-                f"{src} -> {tgt}",
-                fix=f"pass --src-lang {tgt} --tgt-lang {src}"
-                    + (" or drop the overriding options" if (src_lang or tgt_lang) else "")
-                    + "; --force-languages checks as declared")
-        if swap:
-            alerts.append(f"{shown_path(f.path)}: the source and target languages look swapped (checked as "
-                          "declared: --force-languages)")
-        for side, (declared, guess) in guesses.items():
-            if guess.contradicts(declared):
-                override = src_lang if side == "source" else tgt_lang
-                how = f"given with --{'src' if side == 'source' else 'tgt'}-lang" if override else "as the file says"
-                alerts.append(f"{shown_path(f.path)}: the {side} text looks like {language_name(guess.best)}, not "
-                              f"{language_name(declared)} ({how}): check the {side} language")
+        # each declared language's documents apart: a TMX of several targets is a document per pair
+        guesses = {side: _guesses_by_language(f, side) for side in ("source", "target")}
+        pairs = sorted({(d.src_lang, d.tgt_lang) for d in f.documents if d.src_lang and d.tgt_lang})
+        for src, tgt in pairs:
+            swap = swapped({"source": (src, guesses["source"][src]), "target": (tgt, guesses["target"][tgt])})
+            if swap and not force_languages:
+                given = "--src-lang/--tgt-lang" if (src_lang or tgt_lang) else "the file's language attributes"
+                raise LanguageError(
+                    f"{shown_path(f.path)}: the source and target languages look swapped: the source text reads as "
+                    f"{language_name(tgt)} and the target text as {language_name(src)}, but {given} say "
+                    f"{src} -> {tgt}",
+                    fix=f"pass --src-lang {tgt} --tgt-lang {src}"
+                        + (" or drop the overriding options" if (src_lang or tgt_lang) else "")
+                        + "; --force-languages checks as declared")
+            if swap:
+                alerts.append(f"{shown_path(f.path)}: the source and target languages look swapped (checked as "
+                              "declared: --force-languages)")
+        for side, override in (("source", src_lang), ("target", tgt_lang)):
+            for declared, guess in guesses[side].items():
+                if guess.contradicts(declared):
+                    how = f"given with --{'src' if side == 'source' else 'tgt'}-lang" if override else "as the file says"
+                    alerts.append(f"{shown_path(f.path)}: the {side} text looks like {language_name(guess.best)}, "
+                                  f"not {language_name(declared)} ({how}): check the {side} language")
     return alerts
 
 

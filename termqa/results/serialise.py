@@ -16,6 +16,7 @@ from termqa.model import OUTCOMES, UNJUDGED
 from termqa.pipeline.metrics import all_metrics, per_document, variation_shares
 from termqa.pipeline.score import scores
 from termqa.wordcount import source_words
+from termqa.results.languages import per_language, target_languages, totals_only
 
 RESULT_VERSION = 1
 
@@ -200,7 +201,7 @@ def streamed_result(res) -> dict:
             r["source_display"] = shown[(r["doc_id"], r["concept_id"], r["source_form"])]
             yield r
 
-    return {
+    out = {
         "termqa_result": RESULT_VERSION,
         "kind": "check",
         "signature": res.signature.to_dict(),
@@ -240,6 +241,10 @@ def streamed_result(res) -> dict:
         "alerts": list(res.alerts),
         "decisions": res.review.to_dict() if res.review else None,
     }
+    if len(target_languages(res.documents)) > 1:  # a delivery in several languages: figures per language
+        out["languages"] = per_language(res, streamed_result)
+        totals_only(out)
+    return out
 
 
 def load_result(path) -> dict:
