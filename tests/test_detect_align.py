@@ -143,7 +143,7 @@ def test_a_rendering_found_elsewhere_is_classified_by_the_same_rules():
     fr, en = get_lemmatiser("fr", mode="lookup"), get_lemmatiser("en", mode="lookup")
     c = Concept("c1", (Term("strainer", "en", "preferred"), Term("crépine", "fr", "preferred"),
                        Term("filtre à tamis", "fr", "deprecated")))
-    forms = target_forms(c, "fr", fr)
+    forms = target_forms(c, "fr", fr, "none")
     src = keys_of(en.tokenize("strainer"))[1]
 
     def kind(text):
@@ -156,7 +156,7 @@ def test_a_rendering_found_elsewhere_is_classified_by_the_same_rules():
     assert kind("strainer") == ("untranslated", None)
     # a copy that is also a French word is not a certain A4 (the lexicon knows "influenza")
     flu = Concept("c2", (Term("influenza", "en", "preferred"), Term("grippe", "fr", "preferred")))
-    assert classify_rendering(term_tokens(fr.tokenize("influenza")), target_forms(flu, "fr", fr),
+    assert classify_rendering(term_tokens(fr.tokenize("influenza")), target_forms(flu, "fr", fr, "none"),
                               keys_of(en.tokenize("influenza"))[1], True) == ("copied_word", None)
     assert kind("filtre") == ("established", None)
 

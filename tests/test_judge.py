@@ -401,7 +401,9 @@ def test_cli_exit_code_3_when_questions_failed_then_a_rerun_finishes(server, tmp
 def test_judge_timeout_is_an_option_and_a_config_key(tmp_path):
     from termqa import config
 
-    s = config.judge_settings({"judge_model": "m", "judge_base_url": "http://127.0.0.1:9/v1", "judge_timeout": 7.5})
+    from termqa.judge.llm import judge_settings
+
+    s = judge_settings(config.Settings(judge_model="m", judge_base_url="http://127.0.0.1:9/v1", judge_timeout=7.5))
     assert s.timeout == 7.5
     (tmp_path / "termqa.toml").write_text('judge_timeout = 4\n')
     _, table = config.find(cwd=tmp_path)

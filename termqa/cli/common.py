@@ -222,3 +222,13 @@ def epilog(*examples: str, codes: str = "") -> str:
     text = "\b\nExamples:\n" + "\n".join(f"  {e}" for e in examples)
     text += "\n\n\b\nExit codes:\n" + (codes or "  0 done\n  2 bad input or usage (one line on stderr)")
     return text
+
+
+def judge_of(settings):
+    """The judge's settings of a run (termqa.judge.llm.judge_settings), or None in counting mode: the judge
+    (and what it imports) loads only when a judge model is configured."""
+    if not settings.judge_model:
+        return None
+    from termqa.judge.llm import judge_settings
+
+    return judge_settings(settings)

@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from typing import Callable, Collection, Mapping, Optional, Sequence
 
+from termqa.config import VariantLevel
 from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss
 from termqa.judge.batch import R_BATCH, BatchPending
 from termqa.judge.llm import Backend, JudgeSettings
@@ -124,7 +125,7 @@ class Stage:
 
         k = (cid, tgt)
         if k not in self._forms:
-            self._forms[k] = target_forms(self.concepts[cid], tgt, self.lem(primary(tgt)))
+            self._forms[k] = target_forms(self.concepts[cid], tgt, self.lem(primary(tgt)), VariantLevel.NONE)
         return self._forms[k]
 
     def key(self, text: Optional[str], lang: str) -> Optional[tuple]:

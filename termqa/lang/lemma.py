@@ -35,9 +35,10 @@ import sys
 import threading
 from operator import itemgetter
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
 from termqa import indexcache
+from termqa.config import DEFAULT_LEMMATISER, LemmatiserMode
 from termqa.errors import TermqaError, UsageError
 from termqa.fileio import atomic_write
 from termqa.gcpause import paused_gc
@@ -1036,10 +1037,7 @@ _URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|www\.)\S", re.IGNORECASE)
 
 _CACHE: dict[tuple[str, str], Lemmatiser] = {}
 _CACHE_LOCK = threading.Lock()
-MODES = ("auto", "lookup", "trained")
-
-
-def get_lemmatiser(lang: str, *, mode: str = "auto") -> Lemmatiser:
+def get_lemmatiser(lang: str, *, mode: Union[LemmatiserMode, str] = DEFAULT_LEMMATISER) -> Lemmatiser:
     """The lemmatiser for `lang` (any BCP 47 tag; only the primary subtag counts), cached.
 
     mode "auto": the trained pipeline if its package is installed, else "lookup".
@@ -1047,8 +1045,7 @@ def get_lemmatiser(lang: str, *, mode: str = "auto") -> Lemmatiser:
     table (or without a spaCy language class) falls back automatically, as `name` says.
     mode "trained": the trained pipeline, or a UsageError naming the package to install.
     """
-    if mode not in MODES:
-        raise UsageError(f"unknown lemmatiser mode {mode!r}", fix="use one of: " + ", ".join(MODES))
+    mode = LemmatiserMode.parse(mode, "lemmatiser mode").value
     lg = primary(lang) or "xx"
     if mode == "auto":  # resolve first, so "auto" and the mode it picks share one instance
         mode = "trained" if importlib.util.find_spec(trained_package(lg)) is not None else "lookup"

@@ -27,6 +27,7 @@ from functools import lru_cache
 from typing import Optional, Sequence
 
 from termqa import indexcache
+from termqa.config import VariantLevel
 from termqa.lang.identify import spacy_stop_words
 from termqa.lang.langtags import primary
 from termqa.lang.lemma import is_target_word
@@ -150,7 +151,7 @@ def _positions(lists) -> dict:
     return at
 
 
-def target_forms(concept, tgt_lang, lemmatiser, variants: str = "none", reduced: str = "") -> list[TargetForm]:
+def target_forms(concept, tgt_lang, lemmatiser, variants: VariantLevel, reduced: str = "") -> list[TargetForm]:
     """The concept's target designations with their lemma keys (hidden labels included: matchable).
 
     From `variants="static"` on, the static variants of each allowed designation follow (a closed
@@ -171,7 +172,7 @@ def target_forms(concept, tgt_lang, lemmatiser, variants: str = "none", reduced:
         if key:
             kind = "forbidden" if t.status in FORBIDDEN_STATUSES else "glossary"
             out.append(TargetForm(key, t.text, kind, t.status, skey, lang))
-    if variants == "none":
+    if variants == VariantLevel.NONE:
         return out
     own = {f.key for f in out}
     extra = []

@@ -14,6 +14,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence, Union
 
 from termqa import conceptrows, formats, indexcache, signature
+from termqa.config import DEFAULT_LEMMATISER, DEFAULT_VARIANTS, LemmatiserMode, Settings, VariantLevel
 from termqa.errors import LanguageError, UsageError
 from termqa.fileio import file_sha256
 from termqa.formats.annotate.replies import read_replies
@@ -136,7 +137,7 @@ class Run:
     documents: tuple[Document, ...]
     table: Mapping[str, float]
     lem: Lemmatisers
-    settings: Mapping[str, object]  # the options as given (src_lang, tgt_lang, lemmatiser mode...)
+    settings: Settings  # the options as given (src_lang, tgt_lang, lemmatiser mode, variant level...)
     warnings: tuple[str, ...] = ()
     # input problems that make the whole result doubtful (wrong language, nothing found...): shown first
     alerts: tuple[str, ...] = ()
@@ -162,7 +163,7 @@ def check(
     src_lang: Optional[str] = None,
     tgt_lang: Optional[str] = None,
     glossary_lang: Optional[str] = None,
-    lemmatiser: str = "auto",
+    lemmatiser: Union[LemmatiserMode, str] = DEFAULT_LEMMATISER,
     penalties: Optional[Mapping[str, float]] = None,
     judge: Optional[JudgeSettings] = None,
     exhaustive: bool = False,
@@ -170,7 +171,7 @@ def check(
     source_only_glossary: bool = False,
     decisions: Union[None, str, DecisionBook] = None,
     progress: Optional[Progress] = None,
-    variants: str = vr.DEFAULT_LEVEL,
+    variants: Union[VariantLevel, str] = DEFAULT_VARIANTS,
     jobs: Optional[int] = None,
     index_cache: Union[bool, str, os.PathLike, None] = True,
 ) -> CheckResult:
@@ -211,17 +212,17 @@ def prepare(
     src_lang: Optional[str] = None,
     tgt_lang: Optional[str] = None,
     glossary_lang: Optional[str] = None,
-    lemmatiser: str = "auto",
+    lemmatiser: Union[LemmatiserMode, str] = DEFAULT_LEMMATISER,
     penalties: Optional[Mapping[str, float]] = None,
     source_only_glossary: bool = False,
-    variants: str = vr.DEFAULT_LEVEL,
+    variants: Union[VariantLevel, str] = DEFAULT_VARIANTS,
 ) -> Run:
     """Read the inputs and glossaries (paths, or records already read), settle languages, penalties and
     the lemmatiser mode, and check that they fit together (input sanity, loud and early)."""
     if not glossaries:
         raise UsageError("no glossary given", fix="pass --glossary FILE (TBX, SKOS, CSV/TSV)")
-    if variants not in vr.LEVELS:
-        raise UsageError(f"unknown variant level {variants!r}", fix=f"use one of: {', '.join(vr.LEVELS)}")
+    settings = Settings(src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang, lemmatiser=lemmatiser,
+                        variants=variants, source_only_glossary=source_only_glossary)  # checks the values
     table = validate_table(penalties or {})
     # paths are read here; records already read (termqa compare reads them once for all systems) pass
     gl = [g if isinstance(g, Glossary) else read_glossary_cached(g, glossary_lang) for g in glossaries]
@@ -231,21 +232,17 @@ def prepare(
     warnings = [w for f in files for w in f.warnings] + [w for g in gl for w in g.warnings]
     warnings += [f"{f.path}: {p}" for f in files for p in f.problems]
     documents = [d for f in files for d in f.documents]
-    mode = lemmatiser
-    if mode == "auto":
+    mode = settings.lemmatiser
+    if mode is LemmatiserMode.AUTO:
         # a trained pipeline lemmatises better but about 25x slower than the lookup tables: use it
         # where it helps, on projects small enough to stay fast
         words = project_words(documents)
         if words > TRAINED_MAX_WORDS:
-            mode = "lookup"
+            mode = LemmatiserMode.LOOKUP
             warnings.append(f"{words} words: lookup lemmatiser used for speed (--lemmatiser trained to force "
                             "a trained pipeline)")
     alerts = _glossary_fits(concepts, documents, source_only_glossary)
     alerts += sanity.language_alerts(files, src_lang=src_lang, tgt_lang=tgt_lang)
-    settings = {"src_lang": src_lang, "tgt_lang": tgt_lang, "lemmatiser_mode": lemmatiser}
-    if source_only_glossary:
-        settings["source_only_glossary"] = True
-    settings["variants"] = variants
     if not isinstance(concepts, conceptrows.ConceptRows):
         concepts = tuple(concepts)
     return Run(files=tuple(files), glossaries=tuple(gl), concepts=concepts, documents=tuple(documents),
@@ -338,7 +335,7 @@ def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] 
     lem = run.lem
     concepts = run.concepts  # ConceptRows from the index cache: a record is made only when read
     warnings = list(run.warnings)
-    level = str(run.settings.get("variants", vr.DEFAULT_LEVEL))
+    level = run.settings.variants
     documents = run.documents
     tries: dict[str, tuple] = {}
     # the concepts are merge_glossaries(run.glossaries): their fingerprint follows from the glossaries'
@@ -405,7 +402,7 @@ def review(run: Run, book: Optional[DecisionBook] = None) -> Run:
     return replace(run, verdicts=tuple(verdicts), review=report, warnings=tuple(warnings))
 
 
-def _count_sequential(documents, concepts, tries, lem, progress, level=vr.DEFAULT_LEVEL):
+def _count_sequential(documents, concepts, tries, lem, progress, level: VariantLevel):
     stops: dict[str, frozenset] = {}
     forms_cache: dict[tuple, list] = {}
     work: list[Work] = []
@@ -415,7 +412,7 @@ def _count_sequential(documents, concepts, tries, lem, progress, level=vr.DEFAUL
             progress("documents", n, len(documents))
         src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
         trie, heads = tries[src_l]
-        if level != "none" and src_l not in stops:
+        if level != VariantLevel.NONE and src_l not in stops:
             stops[src_l] = al.stop_words(primary(src_l))
         w, sk = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, forms_cache,
                                   level, stops.get(src_l, frozenset()))
@@ -426,7 +423,7 @@ def _count_sequential(documents, concepts, tries, lem, progress, level=vr.DEFAUL
     return work, skipped
 
 
-def _count_parallel(documents, concepts, tries, lem, rules, jobs, progress, level=vr.DEFAULT_LEVEL):
+def _count_parallel(documents, concepts, tries, lem, rules, jobs, progress, level: VariantLevel):
     """`_count_sequential` in worker processes, then references and verdicts, with the same results: a
     document's occurrences depend on that document alone (the glossary renderings mining keeps clear of
     are those of the concepts found in it), and so do its references (R(s) is per document) and the
@@ -434,7 +431,7 @@ def _count_parallel(documents, concepts, tries, lem, rules, jobs, progress, leve
     references, verdicts, metric items and misaligned segments, in document order."""
     for doc in documents:  # built before forking, so that every worker inherits them
         lem(normalise_tag(doc.tgt_lang))
-    stops = {src_l: al.stop_words(primary(src_l)) for src_l in tries} if level != "none" else {}
+    stops = {src_l: al.stop_words(primary(src_l)) for src_l in tries} if level != VariantLevel.NONE else {}
     worker_forms: dict = {}  # per worker process, across its documents (a concept's forms are computed once)
 
     def task(n):
@@ -488,8 +485,8 @@ def finish(run: Run) -> CheckResult:
     sig = signature.build(
         glossaries=run.glossaries, lemmatisers=run.lem.names(), penalties=run.table, judge=run.judge,
         exhaustive=run.exhaustive, domain=run.domain, decisions=run.review.sha256 if run.review else None,
-        variants=str(run.settings.get("variants", vr.DEFAULT_LEVEL)),
-        settings={**run.settings, "mode": "judge" if run.judge is not None else "counting",
+        variants=run.settings.variants,
+        settings={**run.settings.recorded(), "mode": "judge" if run.judge is not None else "counting",
                   "exhaustive": run.exhaustive, "domain": run.domain},
     )
     return CheckResult(
@@ -501,7 +498,7 @@ def finish(run: Run) -> CheckResult:
     )
 
 
-def cached_source_index(concepts, src_l: str, lemmatiser, path, variants: str = vr.DEFAULT_LEVEL,
+def cached_source_index(concepts, src_l: str, lemmatiser, path, variants: VariantLevel = DEFAULT_VARIANTS,
                         fingerprint: Optional[str] = None) -> tuple:
     """`_source_index` through the active index cache.
 
@@ -515,18 +512,18 @@ def cached_source_index(concepts, src_l: str, lemmatiser, path, variants: str = 
     if not cache.enabled:
         return _source_index(concepts, src_l, lemmatiser, path, variants)
     key = indexcache.make_key("source-index", fingerprint or terms_fingerprint(concepts), src_l, lemmatiser.name,
-                              lemmatiser.mode, variants)
+                              lemmatiser.mode, str(variants))
     hit = cache.load(key)
     if isinstance(hit, tuple) and len(hit) == 2 and isinstance(hit[0], dt.TermTrie):
         return hit
     built = _source_index(concepts, src_l, lemmatiser, path, variants)
-    if variants != "none":  # stored with the variant passes' indexes built
-        dt.variant_indexes(built[0], variants == "dynamic")
+    if variants != VariantLevel.NONE:  # stored with the variant passes' indexes built
+        dt.variant_indexes(built[0], variants == VariantLevel.DYNAMIC)
     cache.store(key, built)
     return built
 
 
-def _source_index(concepts, src_l, lemmatiser, path, variants: str = vr.DEFAULT_LEVEL):
+def _source_index(concepts, src_l, lemmatiser, path, variants: VariantLevel):
     """The trie of every source designation, and each concept's head term (its preferred term).
 
     `variants` decides which entries the trie holds (static variants from "static" on): the cache of
@@ -626,7 +623,7 @@ def _give_languages(gl, files, src_lang, tgt_lang):
     return [g if g.languages or g.format not in ("csv", "tsv") else assign_languages(g, src, tgt) for g in gl]
 
 
-def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cache, level="none", stop=frozenset()):
+def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cache, level: VariantLevel, stop=frozenset()):
     """Occurrences of one document, with chains, first mentions and target spans.
 
     Everything here depends on this document only (the forms cache holds pure functions of a concept),
@@ -775,7 +772,7 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
     return work, skipped
 
 
-def _detect_in_chunks(trie, segments, lem_s, level="none", lang="", stop=frozenset()):
+def _detect_in_chunks(trie, segments, lem_s, level: VariantLevel, lang="", stop=frozenset()):
     """`detect_document` on a big document (a whole translation memory), DETECT_CHUNK segments at a time.
 
     Each chunk is tokenised once, matched and searched for the variants a segment holds on its own; no
@@ -785,7 +782,7 @@ def _detect_in_chunks(trie, segments, lem_s, level="none", lang="", stop=frozens
     look a few segments back, acronyms, the occurrences' surface keys) has those segments tokenised again.
     """
     segs = _WithSource(segments)
-    finder = dt.VariantFinder(trie, level, stop) if level != "none" else None
+    finder = dt.VariantFinder(trie, level, stop) if level != VariantLevel.NONE else None
     by_seg: dict = {}
     taken_by_seg: dict = {}
     for part in _chunks(segs, DETECT_CHUNK):

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
+from termqa.config import VariantLevel
 from termqa.lang.fold import exact_key, is_caps
 from termqa.lang.normalise import loose, term_tokens
 from termqa.model import Concept, Document, Segment, Term
@@ -148,10 +149,10 @@ class TermTrie:
         return best_end, best
 
 
-def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser, variants: str = "none") -> list[SourceEntry]:
+def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser, variants: VariantLevel) -> list[SourceEntry]:
     """Every source-language designation of every concept, with its matching key.
 
-    `variants` (termqa.pipeline.variants.LEVELS): from `static` on, the variants generated from each
+    `variants` (termqa.config.VariantLevel): from `static` on, the variants generated from each
     designation follow the glossary's own entries (which win where both give the same path).
     """
     items: list[tuple[Concept, Term]] = []
@@ -165,7 +166,7 @@ def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser, varian
         key, skey = keys_of(tk)
         if key:
             out.append(SourceEntry(c.id, t.text, key, t.term_type, "glossary", skey))
-    if vr.check_level(variants) != "none":
+    if variants != VariantLevel.NONE:
         lang = src_lang.split("-")[0].lower()
         own = {e.key for e in out}
         extra = []
@@ -344,7 +345,7 @@ def acronym_definition_spans(matches: Sequence[Match], tokens_by_seg: dict, acro
 
 
 def detect_document(doc: Document, trie: TermTrie, tokens_by_seg: dict, segments: Sequence[Segment],
-                    variants: str = "none", lang: str = "", stop: frozenset = frozenset()):
+                    variants: VariantLevel, lang: str = "", stop: frozenset = frozenset()):
     """All matches in a document, including acronyms the document defines. Ordered by position.
 
     With `variants` other than "none", the variants of that level too (termqa.pipeline.variants);
@@ -356,7 +357,7 @@ def detect_document(doc: Document, trie: TermTrie, tokens_by_seg: dict, segments
         toks = tokens_by_seg[seg.index]
         pk = prepared[seg.index] = positions_and_keys(toks)
         matches.extend(find_in_segment(trie, seg, toks, pk))
-    if variants != "none":
+    if variants != VariantLevel.NONE:
         matches = find_variants(matches, trie, tokens_by_seg, segments, variants, lang, stop, prepared)
     return add_acronyms(trie, matches, tokens_by_seg, segments)
 
@@ -428,7 +429,7 @@ class VariantFinder:
     def __init__(self, trie: TermTrie, level: str, stop: frozenset):
         self.trie = trie
         self.stop = stop
-        self.dynamic = level == "dynamic"
+        self.dynamic = level == VariantLevel.DYNAMIC
         self.singles, self.lefts, self.by_key, self.ins_index, self.lengths = variant_indexes(trie, self.dynamic)
 
     def in_segment(self, seg: Segment, toks, seg_matches: Sequence[Match],

@@ -1,6 +1,6 @@
 """Term variants beyond the glossary's own forms, and the variation typology they are labelled with.
 
-Three detection levels (`variants=`):
+Three detection levels (`variants=`, termqa.config.VariantLevel):
 
 - `none`: the glossary's designations (lemmas, all synonyms) and the acronyms a document defines.
 - `static`: plus forms generated from each glossary designation before reading any text: closed
@@ -26,9 +26,6 @@ from functools import lru_cache
 from typing import Optional, Sequence
 
 from termqa.lang.lemma import known_form, part_of_speech_keys, table_lemma
-
-LEVELS = ("none", "static", "dynamic")
-DEFAULT_LEVEL = "dynamic"
 
 # the coarse `variation` values of an occurrence, and the paper's type codes they stand for
 TYPE_CODES = {
@@ -84,13 +81,6 @@ NOT_DERIVED = frozenset({
     ("mediate", "mediatique"), ("principe", "principal"), ("alimente", "alimentaire"), ("initie", "initial"),
     ("pandeme", "pandemique"), ("masse", "massique"), ("pulmone", "pulmonaire"), ("obligation", "obligatoire"),
 })
-
-
-def check_level(level: str) -> str:
-    """The level, or a ValueError naming the choices (the CLI's click.Choice says it earlier)."""
-    if level not in LEVELS:
-        raise ValueError(f"variants must be one of {', '.join(LEVELS)}, not {level!r}")
-    return level
 
 
 def variation_for_rule(rule: str, base_variation: str) -> tuple[str, Optional[str]]:
