@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from termqa.conceptrows import ConceptRows, merged
+from termqa.store.conceptrows import ConceptRows, merged
 from termqa.errors import InputError, UsageError
 from termqa.model import Concept, Glossary
 
@@ -57,7 +57,7 @@ def _looks_like_xml(path: Path) -> bool:
 def merge_glossaries(glossaries: Sequence[Glossary]) -> Sequence[Concept]:
     """All concepts of all glossaries. Ids that collide across glossaries get the file's stem.
 
-    Glossaries read through the index cache hold their concepts as rows (termqa.conceptrows): merged
+    Glossaries read through the index cache hold their concepts as rows (termqa.store.conceptrows): merged
     as rows, so that no concept record is made before a run reads it."""
     if len(glossaries) == 1:
         return glossaries[0].concepts

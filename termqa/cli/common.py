@@ -14,7 +14,7 @@ import click
 
 from termqa.errors import InputError, TermqaError, UsageError
 from termqa.formats.sniff import detect_text, looks_binary, text_start
-from termqa.gcpause import no_collection_at_exit
+from termqa.store.gcpause import no_collection_at_exit
 
 EXIT_OK = 0
 EXIT_QA_FAILED = 1

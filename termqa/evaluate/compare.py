@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Mapping, Optional, Sequence, Union
 
-from termqa import formats, indexcache
+from termqa import formats
 from termqa.config import DEFAULT_LEMMATISER, DEFAULT_VARIANTS, LemmatiserMode, VariantLevel
 from termqa.errors import InputError, MissingLanguageError, UsageError
 from termqa.evaluate import stats
@@ -41,6 +41,7 @@ from termqa.pipeline.check import (
 )
 from termqa.pipeline.detect import keys_of, rendering_key
 from termqa.pipeline.score import validate_table
+from termqa.store import indexcache
 
 COMPARE_VERSION = 1
 DEFAULT_ALPHA = 0.05

@@ -37,14 +37,14 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
-from termqa import indexcache
 from termqa.config import DEFAULT_LEMMATISER, LemmatiserMode
 from termqa.errors import TermqaError, UsageError
 from termqa.fileio import atomic_write
-from termqa.gcpause import paused_gc
 from termqa.lang import chunktok, installed
 from termqa.lang.fold import exact_key, loose, loose_many
 from termqa.lang.langtags import primary
+from termqa.store import indexcache
+from termqa.store.gcpause import paused_gc
 
 
 class Token(tuple):

@@ -26,15 +26,16 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Optional, Sequence
 
-from termqa import indexcache
 from termqa.config import VariantLevel
 from termqa.lang.identify import spacy_stop_words
 from termqa.lang.langtags import primary
 from termqa.lang.lemma import is_target_word
 from termqa.lang.normalise import loose
-from termqa.model import FORBIDDEN_STATUSES, pickled_by_init
+from termqa.model import FORBIDDEN_STATUSES
 from termqa.pipeline import variants as vr
 from termqa.pipeline.detect import content_positions, keys_of, text_keys
+from termqa.store import indexcache
+from termqa.store.pickling import pickled_by_fields
 
 # Lower wins when two kinds propose the same span.
 _PRIORITY = {"glossary": 0, "dnt": 0, "forbidden": 1, "dnt_altered": 2, "established": 3, "untranslated": 4,
@@ -54,7 +55,7 @@ class TargetForm:
     rule: str = ""  # a variant of a glossary designation (termqa.pipeline.variants.RULES), else empty
 
 
-@pickled_by_init  # counting workers send alignments back
+@pickled_by_fields  # counting workers send alignments back
 @dataclass(frozen=True, slots=True)
 class Alignment:
     tok_start: int

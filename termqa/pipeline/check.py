@@ -13,14 +13,13 @@ from dataclasses import dataclass, field, replace
 from itertools import islice
 from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence, Union
 
-from termqa import conceptrows, formats, indexcache, signature
+from termqa import formats, signature
 from termqa.config import DEFAULT_LEMMATISER, DEFAULT_VARIANTS, LemmatiserMode, Settings, VariantLevel
 from termqa.errors import LanguageError, UsageError
 from termqa.fileio import file_sha256
 from termqa.formats.annotate.replies import read_replies
 from termqa.formats.csvgloss import assign_languages
 from termqa.formats.decisions import DecisionBook, merge, read_decisions
-from termqa.gcpause import without_gc
 from termqa.inputs import expand, merge_glossaries
 from termqa.lang.langtags import normalise_tag, primary
 from termqa.lang.lemma import Lemmatiser, get_lemmatiser
@@ -28,7 +27,7 @@ from termqa.lang.normalise import term_key
 from termqa.lang.segcheck import misalignment
 from termqa.model import (
     ALLOWED_STATUSES, BilingualFile, Concept, Document, Glossary, Occurrence, Reference, Span, Verdict,
-    packed_document, segment_texts, terms_fingerprint,
+    terms_fingerprint,
 )
 from termqa.pipeline import align as al, detect as dt, parallel, sanity, variants as vr
 from termqa.pipeline.metrics import Item
@@ -37,6 +36,9 @@ from termqa.pipeline.reference import glossary_reference, pseudo_reference
 from termqa.pipeline.score import validate_table
 from termqa.results.serialise import result_dict
 from termqa.signature import JudgePart, Signature
+from termqa.store import conceptrows, indexcache
+from termqa.store.gcpause import without_gc
+from termqa.store.packed import packed_document, segment_texts
 
 if TYPE_CHECKING:  # a counting run never loads the judge (openai, its SQLite cache) nor the review code
     from termqa.judge.llm import JudgeSettings
@@ -188,7 +190,7 @@ def check(
     `jobs`: worker processes for the counting stage (None: the available cores, on projects large enough
     to gain from it); results are the same for any value.
     `index_cache`: True (the user cache folder, or $TERMQA_CACHE_DIR), False (none) or a folder: parsed
-    glossaries, source indexes, lemma tables and text analyses are kept there between runs (termqa.indexcache).
+    glossaries, source indexes, lemma tables and text analyses are kept there between runs (termqa.store.indexcache).
     """
     with indexcache.using(indexcache.resolve(index_cache)):
         run = prepare(inputs, glossaries, src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang,
@@ -311,7 +313,7 @@ def read_glossary_cached(path, glossary_lang: Optional[str] = None) -> Glossary:
     if isinstance(hit, Glossary) and hit.content_hash == digest:
         return hit
     g = formats.read_glossary(path, default_lang=glossary_lang)
-    # stored as rows (termqa.conceptrows): a later run makes a record only of each concept it reads
+    # stored as rows (termqa.store.conceptrows): a later run makes a record only of each concept it reads
     g = replace(g, concepts=conceptrows.ConceptRows(g.concepts))
     g.terms_fingerprint  # computed before storing: kept with the glossary
     cache.store(key, g)
@@ -883,7 +885,7 @@ class _WithSource:
 class _Tokens(dict):
     """Source tokens by segment index, made when asked (the latest kept: one segment's matches ask in turn).
 
-    Packed segments (termqa.model.PackedSegments) are found by position; other documents by a map of
+    Packed segments (termqa.store.packed.PackedSegments) are found by position; other documents by a map of
     their texts."""
 
     def __init__(self, segments, lem):

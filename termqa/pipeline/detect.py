@@ -16,6 +16,7 @@ from termqa.lang.fold import exact_key, is_caps
 from termqa.lang.normalise import loose, term_tokens
 from termqa.model import Concept, Document, Segment, Term
 from termqa.pipeline import variants as vr
+from termqa.store.pickling import pickled_by_fields
 
 # Variation categories of a source form relative to the concept's head term.
 NONE = "none"
@@ -38,7 +39,9 @@ def is_gap(tok) -> bool:
     return tok.punct and tok.text in GAPS
 
 
-@dataclass(frozen=True)
+# pickled in bulk: the cached source index of a 20k-concept termbase holds tens of thousands of entries
+@pickled_by_fields
+@dataclass(frozen=True, slots=True)
 class SourceEntry:
     """One matchable source designation of a concept."""
 
@@ -51,34 +54,6 @@ class SourceEntry:
     # "pompe" -> "pomper"; matching accepts a token whose lemma or surface equals either key)
     rule: str = ""  # variant rule; empty for the glossary's own designations and acronyms
     base_key: tuple[str, ...] = ()  # for a variant: the key of the designation it was made from
-
-    def __reduce__(self):
-        # pickled as a call of `_entry` with the fields: the cached source index of a 20k-concept
-        # termbase holds ~46k entries, and pickle's default (a state dict per entry, then copied into
-        # the new object's) made them half of its loading time; `_entry` loads them ~30% faster
-        return _entry, (self.concept_id, self.text, self.key, self.term_type, self.via, self.skey, self.rule,
-                        self.base_key)
-
-
-_new = object.__new__
-
-
-def _entry(concept_id, text, key, term_type, via, skey, rule, base_key) -> SourceEntry:
-    """A SourceEntry made from its fields as pickled, written into its __dict__ as pickle itself fills a
-    frozen dataclass's (the generated __init__ goes through object.__setattr__ per field: slower). One
-    item at a time, in field order: the dict then shares its keys with every other entry's (a
-    `dict.update` would make each a full dict of its own, 136 bytes more per entry)."""
-    e = _new(SourceEntry)
-    d = e.__dict__
-    d["concept_id"] = concept_id
-    d["text"] = text
-    d["key"] = key
-    d["term_type"] = term_type
-    d["via"] = via
-    d["skey"] = skey
-    d["rule"] = rule
-    d["base_key"] = base_key
-    return e
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +68,10 @@ class Match:
     end: int
 
 
+# the derived indexes travel with the trie (the index cache stores them built: reading them back is cheaper
+# than building them); the entries go first, so that pickle writes each entry in that flat list rather than
+# deep in the trie where it is first met, and reads them back in one run
+@pickled_by_fields(fields=("entries", "root", "size", "derived"))
 class TermTrie:
     """A token trie over normalised term keys. Values are lists of entries ending at a node."""
 
@@ -103,16 +82,6 @@ class TermTrie:
         self.size = 0
         self.entries: list[SourceEntry] = []  # every entry added, in order (variant passes read them)
         self.derived: dict = {}  # indexes the variant passes build from `entries`: once per trie, not per document
-
-    def __getstate__(self):
-        # the derived indexes travel with the trie (the index cache stores them built: reading them
-        # back costs about half of building them). The entries go first, so that pickle writes each
-        # entry in that flat list rather than deep in the trie where it is first met: measured ~10%
-        # faster to load (the entries are then read in one run, not between trie nodes)
-        return self.entries, self.root, self.size, self.derived
-
-    def __setstate__(self, state):
-        self.entries, self.root, self.size, self.derived = state
 
     def add(self, entry: SourceEntry) -> None:
         self.entries.append(entry)

@@ -13,11 +13,11 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
-from termqa.model import pickled_by_init
+from termqa.store.pickling import pickled_by_fields
 from termqa.pipeline.variants import CTV_PRESERVES, TYPE_CODES
 
 
-@pickled_by_init
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Item:
     doc_id: str

@@ -11,7 +11,7 @@ from typing import Iterator
 
 from termqa.errors import InputError
 from termqa.fileio import Rows
-from termqa.gcpause import without_gc
+from termqa.store.gcpause import without_gc
 from termqa.model import OUTCOMES, UNJUDGED
 from termqa.pipeline.metrics import all_metrics, per_document, variation_shares
 from termqa.pipeline.score import scores
