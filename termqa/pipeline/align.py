@@ -584,7 +584,7 @@ def _pair_key(source: str, target: str) -> bytes:
     """What makes two segment pairs "the same sentence": case, spacing and numbers aside. Both sides in
     one string, split by a character XML text never holds (searching for digits first: most sentences
     have none, and a search costs half a substitution), kept as a 96-bit digest: a big memory keeps the
-    key of every segment holding a term (the strings were ~37 MB for a 10M-word memory, the digests ~7);
+    key of every segment holding a term (a digest is a fraction of the strings);
     two pairs are taken for one only if their digests are equal (odds of 1 in 10^16 for a million pairs)."""
     k = " ".join(f"{source} \x00 {target}".split()).lower()
     if _DIGIT.search(k):
@@ -817,8 +817,8 @@ def _document_counts(work, indexes, stop, lemmatiser, needed, pair_of: dict) -> 
 
 class PairsSeen:
     """The segment pairs (by `_pair_key`) a document has shown so far, in an open-addressing table of
-    bytes sized for the document: a Python set of the digests cost about 90 bytes a pair (80 MB for the
-    912k units of a 10M-word memory), this 24-48."""
+    bytes sized for the document: a Python set of the digests costs several times the bytes a pair that
+    this table does."""
 
     WIDTH = 12
     EMPTY = bytes(WIDTH)

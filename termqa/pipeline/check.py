@@ -53,8 +53,7 @@ TRAINED_MAX_WORDS = 50_000
 # matched DETECT_CHUNK segments at a time, and the tokens needed later are made again.
 BIG_DOCUMENT = 20_000
 # Segments tokenised at a time in a big document: a chunk's tokens are all held at once (a few kB a
-# segment), so a bigger chunk only costs memory (20,000 held ~90 MB more at the peak of a 3M-word memory
-# than 2,000, for the same time).
+# segment), so a bigger chunk only costs memory, for the same time.
 DETECT_CHUNK = 2_000
 
 # Above this many bytes of input files, the documents of a project are kept packed once read (`_read_inputs`):
@@ -236,7 +235,7 @@ def prepare(
     documents = [d for f in files for d in f.documents]
     mode = settings.lemmatiser
     if mode is LemmatiserMode.AUTO:
-        # a trained pipeline lemmatises better but about 25x slower than the lookup tables: use it
+        # a trained pipeline lemmatises better but much slower than the lookup tables: use it
         # where it helps, on projects small enough to stay fast
         words = project_words(documents)
         if words > TRAINED_MAX_WORDS:
@@ -644,7 +643,7 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
     work: list[Work] = []
     skipped = 0
     # a term's form name and surface keys are the same few values again and again: one object each (a
-    # 10M-word memory's 166k occurrences held ~40 MB of equal strings and tuples)
+    # big memory's occurrences would otherwise hold many equal strings and tuples)
     shared: dict = {}
     for m in matches:
         if not m.segment.translated:
@@ -718,7 +717,7 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
         )
 
     # pass 2 reads the Pending of each occurrence pass 1 leaves open and of each chain's first (its forms
-    # are the chain's): only those are kept (a big memory's 166k occurrences held ~21 MB of them)
+    # are the chain's): only those are kept (a big memory's occurrences would hold many of them)
     chain_firsts: dict = {}
     for i, w in enumerate(work):
         chain_firsts.setdefault((w.concept.id, w.source_form), i)

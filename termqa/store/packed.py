@@ -55,8 +55,8 @@ class PackedSegments(Sequence):
         return hit
 
     def texts(self) -> Iterator[tuple[int, str, Optional[str]]]:
-        """(index, source, target) of every segment in order, without making Segment records (several
-        times faster than iterating: counting words or n-grams needs the text only)."""
+        """(index, source, target) of every segment in order, without making Segment records (faster than
+        iterating: counting words or n-grams needs the text only)."""
         i, s, t = _SEGMENT_FIELDS.index("index"), _SEGMENT_FIELDS.index("source"), _SEGMENT_FIELDS.index("target")
         for b in range(len(self._blocks)):
             cols = self._columns(b)
