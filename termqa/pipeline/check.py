@@ -34,7 +34,6 @@ from termqa.pipeline.metrics import Item
 from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING, Rules, verdict_fields
 from termqa.pipeline.reference import glossary_reference, pseudo_reference
 from termqa.pipeline.score import validate_table
-from termqa.results.serialise import result_dict
 from termqa.signature import JudgePart, Signature
 from termqa.store import conceptrows, indexcache
 from termqa.store.gcpause import without_gc
@@ -99,6 +98,10 @@ class CheckResult:
     review: Optional[ReviewReport] = None
 
     def to_dict(self) -> dict:
+        """The JSON object of the result (termqa.results.serialise, which reads this record: loaded here,
+        when asked, so the pipeline never depends on the serialiser)."""
+        from termqa.results.serialise import result_dict
+
         return result_dict(self)
 
 

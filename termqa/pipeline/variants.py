@@ -25,13 +25,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional, Sequence
 
+from termqa.labels import CTV_PRESERVES, TYPE_CODES  # noqa: F401 (the variation vocabulary)
 from termqa.lang.lemma import known_form, part_of_speech_keys, table_lemma
-
-# the coarse `variation` values of an occurrence, and the paper's type codes they stand for
-TYPE_CODES = {
-    "none": "NO-VAR", "graphical": "GRAPH", "morphosyntactic": "MORPH", "reduction": "RED",
-    "expansion": "EXP", "lexical": "LEX", "combined": "COMBO",
-}
 
 # our rule -> (variation, subtype); the README's table lists the same
 RULES = {
@@ -357,11 +352,3 @@ def target_variation(rendering_text: Optional[str], rendering_key: Optional[tupl
         return "expansion"
     return "lexical"
 
-
-# the source variation types CTV scores, and the target types that preserve each
-CTV_PRESERVES = {
-    "graphical": frozenset({"graphical"}),
-    "reduction": frozenset({"reduction"}),
-    "expansion": frozenset({"expansion"}),
-    "lexical": frozenset({"lexical", "none"}),
-}

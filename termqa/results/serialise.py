@@ -11,10 +11,10 @@ from typing import Iterator
 
 from termqa.errors import InputError
 from termqa.fileio import Rows
-from termqa.store.gcpause import without_gc
 from termqa.model import OUTCOMES, UNJUDGED
 from termqa.pipeline.metrics import all_metrics, per_document, variation_shares
 from termqa.pipeline.score import scores
+from termqa.store.gcpause import without_gc
 
 RESULT_VERSION = 1
 
