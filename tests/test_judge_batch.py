@@ -10,7 +10,6 @@ import pytest
 
 from termqa.judge.batch import ENDPOINT, IngestReport, collect, ingest_file, ingest_lines, jsonl, request_line, submit
 from termqa.judge.cache import VerdictCache
-from tests.llm_server import llm_server  # noqa: F401  (fixture)
 
 SCHEMA = {"name": "verdict", "schema": {"type": "object", "required": ["label"]}}
 

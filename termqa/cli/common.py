@@ -13,8 +13,8 @@ from typing import Optional
 import click
 
 from termqa.errors import InputError, TermqaError, UsageError
-from termqa.labels import R_BATCH, R_UNAVAILABLE
 from termqa.formats.sniff import detect_text, looks_binary, text_start
+from termqa.labels import R_BATCH, R_UNAVAILABLE
 from termqa.store.gcpause import no_collection_at_exit
 
 EXIT_OK = 0

@@ -3,9 +3,7 @@ from __future__ import annotations
 
 import click
 
-from termqa.config import (
-    DEFAULT_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT, DEFAULT_VARIANTS, AnnotateLevel, LemmatiserMode, VariantLevel,
-)
+from termqa.config import DEFAULT_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT, DEFAULT_VARIANTS, LemmatiserMode, VariantLevel
 
 _INPUT_OPTIONS = (
     click.option("-g", "--glossary", "glossary", multiple=True,

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional, Sequence
 
-from termqa.labels import CTV_PRESERVES, TYPE_CODES  # noqa: F401 (the variation vocabulary)
+from termqa.labels import TYPE_CODES
 from termqa.lang.lemma import known_form, part_of_speech_keys, table_lemma
 
 # our rule -> (variation, subtype); the README's table lists the same
