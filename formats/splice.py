@@ -207,8 +207,8 @@ def _attrs(text: str, start: int, end: int) -> list[Attr]:
 
 def parse(text: str, path: str = "<xml>") -> Document:
     """Tokenize well-formed XML text into a light tree with offsets."""
-    # Building ~100k small objects triggers many full garbage collections that find nothing to free;
-    # pausing the collector halves the time on a 1 MB file.
+    # Building many small objects triggers full garbage collections that find nothing to free:
+    # the collector is paused meanwhile.
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -24,7 +24,7 @@ import re
 from collections import Counter
 from typing import Optional
 
-from termqa.gcpause import paused_gc
+from termqa.store.gcpause import paused_gc
 from termqa.lang.langtags import normalise_tag
 from termqa.model import Concept, Glossary, Term
 

@@ -25,7 +25,8 @@ from collections import Counter
 
 from termqa.errors import InputError, MissingLanguageError
 from termqa.lang.langtags import match_quality, normalise_tag
-from termqa.model import BilingualFile, Document, Segment, SegmentPacker
+from termqa.model import BilingualFile, Document, Segment
+from termqa.store.packed import SegmentPacker
 
 from . import xmlsafe, xmlstream
 from .inline import TMX, flatten
@@ -96,7 +97,7 @@ def read_stream(path: str, *, src_lang=None, tgt_lang=None) -> BilingualFile:
 
     The first pass gathers the languages (and the header's srclang), the second builds the segments;
     each `<tu>` is dropped as soon as it is read, and the segments are kept compressed
-    (termqa.model.PackedSegments), so memory holds a fraction of the file and no XML. Gives a record
+    (termqa.store.packed.PackedSegments), so memory holds a fraction of the file and no XML. Gives a record
     equal to `read`'s on the parsed tree (tested). The parser settings are formats.xmlsafe's:
     no entities, no DTD, no network.
     """
@@ -143,7 +144,7 @@ def _read_units(path: str, uri: str, info: dict, tus, *, src_lang=None, tgt_lang
 
     `info`: the header's srclang, the root's version and whether the file has a body (filled by the
     first pass when streaming). `pack`: the document's segments are kept compressed as they are read
-    (termqa.model.PackedSegments), never as millions of records at once.
+    (termqa.store.packed.PackedSegments), never as millions of records at once.
     """
     warnings: list[str] = []
     problems: list[str] = []

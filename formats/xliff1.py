@@ -17,9 +17,10 @@ from __future__ import annotations
 from typing import Optional
 
 from termqa.errors import InputError, MissingLanguageError
-from termqa.gcpause import paused_gc
 from termqa.lang.langtags import normalise_tag
-from termqa.model import BilingualFile, Document, Segment, SegmentPacker
+from termqa.model import BilingualFile, Document, Segment
+from termqa.store.gcpause import paused_gc
+from termqa.store.packed import SegmentPacker
 
 from . import inline, xmlsafe, xmlstream
 from .unitstate import with_qualifier

@@ -19,9 +19,10 @@ from collections import Counter
 from typing import Optional
 
 from termqa.errors import InputError, MissingLanguageError
-from termqa.gcpause import paused_gc
 from termqa.lang.langtags import lang_matches, normalise_tag
-from termqa.model import BilingualFile, Document, InlineCode, Segment, SegmentPacker
+from termqa.model import BilingualFile, Document, InlineCode, Segment
+from termqa.store.gcpause import paused_gc
+from termqa.store.packed import SegmentPacker
 
 from . import xmlsafe, xmlstream
 from .inline import XLIFF2, flatten

@@ -1,34 +1,208 @@
-"""Settings a team reuses, from `termqa.toml` or `[tool.termqa]` in `pyproject.toml`.
+"""The settings of one run: one typed record (`Settings`), built and checked once.
 
-Looked up in the current folder (or given with `--config`). Keys are the long option names with `_`
-for `-` (e.g. `glossary = ["terms.tbx"]`, `tgt_lang = "fr"`, `judge_model = "gpt-4o-mini"`,
-`fail_on = ["error"]`); a `[penalties]` table overrides penalties. Command-line flags override the file.
-Relative paths in the file are relative to the file's folder.
+Where a setting comes from, last wins: its default (defined here, once), the config file
+(`termqa.toml`, or `[tool.termqa]` in `pyproject.toml`, found in the current folder or given with
+`--config`), the environment (`OPENAI_MODEL` for the judge model), the command-line flag. A setting has
+one name from the flag to the JSON: the flag `--judge-timeout` is the config key `judge_timeout` (or
+`judge-timeout`) and the field `Settings.judge_timeout`. Closed sets of values are enums
+(`VariantLevel`, `LemmatiserMode`, `AnnotateLevel`): the CLI takes its choices from them, and a value
+outside them is refused when the record is made, nowhere else. Relative paths in the config file are
+relative to the file's folder. A `[penalties]` table overrides penalties, `[prices]` judge prices.
+
+Adding a setting: add a field to `Settings` with its type and default, and `kind=` if the config file
+may hold it (`_setting(...)`: paths, path, str, int, float, bool, list, table); a click option of the
+same name in `termqa/cli/options.py` then reaches it through `Settings.build(**flags)`. Nothing else
+lists settings: the config file's known keys are the fields that have a kind.
 """
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass, field, fields
+from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from types import MappingProxyType
+from typing import Any, Mapping, Optional
 
-from termqa.errors import ConfigError
-from termqa.pipeline.variants import DEFAULT_LEVEL as DEFAULT_VARIANTS
+from termqa.errors import ConfigError, UsageError
 
-if TYPE_CHECKING:  # the judge (and what it imports) loads only when a judge model is configured
-    from termqa.judge.llm import JudgeSettings
 
-# key -> kind; anything else in the file is refused with the list of known keys.
-KEYS = {
-    "glossary": "paths", "src_lang": "str", "tgt_lang": "str", "glossary_lang": "str", "domain": "str",
-    "lemmatiser": "str", "judge_model": "str", "judge_base_url": "str", "concurrency": "int",
-    "max_calls": "int", "max_cost": "float", "judge_timeout": "float", "judge_batch": "bool",
-    "judge_batch_file": "path", "cache": "path", "offline": "bool", "exhaustive": "bool",
-    "fail_on": "list", "penalties": "table", "annotate_level": "str", "its": "bool", "prices": "table",
-    "source_only_glossary": "bool", "decisions": "path", "variants": "str", "jobs": "int", "index_cache": "bool",
-    "force_languages": "bool",
-    "include_states": "list",
-}
+class _Choice(str, Enum):
+    """A closed set of string values; compares equal to its value and prints as it."""
+
+    def __str__(self) -> str:
+        return self.value
+
+    __format__ = str.__format__
+    __hash__ = str.__hash__  # a member and its value are the same dict key
+
+    @classmethod
+    def choices(cls) -> list[str]:
+        return [m.value for m in cls]
+
+    @classmethod
+    def parse(cls, value: Any, what: str):
+        """`value` as a member, or a UsageError listing the choices."""
+        try:
+            return cls(value)
+        except ValueError:
+            raise UsageError(f"unknown {what} {value!r}", fix=f"use one of: {', '.join(cls.choices())}") from None
+
+
+class VariantLevel(_Choice):
+    """Term variants found beyond the glossary's forms (README, "Term variants")."""
+
+    NONE = "none"
+    STATIC = "static"
+    DYNAMIC = "dynamic"
+
+
+class LemmatiserMode(_Choice):
+    """auto: a trained spaCy pipeline on small projects when installed, else lookup tables."""
+
+    AUTO = "auto"
+    LOOKUP = "lookup"
+    TRAINED = "trained"
+
+
+class AnnotateLevel(_Choice):
+    """Which occurrences become notes in annotated XLIFF."""
+
+    ERRORS = "errors"
+    FLAGGED = "flagged"
+    ALL = "all"
+
+
+# --- the defaults, each defined once -----------------------------------------------------------------
+DEFAULT_VARIANTS = VariantLevel.DYNAMIC
+DEFAULT_LEMMATISER = LemmatiserMode.AUTO
+DEFAULT_ANNOTATE_LEVEL = AnnotateLevel.FLAGGED
+DEFAULT_JUDGE_TIMEOUT = 60.0  # seconds per judge request
+DEFAULT_CONCURRENCY = 8  # judge calls in flight at once
+
+# the environment variables the judge reads (termqa.judge.llm.settings_from_env)
+ENV_MODEL, ENV_BASE_URL, ENV_API_KEY = "OPENAI_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY"
+
+
+def env_value(name: str, environ: Optional[Mapping[str, str]] = None) -> Optional[str]:
+    """An environment variable, stripped; an empty one counts as unset (CI systems often export empty
+    secrets)."""
+    value = (os.environ if environ is None else environ).get(name)
+    return value.strip() if value and value.strip() else None
+
+
+def _setting(default: Any = None, kind: Optional[str] = None):
+    """A field of `Settings`; `kind` says how the config file may give it (None: only as a flag)."""
+    meta = {"kind": kind} if kind else {}
+    if kind == "table":
+        return field(default_factory=lambda: MappingProxyType({}), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every option of a check or compare run, typed; made by `Settings.build` (CLI) or directly."""
+
+    glossary: tuple[str, ...] = _setting((), "paths")
+    src_lang: Optional[str] = _setting(None, "str")
+    tgt_lang: Optional[str] = _setting(None, "str")
+    glossary_lang: Optional[str] = _setting(None, "str")
+    domain: Optional[str] = _setting(None, "str")
+    lemmatiser: LemmatiserMode = _setting(DEFAULT_LEMMATISER, "str")
+    variants: VariantLevel = _setting(DEFAULT_VARIANTS, "str")
+    source_only_glossary: bool = _setting(False, "bool")
+    exhaustive: bool = _setting(False, "bool")
+    jobs: Optional[int] = _setting(None, "int")
+    index_cache: bool = _setting(True, "bool")
+    decisions: Optional[str] = _setting(None, "path")
+    penalties: Mapping[str, float] = _setting(None, "table")
+    penalties_file: Optional[str] = _setting(None)
+    fail_on: tuple[str, ...] = _setting((), "list")
+    annotate_level: AnnotateLevel = _setting(DEFAULT_ANNOTATE_LEVEL, "str")
+    its: bool = _setting(False, "bool")
+    # the judge (termqa.judge.llm.JudgeSettings)
+    judge_model: Optional[str] = _setting(None, "str")
+    judge_base_url: Optional[str] = _setting(None, "str")
+    concurrency: Optional[int] = _setting(None, "int")
+    judge_timeout: Optional[float] = _setting(None, "float")
+    max_calls: Optional[int] = _setting(None, "int")
+    max_cost: Optional[float] = _setting(None, "float")
+    prices: Mapping[str, Any] = _setting(None, "table")  # [prices] model = [input, output(, cached input)]
+    price: tuple[str, ...] = _setting(())  # --price MODEL=IN,OUT[,CACHED_IN]
+    cache: Optional[str] = _setting(None, "path")
+    judge_batch: bool = _setting(False, "bool")
+    judge_batch_file: Optional[str] = _setting(None, "path")
+    offline: bool = _setting(False, "bool")
+    config: Optional[str] = _setting(None)  # the config file these came from, if any
+    # unit states checked although they say "not translated yet" (termqa.formats.unitstate), lowercased
+    include_states: tuple[str, ...] = _setting((), "list")
+    force_languages: bool = _setting(False, "bool")  # check as declared when the languages look swapped
+
+    def __post_init__(self):
+        # normalised and checked here, whoever makes the record: the one place a bad value is refused
+        set_ = object.__setattr__
+        set_(self, "lemmatiser", LemmatiserMode.parse(self.lemmatiser, "lemmatiser mode"))
+        set_(self, "variants", VariantLevel.parse(self.variants, "variant level"))
+        set_(self, "annotate_level", AnnotateLevel.parse(self.annotate_level, "annotate level"))
+        for name in ("glossary", "fail_on", "price"):
+            value = getattr(self, name)
+            set_(self, name, (value,) if isinstance(value, str) else tuple(value or ()))
+        for name in ("penalties", "prices"):
+            set_(self, name, MappingProxyType(dict(getattr(self, name) or {})))
+        states = (self.include_states,) if isinstance(self.include_states, str) else self.include_states or ()
+        set_(self, "include_states", tuple(sorted({p.strip().lower() for s in states for p in str(s).split(",")
+                                                    if p.strip()})))
+
+    @classmethod
+    def build(cls, config_path: Optional[str] = None, *, environ: Optional[Mapping[str, str]] = None,
+              cwd: Optional[Path] = None, **flags: Any) -> "Settings":
+        """The settings of one run: each flag given (not None, not empty) overrides the config file,
+        which overrides the environment (OPENAI_MODEL), which overrides the defaults."""
+        known = {f.name for f in fields(cls)}
+        unknown = set(flags) - known
+        if unknown:
+            raise TypeError(f"unknown settings: {', '.join(sorted(unknown))}")
+        path, table = find(config_path, cwd)
+        merged: dict = {}
+        model = env_value(ENV_MODEL, environ)
+        if model:
+            merged["judge_model"] = model
+        merged.update(table)
+        merged.update({k: v for k, v in flags.items() if v is not None and v != ()})
+        if path is not None:
+            merged["config"] = str(path)
+        return cls(**merged)
+
+    # --- what the stages take ------------------------------------------------------------------------
+
+    def check_options(self) -> dict:
+        """The keyword arguments `termqa.check` and `termqa.compare` share."""
+        return {"src_lang": self.src_lang, "glossary_lang": self.glossary_lang, "lemmatiser": self.lemmatiser,
+                "exhaustive": self.exhaustive, "domain": self.domain,
+                "source_only_glossary": self.source_only_glossary, "variants": self.variants,
+                "jobs": self.jobs, "index_cache": self.index_cache, "include_states": self.include_states,
+                "force_languages": self.force_languages}
+
+    def penalty_table(self) -> dict:
+        """The config file's `[penalties]`, overridden by the penalties file (--penalties)."""
+        table = dict(self.penalties)
+        if self.penalties_file:
+            table.update(load_penalties(self.penalties_file))
+        return table
+
+    def recorded(self) -> dict:
+        """The settings a result records beside its signature (they never change its id)."""
+        out: dict = {"src_lang": self.src_lang, "tgt_lang": self.tgt_lang, "lemmatiser": self.lemmatiser.value}
+        if self.source_only_glossary:
+            out["source_only_glossary"] = True
+        out["variants"] = self.variants.value
+        if self.include_states:
+            out["include_states"] = list(self.include_states)
+        return out
+
+
+# key -> kind: the settings a config file may hold; anything else in the file is refused with the list.
+KEYS = MappingProxyType({f.name: f.metadata["kind"] for f in fields(Settings) if "kind" in f.metadata})
 
 
 def _load_toml(path: Path) -> dict:
@@ -122,22 +296,7 @@ def _coerce(path: Path, key: str, kind: str, value):
     raise AssertionError(kind)  # pragma: no cover - KEYS is closed
 
 
-# --- resolution: flags over the config file over defaults ---------------------------------------------
-
-def resolve(config_path: Optional[str] = None, **flags) -> tuple[Optional[Path], dict]:
-    """The settings of one run: each flag given (not None, not empty) overrides the config file.
-
-    Returns the config file used (or None) and the merged settings; every key of `flags` is present.
-    """
-    path, table = find(config_path)
-    merged = dict(table)
-    for k, v in flags.items():
-        if v is None or v == ():
-            merged.setdefault(k, None)
-        else:
-            merged[k] = list(v) if isinstance(v, tuple) else v
-    return path, merged
-
+# --- files -------------------------------------------------------------------------------------------
 
 def load_penalties(path: str) -> dict:
     """A penalty table from a JSON or TOML file (a TOML file may hold it under `[penalties]`)."""
@@ -154,59 +313,3 @@ def load_penalties(path: str) -> dict:
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: penalties must be an object of label -> number")
     return data
-
-
-def penalties_from(settings: dict, penalties_file: Optional[str] = None) -> dict:
-    """The config file's `[penalties]`, overridden by a penalties file."""
-    table = dict(settings.get("penalties") or {})
-    if penalties_file:
-        table.update(load_penalties(penalties_file))
-    return table
-
-
-def judge_settings(settings: dict, environ: Optional[dict] = None) -> Optional[JudgeSettings]:
-    """JudgeSettings when a judge model is configured (flag, config or OPENAI_MODEL), else None."""
-    env = os.environ if environ is None else environ
-    model = settings.get("judge_model") or (env.get("OPENAI_MODEL") or None)
-    if not model:
-        return None
-    from termqa.judge.llm import check_price, parse_price, settings_from_env
-
-    kw: dict = {"model": model}
-    for k, name in (("judge_base_url", "base_url"), ("concurrency", "concurrency"), ("max_calls", "max_calls"),
-                    ("max_cost", "max_cost"), ("cache", "cache_path"), ("offline", "offline"),
-                    ("judge_timeout", "timeout")):
-        if settings.get(k) is not None:
-            kw[name] = settings[k]
-    if settings.get("judge_batch_file"):
-        kw["batch"], kw["batch_file"] = "file", str(settings["judge_batch_file"])
-    elif settings.get("judge_batch"):
-        kw["batch"] = "submit"
-    prices = {}
-    # config: [prices] model = [input, output] or [input, output, cached_input]
-    for m, pair in (settings.get("prices") or {}).items():
-        try:
-            prices[m] = check_price(pair if isinstance(pair, (list, tuple)) else "")
-        except (TypeError, ValueError):
-            raise ConfigError(f"config: price of {m} must be [input, output] or [input, output, cached_input] "
-                              "in USD per million tokens") from None
-    for text in settings.get("price") or []:
-        m, pair = parse_price(text)
-        prices[m] = pair
-    if prices:
-        kw["prices"] = prices
-    return settings_from_env(environ, **kw)
-
-
-def check_options(settings: dict) -> dict:
-    """The keyword arguments `termqa.check` and `termqa.compare` share, from resolved settings (the
-    defaults of the library where a setting is not given)."""
-    return {
-        "src_lang": settings.get("src_lang"), "glossary_lang": settings.get("glossary_lang"),
-        "lemmatiser": settings.get("lemmatiser") or "auto", "exhaustive": bool(settings.get("exhaustive")),
-        "domain": settings.get("domain"), "source_only_glossary": bool(settings.get("source_only_glossary")),
-        "variants": settings.get("variants") or DEFAULT_VARIANTS, "jobs": settings.get("jobs"),
-        "index_cache": settings.get("index_cache") is not False,
-        "force_languages": bool(settings.get("force_languages")),
-        "include_states": tuple(settings.get("include_states") or ()),
-    }

@@ -101,7 +101,7 @@ def dump_json(data: object, out, depth: int = 2) -> None:
 
     Results are read by machines and grepped by people: one occurrence, segment or concept per line
     serves both. The lines come from the C encoder (json.dump with an indent runs the pure-Python one,
-    about ten times slower on the 100 MB result of a 1M-word project), written as they are made.
+    much slower on a big result), written as they are made.
     `Rows` (a list made while it is written) is written as a list.
     """
     _dump(data, out, depth, 0, json.JSONEncoder(ensure_ascii=False, check_circular=False).encode)

@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
-from termqa.conceptrows import ConceptRows, merged
+from termqa.store.conceptrows import ConceptRows, merged
 from termqa.errors import InputError, UsageError
 from termqa.glossaryscope import glossary_labels
 from termqa.model import Concept, Glossary
@@ -61,7 +61,7 @@ def merge_glossaries(glossaries: Sequence[Glossary], only: Optional[Sequence[int
     glossary plus its id. `only`: the places of the glossaries whose concepts are wanted (names are
     still those of the whole set, so that a concept has one id in a run).
 
-    Glossaries read through the index cache hold their concepts as rows (termqa.conceptrows): merged
+    Glossaries read through the index cache hold their concepts as rows (termqa.store.conceptrows): merged
     as rows, so that no concept record is made before a run reads it."""
     if len(glossaries) == 1:
         return glossaries[0].concepts

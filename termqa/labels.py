@@ -282,6 +282,44 @@ NOTE_REFERENCE = MappingProxyType({
 NOTE_SOURCE_LANGUAGE = "the source language"  # when the file names none termqa can put in words
 
 
+# --- reasons an occurrence is left unjudged (also the keys of summary.unjudged_reasons) -----------------
+
+# counting (termqa.pipeline.prejudge)
+R_MISSING = "no rendering found in the target (omitted, paraphrased or translated otherwise)"
+R_DIVERGES_GLOSSARY = "rendering diverges from the glossary term"
+R_DIVERGES_MAJORITY = "rendering diverges from the document's majority rendering"
+R_HAPAX = "single occurrence with no glossary reference"
+R_NO_REFERENCE = "no reference: the glossary has no target term and no rendering was found"
+R_SPELLING_PSEUDO = "spelling differs from the document's majority rendering"
+R_ACRONYM_KEPT = "abbreviation kept as in the source; the glossary gives only a full form"
+R_MISALIGNED = "the target segment does not look like a translation of this source (misaligned?)"
+R_COPIED_WORD = "kept as in the source; it is also a word of the target language"
+R_IN_KEPT_NAME = "left in the source language inside a longer expression kept as it is (a name or title?)"
+R_HEAD_DROPPED = "rendering drops the head noun of the glossary term (a reduction that may name something else)"
+# the judge (termqa.judge.stages, termqa.judge.batch)
+R_BUDGET = "not judged: the judge budget (--max-calls / --max-cost) was reached"
+# A question that still failed after its retries: the run is incomplete (exit code 3) and a re-run
+# asks it again. One fixed reason, so the summary counts these occurrences in one line.
+R_UNAVAILABLE = "judge unavailable"
+R_NO_RENDERING = "the judge found no rendering in the target segment"
+R_NOT_IN_SEGMENT = "the judge's rendering is not in the target segment"
+R_BATCH = "waiting for the judge batch"  # its question waits for a batch
+
+# --- variation types (termqa.pipeline.variants) -------------------------------------------------------
+
+# the coarse `variation` values of an occurrence, and the paper's type codes they stand for
+TYPE_CODES = {
+    "none": "NO-VAR", "graphical": "GRAPH", "morphosyntactic": "MORPH", "reduction": "RED",
+    "expansion": "EXP", "lexical": "LEX", "combined": "COMBO",
+}
+# the source variation types CTV scores, and the target types that preserve each
+CTV_PRESERVES = {
+    "graphical": frozenset({"graphical"}),
+    "reduction": frozenset({"reduction"}),
+    "expansion": frozenset({"expansion"}),
+    "lexical": frozenset({"lexical", "none"}),
+}
+
 # --- counting metrics ---------------------------------------------------------------------------------
 
 METRIC_TEXT = {
@@ -313,7 +351,8 @@ PLAIN_WORDS = MappingProxyType({
 SETTING_TEXT = MappingProxyType({
     "src_lang": "Source language (--src-lang)",
     "tgt_lang": "Target language (--tgt-lang)",
-    "lemmatiser_mode": "Lemmatiser (--lemmatiser)",
+    "lemmatiser": "Lemmatiser (--lemmatiser)",
+    "include_states": "Unit states checked although not translated yet (--include-states)",
     "variants": "Term variants looked for (--variants)",
     "exhaustive": "Every occurrence sent to the judge (--exhaustive)",
     "source_only_glossary": "Glossary without target terms: consistency only (--source-only-glossary)",

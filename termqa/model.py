@@ -5,37 +5,18 @@ the pipeline adds `Occurrence`, `Reference` and `Verdict`. Nothing here imports 
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-import operator
-import pickle
-import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Iterator, Optional, Union
+from typing import Optional
 
 from termqa.labels import (  # noqa: F401 (the vocabulary, re-exported beside the records that use it)
     CONFORMING, ERROR, GENERATED, GLOSSARY, JUSTIFIED, OUTCOMES, PSEUDO, UNJUDGED, UNJUSTIFIED, VALIDATED,
 )
 from termqa.lang.langtags import lang_matches
+from termqa.store.pickling import pickled_by_fields
 
-
-def pickled_by_init(cls):
-    """Class decorator, over @dataclass(slots=True): pickle a record as a call of its constructor.
-
-    Why: counting workers send their verdicts back pickled, and the main process unpickles them all; a
-    slots dataclass's own __setstate__ looks its fields up again for every object, about three times the
-    cost of calling __init__. Every field must be an __init__ argument, in order (checked here)."""
-    names = tuple(f.name for f in dataclasses.fields(cls))
-    if names != getattr(cls, "__match_args__", None):
-        raise TypeError(f"{cls.__name__}: every field must be a positional __init__ argument to pickle by init")
-    values = operator.attrgetter(*names)
-    if len(names) == 1:
-        cls.__reduce__ = lambda self: (cls, (values(self),))
-    else:
-        cls.__reduce__ = lambda self: (cls, values(self))
-    return cls
 
 # --- bilingual files ---------------------------------------------------------------------------
 
@@ -96,141 +77,13 @@ class Segment:
         return bool(self.target and self.target.strip())
 
 
-_SEGMENT_FIELDS = tuple(f for f in Segment.__dataclass_fields__)  # in the order Segment(*fields) takes them
-
-
-class PackedSegments(Sequence):
-    """A document's segments held compressed: what a translation memory of millions of units costs in
-    memory is then a fraction of its file, not several times it.
-
-    Segments are kept in blocks of BLOCK, each a compressed pickle of the segments' fields (a list per
-    field); a block is unpacked into Segment records when one of its segments is read (the latest
-    blocks read are kept, so reading in order unpacks each block once). Behaves as the tuple of those segments: length,
-    indexing and slices, iteration, equality with any sequence of the same segments. Built with
-    `SegmentPacker`.
-    """
-
-    BLOCK = 256
-    _KEEP = 4  # unpacked blocks kept: in-order reading and a little look-back unpack each block once
-
-    __slots__ = ("_blocks", "_len", "_unpacked", "indexed")
-
-    def __init__(self, blocks: tuple[bytes, ...], length: int, indexed: bool):
-        self._blocks = blocks
-        self._len = length
-        self._unpacked: dict[int, tuple[Segment, ...]] = {}
-        # every segment's `index` is its position: `self[seg.index]` finds it (what the readers make)
-        self.indexed = indexed
-
-    def _columns(self, b: int) -> tuple[list, ...]:
-        return pickle.loads(zlib.decompress(self._blocks[b]))
-
-    def _block(self, b: int) -> tuple[Segment, ...]:
-        hit = self._unpacked.get(b)
-        if hit is None:
-            hit = tuple(Segment(*f) for f in zip(*self._columns(b)))
-            if len(self._unpacked) >= self._KEEP:
-                del self._unpacked[next(iter(self._unpacked))]
-            self._unpacked[b] = hit
-        return hit
-
-    def texts(self) -> Iterator[tuple[int, str, Optional[str]]]:
-        """(index, source, target) of every segment in order, without making Segment records (several
-        times faster than iterating: counting words or n-grams needs the text only)."""
-        i, s, t = _SEGMENT_FIELDS.index("index"), _SEGMENT_FIELDS.index("source"), _SEGMENT_FIELDS.index("target")
-        for b in range(len(self._blocks)):
-            cols = self._columns(b)
-            yield from zip(cols[i], cols[s], cols[t])
-
-    def fields(self, *names: str) -> Iterator[tuple]:
-        """The named fields of every segment in order, without making Segment records (as `texts`)."""
-        at = [_SEGMENT_FIELDS.index(n) for n in names]
-        for b in range(len(self._blocks)):
-            cols = self._columns(b)
-            yield from zip(*(cols[k] for k in at))
-
-    def __len__(self) -> int:
-        return self._len
-
-    def __getitem__(self, i: Union[int, slice]):
-        if isinstance(i, slice):
-            return tuple(self[k] for k in range(*i.indices(self._len)))
-        if i < 0:
-            i += self._len
-        if not 0 <= i < self._len:
-            raise IndexError("segment index out of range")
-        return self._block(i // self.BLOCK)[i % self.BLOCK]
-
-    def __iter__(self) -> Iterator[Segment]:
-        for b in range(len(self._blocks)):
-            yield from self._block(b)
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, PackedSegments) and other._blocks == self._blocks:
-            return True
-        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
-            return NotImplemented
-        return len(other) == self._len and all(a == b for a, b in zip(self, other))
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))  # equal to the tuple of the same segments, as equality says
-
-    def __reduce__(self):
-        return (PackedSegments, (self._blocks, self._len, self.indexed))
-
-    def __repr__(self) -> str:
-        return f"PackedSegments({self._len} segments in {len(self._blocks)} blocks)"
-
-    def packed_bytes(self) -> int:
-        """Bytes held by the compressed blocks (what the segments cost in memory, less small overheads)."""
-        return sum(len(b) for b in self._blocks)
-
-
-def segment_texts(segments: Sequence[Segment]) -> Iterator[tuple[int, str, Optional[str]]]:
-    """(index, source, target) of each segment in order; packed segments give them without records."""
-    if isinstance(segments, PackedSegments):
-        return segments.texts()
-    return ((s.index, s.source, s.target) for s in segments)
-
-
-class SegmentPacker:
-    """Collects a document's segments one at a time into PackedSegments (`append`, then `done`)."""
-
-    def __init__(self):
-        self._blocks: list[bytes] = []
-        self._open: list[tuple] = []
-        self._len = 0
-        self._indexed = True
-
-    def __len__(self) -> int:
-        return self._len
-
-    def append(self, seg: Segment) -> None:
-        self._indexed = self._indexed and seg.index == self._len
-        self._open.append(seg)
-        self._len += 1
-        if len(self._open) == PackedSegments.BLOCK:
-            self._close()
-
-    def _close(self) -> None:
-        if self._open:
-            # one list per field: pickling and unpickling lists of strings is fast, and `texts` reads
-            # three of them without making records
-            columns = tuple([getattr(seg, f) for seg in self._open] for f in _SEGMENT_FIELDS)
-            self._blocks.append(zlib.compress(pickle.dumps(columns, protocol=pickle.HIGHEST_PROTOCOL), 1))
-            self._open = []
-
-    def done(self) -> PackedSegments:
-        self._close()
-        return PackedSegments(tuple(self._blocks), self._len, self._indexed)
-
-
 @dataclass(frozen=True)
 class Document:
     """One document: a `<file>` of an XLIFF, or a whole TMX.
 
     `skipped` counts units marked not translatable (`translate="no"`) that were left out.
-    `segments` is a tuple, or for a big document read streaming (a translation memory) PackedSegments:
+    `segments` is a tuple, or for a big document read streaming (a translation memory)
+    termqa.store.packed.PackedSegments:
     the same segments, held compressed and made into records when read.
     """
 
@@ -239,7 +92,7 @@ class Document:
     format: str
     src_lang: str
     tgt_lang: str
-    segments: Sequence[Segment]  # a tuple, or PackedSegments for a document read streaming
+    segments: Sequence[Segment]  # a tuple, or PackedSegments (termqa.store.packed) for a document read streaming
     dialect: Optional[str] = None
     original: Optional[str] = None
     skipped: int = 0
@@ -265,17 +118,6 @@ class BilingualFile:
     @property
     def segments(self) -> tuple[Segment, ...]:
         return tuple(s for d in self.documents for s in d.segments)
-
-
-def packed_document(doc: Document) -> Document:
-    """The same document with its segments held compressed (PackedSegments): what a project of many files
-    keeps of the files already read."""
-    if isinstance(doc.segments, PackedSegments):
-        return doc
-    packer = SegmentPacker()
-    for seg in doc.segments:
-        packer.append(seg)
-    return replace(doc, segments=packer.done())
 
 
 # --- glossaries ---------------------------------------------------------------------------------
@@ -376,14 +218,14 @@ def terms_fingerprint(concepts: Sequence[Concept]) -> str:
 HEAD_VARIATIONS = frozenset({"none", "morphosyntactic"})
 
 
-@pickled_by_init
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Span:
     start: int
     end: int
 
 
-@pickled_by_init
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Occurrence:
     """One position of a source form of a concept in one segment, with its aligned target span."""
@@ -417,7 +259,7 @@ class Occurrence:
         return self.via == "glossary" and self.variation in HEAD_VARIATIONS
 
 
-@pickled_by_init
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Reference:
     """R(s): the reference translation of one source form in one document."""
@@ -429,7 +271,7 @@ class Reference:
     provenance: str  # glossary, pseudo, validated, generated
 
 
-@pickled_by_init
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """The outcome for one occurrence. `label` is an error/consistency code or None."""

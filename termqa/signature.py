@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Mapping, Optional, Sequence
 
+from termqa.config import DEFAULT_VARIANTS, VariantLevel
 from termqa.labels import penalty_table_hash
 from termqa.version import __version__
 
@@ -54,7 +55,7 @@ class Signature:
     exhaustive: bool = False
     domain: Optional[str] = None
     decisions: Optional[str] = None  # sha256 of the reviewer decisions file applied, if any
-    variants: str = "none"  # term-variant detection level (termqa.pipeline.variants.LEVELS)
+    variants: VariantLevel = DEFAULT_VARIANTS  # term-variant detection level
     settings: Mapping[str, Any] = field(default_factory=dict)  # recorded, not part of the id
     # parts a derived run adds after the standard ones, e.g. (("compare", "3"), ("refs", "shared"))
     extra: tuple[tuple[str, str], ...] = ()
@@ -90,8 +91,8 @@ class Signature:
                       ("dom", "domain", self.domain_hash or "none")]
         if self.decisions:
             parts.append(("dec", "decisions", self.decisions[:12]))
-        if self.variants != "none":  # older signatures stay as they were
-            parts.append(("var", "variants", self.variants))
+        if self.variants != VariantLevel.NONE:  # older signatures stay as they were
+            parts.append(("var", "variants", str(self.variants)))
         parts.append(("pen", "penalties", self.penalties_hash))
         parts += [(k, k, v) for k, v in self.extra]
         return parts
@@ -138,7 +139,7 @@ class Signature:
             "domain": self.domain,
             "domain_hash": self.domain_hash,
             "decisions": self.decisions,
-            "variants": self.variants,
+            "variants": str(self.variants),
             "penalties": dict(self.penalties),
             "penalties_hash": self.penalties_hash,
             "settings": dict(self.settings),
@@ -165,7 +166,9 @@ class Signature:
             judge=judge, exhaustive=bool(data.get("exhaustive", (data.get("settings") or {}).get("exhaustive"))),
             domain=data.get("domain", (data.get("settings") or {}).get("domain")),
             decisions=data.get("decisions"),
-            variants=str(data.get("variants", (data.get("settings") or {}).get("variants")) or "none"),
+            # a result from before variant levels was made with none
+            variants=VariantLevel.parse(data.get("variants", (data.get("settings") or {}).get("variants"))
+                                        or VariantLevel.NONE, "variant level"),
             settings=MappingProxyType(dict(data.get("settings") or {})),
             extra=tuple((k, str(v)) for k, v in (data.get("extra") or {}).items()),
             tool_version=tool, rescored_from=data.get("rescored_from"),
@@ -175,12 +178,13 @@ class Signature:
 def build(*, glossaries: Sequence, lemmatisers: Mapping[str, str], penalties: Mapping[str, float],
           judge: Optional[JudgePart], exhaustive: bool = False, domain: Optional[str] = None,
           decisions: Optional[str] = None, settings: Optional[Mapping[str, Any]] = None,
-          variants: str = "none") -> Signature:
+          variants: VariantLevel = DEFAULT_VARIANTS) -> Signature:
     """The signature of a run over `glossaries` (Glossary records)."""
     return Signature(
         glossaries=tuple((g.path, g.format, g.content_hash) for g in glossaries),
         lemmatisers=MappingProxyType(dict(lemmatisers)), penalties=MappingProxyType(dict(penalties)),
-        judge=judge, exhaustive=exhaustive, domain=domain, decisions=decisions, variants=variants,
+        judge=judge, exhaustive=exhaustive, domain=domain, decisions=decisions,
+        variants=VariantLevel.parse(variants, "variant level"),
         settings=MappingProxyType(dict(settings or {})),
     )
 

@@ -25,7 +25,7 @@ SHARED = _find_shared()
 
 @pytest.fixture(autouse=True, scope="session")
 def _index_cache_folder(tmp_path_factory):
-    """Runs in the tests keep their index cache (termqa.indexcache) in a temporary folder, never the
+    """Runs in the tests keep their index cache (termqa.store.indexcache) in a temporary folder, never the
     user's: a test must not depend on what an earlier run left there."""
     old = os.environ.get("TERMQA_CACHE_DIR")
     os.environ["TERMQA_CACHE_DIR"] = str(tmp_path_factory.mktemp("index-cache"))

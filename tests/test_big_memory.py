@@ -24,7 +24,8 @@ from termqa import formats
 from termqa.cli.main import main
 from termqa.fileio import Rows, atomic_write
 from termqa.formats import tmx
-from termqa.model import InlineCode, PackedSegments, Segment, SegmentPacker, segment_texts
+from termqa.model import InlineCode, Segment
+from termqa.store.packed import PackedSegments, SegmentPacker, segment_texts
 from termqa.pipeline import align as al, check as ck, detect as dt
 from termqa.pipeline.check import check
 from termqa.results.serialise import result_dict, streamed_result

@@ -1,4 +1,4 @@
-"""Glossary stage: concepts kept as rows (termqa.conceptrows) read back from the index cache.
+"""Glossary stage: concepts kept as rows (termqa.store.conceptrows) read back from the index cache.
 
 A cached glossary holds its concepts as tuples; a run makes a Concept record only of the concepts it
 reads, and everything that reads them sees the records the reader made.
@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from termqa import formats, indexcache
-from termqa.conceptrows import ConceptRows, by_id
+from termqa import formats
+from termqa.store import indexcache
+from termqa.store.conceptrows import ConceptRows, by_id
 from termqa.inputs import merge_glossaries
 from termqa.model import Concept, Term
 from termqa.pipeline.check import check, read_glossary_cached

@@ -143,7 +143,7 @@ def test_a_rendering_found_elsewhere_is_classified_by_the_same_rules():
     fr, en = get_lemmatiser("fr", mode="lookup"), get_lemmatiser("en", mode="lookup")
     c = Concept("c1", (Term("strainer", "en", "preferred"), Term("crépine", "fr", "preferred"),
                        Term("filtre à tamis", "fr", "deprecated")))
-    forms = target_forms(c, "fr", fr)
+    forms = target_forms(c, "fr", fr, "none")
     src = keys_of(en.tokenize("strainer"))[1]
 
     def kind(text):
@@ -156,7 +156,7 @@ def test_a_rendering_found_elsewhere_is_classified_by_the_same_rules():
     assert kind("strainer") == ("untranslated", None)
     # a copy that is also a French word is not a certain A4 (the lexicon knows "influenza")
     flu = Concept("c2", (Term("influenza", "en", "preferred"), Term("grippe", "fr", "preferred")))
-    assert classify_rendering(term_tokens(fr.tokenize("influenza")), target_forms(flu, "fr", fr),
+    assert classify_rendering(term_tokens(fr.tokenize("influenza")), target_forms(flu, "fr", fr, "none"),
                               keys_of(en.tokenize("influenza"))[1], True) == ("copied_word", None)
     assert kind("filtre") == ("established", None)
 
@@ -190,5 +190,5 @@ def test_an_alignment_comes_back_from_a_worker_equal():
     items = [Alignment(1, 3, 4, 20, "pompes centrifuges", "glossary", form), Alignment(0, 1, 0, 5, "pompe", "judge")]
     back = pickle.loads(pickle.dumps(items, protocol=pickle.HIGHEST_PROTOCOL))
     assert back == items and back[0].form == form and back[1].form is None
-    assert items[0].__reduce_ex__(pickle.HIGHEST_PROTOCOL)[0] is Alignment  # through the constructor
+    assert items[0].__reduce_ex__(pickle.HIGHEST_PROTOCOL)[0] is Alignment._unpickle  # a call setting its fields
     assert hash(back[0]) == hash(items[0])

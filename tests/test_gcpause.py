@@ -1,4 +1,4 @@
-"""termqa.gcpause: the collector is off inside a pause, on again after it (if it was), and what the
+"""termqa.store.gcpause: the collector is off inside a pause, on again after it (if it was), and what the
 pause made is then in the oldest generation, still collectable."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import weakref
 
 import pytest
 
-from termqa.gcpause import paused_gc, without_gc
+from termqa.store.gcpause import paused_gc, without_gc
 
 
 class Node:
@@ -115,7 +115,7 @@ def test_the_command_line_skips_the_collection_at_exit_and_the_library_does_not(
 
     from click.testing import CliRunner
 
-    from termqa import gcpause
+    from termqa.store import gcpause
     from termqa.cli.main import main
 
     registered = []

@@ -1,4 +1,4 @@
-"""The index cache (termqa.indexcache) and worker processes (--jobs): same results, whatever is cached.
+"""The index cache (termqa.store.indexcache) and worker processes (--jobs): same results, whatever is cached.
 
 Stages: glossary reading and the source index go through the cache; counting goes through workers.
 Each test uses its own cache folder, so what another test left there never matters.
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from termqa import indexcache
+from termqa.store import indexcache
 from termqa.cli.main import main
 from termqa.lang.lemma import get_lemmatiser
 from termqa.model import Glossary, terms_fingerprint
@@ -606,10 +606,10 @@ def test_a_file_system_that_cannot_map_files_reads_them_whole(tmp_path, monkeypa
 
 def test_lang_fingerprint_follows_the_language_code_and_the_cache_module_only(tmp_path):
     """In an edited copy of the package: an edit of detection (or any module outside termqa/lang/ and
-    indexcache.py) changes the whole-code fingerprint only; an edit of a language module or of the
+    store/indexcache.py) changes the whole-code fingerprint only; an edit of a language module or of the
     cache module changes both."""
     pkg = tmp_path / "termqa"
-    shutil.copytree(Path(indexcache.__file__).resolve().parent, pkg,
+    shutil.copytree(Path(indexcache.__file__).resolve().parent.parent, pkg,
                     ignore=shutil.ignore_patterns("__pycache__"))
 
     def prints():
@@ -625,12 +625,12 @@ def test_lang_fingerprint_follows_the_language_code_and_the_cache_module_only(tm
         f.write("\n# an edit of folding\n")
     code2, lang2 = prints()
     assert code2 != code1 and lang2 != lang1
-    with (pkg / "indexcache.py").open("a") as f:
+    with (pkg / "store" / "indexcache.py").open("a") as f:
         f.write("\n# an edit of the cache module\n")
     code3, lang3 = prints()
     assert code3 != code2 and lang3 != lang2
     # this install's fingerprints are those of its own files
-    real = Path(indexcache.__file__).resolve().parent
+    real = Path(indexcache.__file__).resolve().parent.parent
     assert indexcache.lang_fingerprint() == indexcache.source_fingerprint(real, lang_only=True)
 
 
@@ -687,14 +687,15 @@ def test_an_edit_outside_lang_keeps_analyses_and_tables_and_an_edit_of_lang_drop
         assert not table_hit(cache)
 
 
-def test_records_workers_send_back_pickle_equal_through_their_constructor():
-    """Workers send references, verdicts and metric items back (model.pickled_by_init): each comes back
+def test_records_workers_send_back_pickle_equal_through_their_fields():
+    """Workers send references, verdicts and metric items back (store.pickling.pickled_by_fields): each comes back
     equal, shared objects stay shared, and a record whose fields are not all __init__ arguments is
     refused when the class is made, not when a pickle comes back wrong."""
     import dataclasses
     import pickle
 
-    from termqa.model import Occurrence, Reference, Span, Verdict, pickled_by_init
+    from termqa.model import Occurrence, Reference, Span, Verdict
+    from termqa.store.pickling import pickled_by_fields
     from termqa.pipeline.metrics import Item
 
     ref = Reference("d", "c1", "pump", "pompe", "glossary")
@@ -705,8 +706,10 @@ def test_records_workers_send_back_pickle_equal_through_their_constructor():
     item = Item("d", "c1", "pump", ("pompe",), True, variation="morphosyntactic", spelling=True)
     back = pickle.loads(pickle.dumps((verdicts, item), protocol=pickle.HIGHEST_PROTOCOL))
     assert back == (verdicts, item)
-    for record in (ref, occ, occ.source_span, verdicts[0], item):  # pickled as a constructor call
-        assert record.__reduce_ex__(pickle.HIGHEST_PROTOCOL)[0] is type(record)
+    for record in (ref, occ, occ.source_span, verdicts[0], item):  # pickled as a call with the fields
+        assert record.__reduce_ex__(pickle.HIGHEST_PROTOCOL)[0] is type(record)._unpickle
+        assert record.__reduce_ex__(pickle.HIGHEST_PROTOCOL)[1] == (
+            tuple(getattr(record, f.name) for f in dataclasses.fields(record)))
     assert back[0][0].reference is back[0][1].reference  # one object, as in the worker
     assert type(back[0][1].penalty) is int  # values as they were
 
@@ -716,11 +719,18 @@ def test_records_workers_send_back_pickle_equal_through_their_constructor():
         b: int = dataclasses.field(default=0, init=False)
 
     with pytest.raises(TypeError):
-        pickled_by_init(Later)
+        pickled_by_fields(Later)
+
+    @dataclasses.dataclass(frozen=True)
+    class NoSlots:
+        a: int
+
+    with pytest.raises(TypeError, match="slots"):
+        pickled_by_fields(NoSlots)
 
 
 def test_source_entries_survive_the_cache_equal_and_the_read_trie_finds_the_same(samples, tmp_path):
-    """The source index is pickled with SourceEntry's own `__reduce__` (a call of a fast constructor)
+    """The source index is pickled with SourceEntry's `__reduce__` (store.pickling: a call setting its slots)
     and its equal keys shared (detect._shared): what the cache gives back must be the same entries
     (equal, hashing the same, still frozen and `replace`-able) and find the same occurrences."""
     import dataclasses

@@ -187,7 +187,7 @@ def test_the_lazy_commands_are_listed_and_run_from_the_group():
 def test_installed_answers_are_kept_until_a_package_is_installed(tmp_path, monkeypatch):
     """The metadata answers come from the index cache while the sys.path folders hold the same
     distributions; adding a *.dist-info (what installing does) asks again."""
-    from termqa import indexcache
+    from termqa.store import indexcache
 
     site = tmp_path / "site"
     site.mkdir()

@@ -277,7 +277,7 @@ def test_has_key_answers_as_the_tokens_do(tmp_path):
     """Mining asks which targets hold a word a needed n-gram starts with (`has_key`) before tokenising
     them: the answers equal the tokens' own, for texts met before, chunks never met, chunks read back
     from the stored analyses of an earlier process, and markup glued to words."""
-    from termqa import indexcache
+    from termqa.store import indexcache
 
     texts = ["Les pompes centrifuges tournent.", "Vérifiez la pompe d'alimentation (voir fig. 3).",
              "Aucun mot utile ici", "<b>Pompes</b>-doseuses et vannes", "", "   ", "Les pompes centrifuges tournent.",

@@ -19,7 +19,7 @@ import pytest
 from termqa import formats
 from termqa.errors import InputError
 from termqa.formats import read_bilingual, xliff1, xliff2, xmlstream
-from termqa.model import PackedSegments
+from termqa.store.packed import PackedSegments
 from termqa.pipeline.check import check
 from tests.conftest import SAMPLES, corpus_files
 from tests.helpers import read_streamed_and_compared

@@ -5,6 +5,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+from termqa.config import VariantLevel
 from termqa.evaluate.rescore import rescore_result
 from termqa.labels import DEFAULT_PENALTIES
 from termqa.pipeline.check import check
@@ -20,7 +21,7 @@ class _G:
 
 def _sig(**kw) -> Signature:
     base = build(glossaries=[_G("terms.tbx", "a" * 64)], lemmatisers={"en": "lookup-en", "fr": "lookup-fr"},
-                 penalties=DEFAULT_PENALTIES, judge=None)
+                 penalties=DEFAULT_PENALTIES, judge=None, variants="none")
     return replace(base, **kw)
 
 
@@ -73,7 +74,7 @@ def test_rescored_signature_is_derived_not_patched():
 
 
 def test_variant_level_changes_the_id_and_survives_json():
-    none, static, dynamic = _sig(), _sig(variants="static"), _sig(variants="dynamic")
+    none, static, dynamic = _sig(), _sig(variants=VariantLevel.STATIC), _sig(variants=VariantLevel.DYNAMIC)
     assert "var:" not in none.short() and "variants=" not in none.long()  # older signatures unchanged
     assert "var:static" in static.short() and "variants=dynamic" in dynamic.long()
     assert len({none.id, static.id, dynamic.id}) == 3

@@ -180,7 +180,7 @@ def test_inspect_counts_them():
 
 
 def test_packed_documents_are_withheld_alike():
-    from termqa.model import packed_document
+    from termqa.store.packed import packed_document
 
     f = formats.read_bilingual(str(ANGULAR))
     plain, w = withhold(f.documents)

@@ -397,7 +397,7 @@ def test_concept_heads_are_made_once_per_index(tmp_path):
     """Reductions ("the pump" after "centrifugal pump") look up the heads of the concepts a document
     found: made once per index and language (not stored with it: making them is cheaper than reading
     them back), equal to reading every entry again."""
-    from termqa import indexcache
+    from termqa.store import indexcache
     from termqa.lang.lemma import get_lemmatiser
     from termqa.pipeline import check as ck, detect as dt, variants as vr
     from tests.conftest import SAMPLES

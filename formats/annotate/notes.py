@@ -15,21 +15,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from termqa.errors import InputError, UsageError
+from termqa.errors import InputError
+from termqa.config import DEFAULT_ANNOTATE_LEVEL, AnnotateLevel
 from termqa.labels import (
     CODE_DESCRIPTIONS, CONSISTENCY_DESCRIPTIONS, ITS_DEFAULT, ITS_OMISSION, ITS_TYPES, ITS_TYPES_BY_RULE, ITS_UNJUDGED,
-    NOTE_ORIGIN, NOTE_REFERENCE, NOTE_SOURCE_LANGUAGE, NOTE_TEXT, OUTCOME_TEXT,
+    NOTE_ORIGIN, NOTE_REFERENCE, NOTE_SOURCE_LANGUAGE, NOTE_TEXT, OUTCOME_TEXT, R_ACRONYM_KEPT, R_HAPAX, R_IN_KEPT_NAME,
+    R_MISALIGNED, R_NO_REFERENCE, R_SPELLING_PSEUDO,
 )
 from termqa.lang.fold import loose
 from termqa.lang.langtags import lang_matches, language_name, normalise_tag, primary
-from termqa.pipeline.prejudge import (
-    R_ACRONYM_KEPT, R_HAPAX, R_IN_KEPT_NAME, R_MISALIGNED, R_NO_REFERENCE, R_SPELLING_PSEUDO,
-)
 
 OUTCOMES_BY_LEVEL = {
-    "errors": ("error",),
-    "flagged": ("error", "unjustified", "unjudged"),
-    "all": ("error", "unjustified", "unjudged", "justified"),
+    AnnotateLevel.ERRORS: ("error",),
+    AnnotateLevel.FLAGGED: ("error", "unjustified", "unjudged"),
+    AnnotateLevel.ALL: ("error", "unjustified", "unjudged", "justified"),
 }
 
 
@@ -170,14 +169,13 @@ def _unjudged_key(reason: str, found: Optional[str], expected: Optional[str]) ->
     return "diverges_alone"
 
 
-def annotations_from_result(result: dict, *, level: str = "flagged") -> list[Annotation]:
+def annotations_from_result(result: dict, *, level: str = DEFAULT_ANNOTATE_LEVEL) -> list[Annotation]:
     """Annotations for the occurrences of a `termqa check` result object at `level`.
 
     levels: "errors" (error only), "flagged" (error, unjustified, unjudged), "all" (every
     non-conforming occurrence: justified too).
     """
-    if level not in OUTCOMES_BY_LEVEL:
-        raise UsageError(f"unknown annotation level {level!r}", fix="use errors, flagged or all")
+    level = AnnotateLevel.parse(level, "annotation level")
     if not isinstance(result, dict) or "occurrences" not in result:
         raise InputError("result", "is not a termqa result object (no 'occurrences')")
     wanted = OUTCOMES_BY_LEVEL[level]

@@ -5,13 +5,13 @@ import sys
 
 import click
 
-from termqa import config
 from termqa.cli.common import (
     EXIT_INCOMPLETE, EXIT_INPUT, EXIT_QA_FAILED, Command, check_annotate_target, check_bilingual_inputs,
-    end_progress, epilog, incomplete_message, progress_bar, silence_stdout, wrote,
+    end_progress, epilog, incomplete_message, judge_of, progress_bar, silence_stdout, wrote,
 )
 from termqa.cli.console import summary
 from termqa.cli.options import input_options, judge_options
+from termqa.config import DEFAULT_ANNOTATE_LEVEL, AnnotateLevel, Settings
 from termqa.fileio import atomic_write, dump_json
 from termqa.formats.decisions import find_decisions
 from termqa.inputs import expand
@@ -51,8 +51,9 @@ EPILOG = epilog(
               "(a file for one input, a folder for several).")
 @click.option("--in-place", is_flag=True, help="Annotate the input files themselves (atomically, after a .bak backup).")
 @click.option("--its", is_flag=True, default=None, help="Also write ITS 2.0 Localization Quality Issue markup.")
-@click.option("--annotate-level", type=click.Choice(["errors", "flagged", "all"]), default=None,
-              help="Which occurrences become notes (default: flagged = errors, unjustified, unjudged).")
+@click.option("--annotate-level", type=click.Choice(AnnotateLevel.choices()), default=None,
+              help=f"Which occurrences become notes (default: {DEFAULT_ANNOTATE_LEVEL} = errors, unjustified, "
+                   "unjudged).")
 @click.option("--fail-on", multiple=True, help="Exit 1 when this holds: error, unjustified, unjudged, A4, "
               "error>3, score>0.2, coverage<0.9 (repeatable or comma-separated; quote it: 'score>0.2').")
 @judge_options
@@ -63,22 +64,22 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
                   annotate, in_place, **flags):
     """Check terminology in XLIFF/TMX FILES (or folders) against glossaries."""
 
-    cfg_path, s = config.resolve(config_path, **flags)
-    fail_on = s.get("fail_on") or []
+    s = Settings.build(config_path, penalties_file=penalties_file, **flags)
+    fail_on = list(s.fail_on)
     parse_gate(fail_on)  # a bad condition is refused before the run, not after it
     inputs = expand(list(files))
     check_bilingual_inputs(inputs)
     check_annotate_target(inputs, annotate, in_place)
-    penalties = config.penalties_from(s, penalties_file)
-    judge = config.judge_settings(s)
+    penalties = s.penalty_table()
+    judge = judge_of(s)
     progress = progress_bar(quiet)
     result = run_check(
-        list(files), s.get("glossary") or [], tgt_lang=s.get("tgt_lang"), penalties=penalties, judge=judge,
-        decisions=find_decisions(s.get("decisions")), progress=progress, **config.check_options(s),
+        inputs, list(s.glossary), tgt_lang=s.tgt_lang, penalties=penalties, judge=judge,
+        decisions=find_decisions(s.decisions), progress=progress, **s.check_options(),
     )
     end_progress(progress)
-    if cfg_path:  # where the settings came from: recorded, not part of the signature's id
-        result.signature = result.signature.with_settings(config=str(cfg_path))
+    if s.config:  # where the settings came from: recorded, not part of the signature's id
+        result.signature = result.signature.with_settings(config=s.config)
     # the report writers read every occurrence more than once: they get the whole result; JSON alone is
     # written as its rows are made (a big translation memory's result is never held whole as dicts)
     whole = bool(csv_out or xlsx_out or report or annotate or in_place)
@@ -116,8 +117,8 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
     if annotate or in_place:
         from termqa.formats.annotate import annotate_files, annotations_from_result
 
-        notes = annotations_from_result(data, level=s.get("annotate_level") or "flagged")
-        written = annotate_files(result.files, notes, out=annotate, in_place=in_place, its=bool(s.get("its")))
+        notes = annotations_from_result(data, level=s.annotate_level.value)
+        written = annotate_files(result.files, notes, out=annotate, in_place=in_place, its=s.its)
         for rep in written or []:
             if rep.out:
                 wrote(rep.out, quiet, f"{rep.written} note{'s' if rep.written != 1 else ''}")

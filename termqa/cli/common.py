@@ -14,7 +14,8 @@ import click
 
 from termqa.errors import InputError, TermqaError, UsageError
 from termqa.formats.sniff import detect_text, looks_binary, text_start
-from termqa.gcpause import no_collection_at_exit
+from termqa.labels import R_BATCH, R_UNAVAILABLE
+from termqa.store.gcpause import no_collection_at_exit
 
 EXIT_OK = 0
 EXIT_QA_FAILED = 1
@@ -29,8 +30,6 @@ def incomplete_message(result: dict) -> str:
     acc = result.get("accounting") or {}
     batch = acc.get("batch") or {}
     if batch and (batch["queued"] or batch["waiting"] or batch["deferred"]):
-        from termqa.judge.batch import R_BATCH  # only a judged run gets here: counting never loads the judge
-
         occ = result["summary"]["unjudged_reasons"].get(R_BATCH, 0)
         if batch["mode"] == "file" and batch["queued"]:
             done = (f"wrote {batch['queued']} judge questions to {batch['file']}: run it (e.g. vLLM's "
@@ -47,8 +46,6 @@ def incomplete_message(result: dict) -> str:
         return f"termqa: incomplete: {done}; {occ} occurrences are unjudged ({R_BATCH}){failed}"
     if not acc.get("failed"):
         return ""
-    from termqa.judge.stages import R_UNAVAILABLE
-
     occ = result["summary"]["unjudged_reasons"].get(R_UNAVAILABLE, 0)
     why = f" ({acc['fatal_error']})" if acc.get("fatal_error") else ""
     return (f"termqa: incomplete: {acc['failed']} judge questions failed after retries{why}; "
@@ -241,3 +238,13 @@ def epilog(*examples: str, codes: str = "") -> str:
     text += "\n\n\b\nExit codes:\n" + (codes or "  0 done\n  2 bad input or usage (one line on stderr)\n"
                                                 "  130 interrupted")
     return text
+
+
+def judge_of(settings):
+    """The judge's settings of a run (termqa.judge.llm.judge_settings), or None in counting mode: the judge
+    (and what it imports) loads only when a judge model is configured."""
+    if not settings.judge_model:
+        return None
+    from termqa.judge.llm import judge_settings
+
+    return judge_settings(settings)

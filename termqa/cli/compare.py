@@ -11,11 +11,11 @@ from pathlib import Path
 
 import click
 
-from termqa import config
 from termqa.cli.common import (
-    EXIT_INCOMPLETE, Command, end_progress, epilog, guarded, incomplete_message, progress_bar, wrote,
+    EXIT_INCOMPLETE, Command, end_progress, epilog, guarded, incomplete_message, judge_of, progress_bar, wrote,
 )
 from termqa.cli.options import input_options, judge_options
+from termqa.config import Settings
 from termqa.evaluate import compare as cmp
 from termqa.fileio import atomic_write
 from termqa.reports.compare_html import write_compare_html
@@ -58,15 +58,15 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
          seed, flags):
 
     tgt = flags.pop("tgt_lang")
-    cfg_path, s = config.resolve(config_path, **flags)
-    if not tgt and s.get("tgt_lang"):
-        tgt = s["tgt_lang"] if isinstance(s["tgt_lang"], (list, tuple)) else [s["tgt_lang"]]
-    penalties = config.penalties_from(s, penalties_file)
-    judge = config.judge_settings(s)
+    s = Settings.build(config_path, penalties_file=penalties_file, **flags)
+    if not tgt and s.tgt_lang:
+        tgt = [s.tgt_lang]
+    penalties = s.penalty_table()
+    judge = judge_of(s)
     progress = progress_bar(quiet)
     result = cmp.compare(
-        list(files), s.get("glossary") or [], names=list(names), tgt_langs=list(tgt or ()),
-        penalties=penalties, judge=judge, **config.check_options(s),
+        list(files), list(s.glossary), names=list(names), tgt_langs=list(tgt or ()),
+        penalties=penalties, judge=judge, **s.check_options(),
         alpha=cmp.DEFAULT_ALPHA if alpha is None else alpha,
         resamples=cmp.DEFAULT_RESAMPLES if resamples is None else resamples,
         seed=cmp.DEFAULT_SEED if seed is None else seed, progress=progress,
@@ -74,8 +74,8 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
     end_progress(progress)
     for alert in result.alerts:  # inputs that do not fit: said first, whatever else is printed
         click.echo(f"termqa: warning: {alert}", err=True)
-    if cfg_path:  # where the settings came from: recorded, not part of the signature's id
-        result.config_path = str(cfg_path)
+    if s.config:  # where the settings came from: recorded, not part of the signature's id
+        result.config_path = s.config
     data = result.to_dict()
     if json_out:
         wrote(atomic_write(json_out, json_data=data), quiet)

@@ -12,6 +12,7 @@ import click
 
 from termqa import formats
 from termqa.cli.common import epilog
+from termqa.config import DEFAULT_LEMMATISER, LemmatiserMode
 from termqa.errors import UsageError
 from termqa.evaluate import meta_eval as me
 from termqa.evaluate.backlog import backlog, render_text, write
@@ -52,7 +53,7 @@ def _is_biomqm(path) -> bool:
 @click.option("--docs", help="First N documents, or comma-separated document ids (default: all).")
 @click.option("--work-dir", type=click.Path(file_okay=False),
               help="Where the XLIFF files and per-system results go (default: a temporary folder).")
-@click.option("--lemmatiser", type=click.Choice(["auto", "lookup", "trained"]), default="auto", show_default=True)
+@click.option("--lemmatiser", type=click.Choice(LemmatiserMode.choices()), default=DEFAULT_LEMMATISER.value, show_default=True)
 @click.option("--categories", default="all", show_default=True,
               help="MQM errors that count: all, terminology, or comma-separated categories.")
 @click.option("--mqm-weights", "mqm_weights", type=click.Choice(list(biomqm.WEIGHTINGS)),

@@ -1,12 +1,10 @@
 """`termqa judge collect` / `termqa judge ingest`: the answers of judge batches into the cache."""
 from __future__ import annotations
 
-import os
-
 import click
 
-from termqa import config
 from termqa.cli.common import epilog
+from termqa.config import ENV_API_KEY, ENV_BASE_URL, Settings, env_value
 from termqa.errors import UsageError
 from termqa.judge.batch import BATCH_DISCOUNT, collect, ingest_file
 from termqa.judge.cache import VerdictCache
@@ -49,14 +47,14 @@ def _report_line(rep, prices) -> str:
 def collect_command(cache, judge_base_url, config_path):
     """Poll the batches submitted with --judge-batch and store the answers of those that ended."""
 
-    _, s = config.resolve(config_path, cache=cache, judge_base_url=judge_base_url)
-    with VerdictCache(s.get("cache")) as vc:
+    s = Settings.build(config_path, cache=cache, judge_base_url=judge_base_url)
+    with VerdictCache(s.cache) as vc:
         open_batches = vc.open_batches()
         if not open_batches:
             click.echo("no judge batch is waiting")
             return
-        base_url = s.get("judge_base_url") or os.environ.get("OPENAI_BASE_URL") or open_batches[0]["base_url"]
-        key = os.environ.get("OPENAI_API_KEY") or (PLACEHOLDER_KEY if endpoint_kind(base_url) == "local" else None)
+        base_url = s.judge_base_url or env_value(ENV_BASE_URL) or open_batches[0]["base_url"]
+        key = env_value(ENV_API_KEY) or (PLACEHOLDER_KEY if endpoint_kind(base_url) == "local" else None)
         if not key:
             raise UsageError(f"no API key for the batches at {base_url or OPENAI_URL}", fix="set OPENAI_API_KEY")
         import openai  # lazy, like the backend
@@ -81,8 +79,8 @@ def collect_command(cache, judge_base_url, config_path):
 def ingest_command(results, cache, config_path):
     """Store the answers of a Batch API output file (e.g. vLLM run-batch's) written for --judge-batch-file."""
 
-    _, s = config.resolve(config_path, cache=cache)
-    with VerdictCache(s.get("cache")) as vc:
+    s = Settings.build(config_path, cache=cache)
+    with VerdictCache(s.cache) as vc:
         rep = ingest_file(vc, results)
     click.echo(f"{results}: " + _report_line(rep, DEFAULT_PRICES)
                + (f"; {rep.unknown} lines this cache never wrote to a batch" if rep.unknown else ""))

@@ -10,7 +10,8 @@ import sys
 
 import click
 
-from termqa import config, indexcache
+from termqa import config
+from termqa.store import indexcache
 from termqa.cli.check import check_command
 from termqa.cli.common import EXIT_INPUT, Group, epilog, wrote
 from termqa.cli.console import rescore_table

@@ -3,20 +3,22 @@ from __future__ import annotations
 
 import click
 
+from termqa.config import DEFAULT_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT, DEFAULT_VARIANTS, LemmatiserMode, VariantLevel
+
 _INPUT_OPTIONS = (
     click.option("-g", "--glossary", "glossary", multiple=True,
                  help="Glossary (TBX, SKOS, CSV/TSV); repeatable."),
     click.option("--src-lang", help="Source language, overriding the files."),
     click.option("--glossary-lang", help="Language of glossary labels that have none."),
-    click.option("--lemmatiser", type=click.Choice(["auto", "lookup", "trained"]), default=None,
+    click.option("--lemmatiser", type=click.Choice(LemmatiserMode.choices()), default=None,
                  help="auto: a trained spaCy pipeline on projects up to 50k words when installed, else "
                       "lookup tables."),
     click.option("--domain", help="Domain named to the judge, e.g. 'medical devices'."),
-    click.option("--variants", type=click.Choice(["none", "static", "dynamic"]), default=None,
+    click.option("--variants", type=click.Choice(VariantLevel.choices()), default=None,
                  help="Term variants to find beyond the glossary's forms: none; static (compound spellings, "
                       "'X of Y' / 'Y X', French article forms, noun/adjective derivation of a modifier, a "
                       "guarded modifier reduction); dynamic (also inserted modifiers, coordinations, the bare "
-                      "head after a full mention). Default: dynamic."),
+                      f"head after a full mention). Default: {DEFAULT_VARIANTS}."),
     click.option("--source-only-glossary", is_flag=True, default=None,
                  help="The glossary has no target-language terms on purpose: check consistency only "
                       "(without this flag such a glossary is refused)."),
@@ -46,9 +48,9 @@ def input_options(f):
 _JUDGE_OPTIONS = (
     click.option("--judge-model", help="LLM model for the judge (or OPENAI_MODEL). Without it: counting mode."),
     click.option("--judge-base-url", help="OpenAI-compatible endpoint (or OPENAI_BASE_URL)."),
-    click.option("--concurrency", type=int, help="Judge calls in flight at once (default 8)."),
+    click.option("--concurrency", type=int, help=f"Judge calls in flight at once (default {DEFAULT_CONCURRENCY})."),
     click.option("--judge-timeout", type=float,
-                 help="Seconds to wait for one judge answer before trying again (default 60)."),
+                 help=f"Seconds to wait for one judge answer before trying again (default {DEFAULT_JUDGE_TIMEOUT:g})."),
     click.option("--max-calls", type=int, help="Stop judging after this many LLM calls (keeps what was judged)."),
     click.option("--max-cost", type=float, help="Stop judging past this estimated cost in USD."),
     click.option("--price", "price", multiple=True,

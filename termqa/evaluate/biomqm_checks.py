@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from termqa import formats
+from termqa.config import DEFAULT_LEMMATISER
 from termqa.evaluate.meta_eval import Run
 from termqa.fileio import atomic_write
 from termqa.formats import biomqm
@@ -13,7 +14,7 @@ from termqa.pipeline.check import check
 
 
 def run_checks(biomqm_dir: str, glossaries: Sequence[str], work_dir: str, *, pair: str = "en2fr",
-               systems: Optional[Sequence[str]] = None, docs=None, lemmatiser: str = "auto",
+               systems: Optional[Sequence[str]] = None, docs=None, lemmatiser: str = DEFAULT_LEMMATISER,
                progress: Optional[Callable[[str, int, int], None]] = None) -> tuple[list[Run], dict]:
     """Export the bio-MQM systems as XLIFF into work_dir and run `check` on each (counting mode).
 

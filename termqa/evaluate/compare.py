@@ -23,9 +23,10 @@ import itertools
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Mapping, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence, Union
 
-from termqa import formats, indexcache
+from termqa import formats
+from termqa.config import DEFAULT_LEMMATISER, DEFAULT_VARIANTS, LemmatiserMode, VariantLevel
 from termqa.errors import InputError, MissingLanguageError, UsageError
 from termqa.evaluate import stats
 from termqa.evaluate.stats import PermutationTest
@@ -40,7 +41,7 @@ from termqa.pipeline.check import (
 )
 from termqa.pipeline.detect import keys_of, rendering_key
 from termqa.pipeline.score import validate_table
-from termqa.pipeline.variants import DEFAULT_LEVEL as DEFAULT_VARIANTS
+from termqa.store import indexcache
 
 COMPARE_VERSION = 1
 DEFAULT_ALPHA = 0.05
@@ -442,7 +443,7 @@ def compare(
     tgt_langs: Sequence[str] = (),
     src_lang: Optional[str] = None,
     glossary_lang: Optional[str] = None,
-    lemmatiser: str = "auto",
+    lemmatiser: Union[LemmatiserMode, str] = DEFAULT_LEMMATISER,
     penalties: Optional[Mapping[str, float]] = None,
     judge=None,
     exhaustive: bool = False,
@@ -455,7 +456,7 @@ def compare(
     progress=None,
     jobs: Optional[int] = None,
     index_cache=True,
-    variants: str = DEFAULT_VARIANTS,
+    variants: Union[VariantLevel, str] = DEFAULT_VARIANTS,
     include_states: Sequence[str] = (),
 ) -> CompareResult:
     """Check several systems' translations of the same source against shared references.
@@ -474,7 +475,7 @@ def compare(
 
 def _compare(inputs, glossaries, *, names, tgt_langs, src_lang, glossary_lang, lemmatiser, penalties, judge,
              exhaustive, domain, source_only_glossary, alpha, resamples, seed, progress, jobs,
-             variants=DEFAULT_VARIANTS, include_states=(), force_languages=False) -> CompareResult:
+             variants, include_states=(), force_languages=False) -> CompareResult:
 
     if not 0 < alpha < 1:
         raise UsageError(f"alpha must be between 0 and 1, not {alpha}")
@@ -491,10 +492,10 @@ def _compare(inputs, glossaries, *, names, tgt_langs, src_lang, glossary_lang, l
     gloss = [read_glossary_cached(g, glossary_lang) for g in glossaries]  # once for all
 
     # one lemmatiser mode for every system, so that all are read the same way
-    mode = lemmatiser
-    if mode == "auto":
+    mode = LemmatiserMode.parse(lemmatiser, "lemmatiser mode")
+    if mode is LemmatiserMode.AUTO:
         if max(project_words(docs) for _spec, docs in read) > TRAINED_MAX_WORDS:
-            mode = "lookup"
+            mode = LemmatiserMode.LOOKUP
     lem = Lemmatisers(mode)
 
     runs = []

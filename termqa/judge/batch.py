@@ -40,8 +40,6 @@ ENDPOINT = "/v1/chat/completions"
 COMPLETION_WINDOW = "24h"
 # Share of the list price a batch answer costs (OpenAI's Batch API halves it).
 BATCH_DISCOUNT = 0.5
-# The unjudged reason of an occurrence whose question waits for a batch.
-R_BATCH = "waiting for the judge batch"
 
 
 class BatchPending(JudgeError):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import os
 import random
 import re
 import threading
@@ -25,7 +24,10 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 from urllib.parse import urlparse
 
-from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss, UsageError
+from termqa.config import (
+    DEFAULT_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, Settings, env_value,
+)
+from termqa.errors import BudgetExceeded, ConfigError, JudgeError, OfflineCacheMiss, UsageError
 from termqa.judge.answers import Expect, answers_every, parse_json_answer
 from termqa.judge.batch import BATCH_DISCOUNT, BatchPending, collect, request_line, submit, write_file
 from termqa.judge.cache import VerdictCache, cache_key
@@ -128,8 +130,8 @@ class JudgeSettings:
     model: str
     base_url: Optional[str] = None
     api_key: Optional[str] = field(default=None, repr=False)
-    concurrency: int = 8
-    timeout: float = 60.0  # seconds per request (--judge-timeout)
+    concurrency: int = DEFAULT_CONCURRENCY
+    timeout: float = DEFAULT_JUDGE_TIMEOUT  # seconds per request (--judge-timeout)
     max_retries: int = 8
     retry_budget: float = 120.0  # seconds per question, retries and waits included
     max_calls: Optional[int] = None
@@ -196,22 +198,16 @@ def settings_from_env(environ: Optional[Mapping[str, str]] = None, **overrides: 
     passed as None counts as not given, so the CLI can forward its options unchanged. `prices`
     given here are merged over DEFAULT_PRICES. A local base URL gets a placeholder key.
     """
-    env = os.environ if environ is None else environ
     given = {k: v for k, v in overrides.items() if v is not None}
     unknown = set(given) - set(JudgeSettings.__dataclass_fields__)
     if unknown:
         raise TypeError(f"unknown judge settings: {', '.join(sorted(unknown))}")
 
-    def from_env(name: str) -> Optional[str]:
-        value = env.get(name)
-        return value.strip() if value and value.strip() else None
-
-    for opt, var in (("model", "OPENAI_MODEL"), ("base_url", "OPENAI_BASE_URL"),
-                     ("api_key", "OPENAI_API_KEY")):
+    for opt, var in (("model", ENV_MODEL), ("base_url", ENV_BASE_URL), ("api_key", ENV_API_KEY)):
         if isinstance(given.get(opt), str) and not given[opt].strip():
             given.pop(opt)  # an empty option is as good as none
-        if opt not in given and from_env(var) is not None:
-            given[opt] = from_env(var)
+        if opt not in given and env_value(var, environ) is not None:
+            given[opt] = env_value(var, environ)
     if "prices" in given:
         merged = dict(DEFAULT_PRICES)
         merged.update({k: as_price(v) for k, v in dict(given["prices"]).items()})
@@ -223,6 +219,37 @@ def settings_from_env(environ: Optional[Mapping[str, str]] = None, **overrides: 
     settings = JudgeSettings(**{"model": "", **given})
     settings.check()
     return settings
+
+
+def judge_settings(settings: Settings, environ: Optional[Mapping[str, str]] = None) -> Optional[JudgeSettings]:
+    """The judge's settings of a run (`termqa.config.Settings`) when a judge model is configured (flag,
+    config or OPENAI_MODEL), else None.
+
+    This record names what it holds by what it is (model, base_url, timeout, cache_path); the run's
+    options name it by the judge (judge_model, judge_base_url, judge_timeout, cache): this is the one
+    place one becomes the other."""
+    if not settings.judge_model:
+        return None
+    prices = {}
+    for m, pair in settings.prices.items():  # config: [prices] model = [input, output] or [in, out, cached in]
+        try:
+            prices[m] = check_price(pair if isinstance(pair, (list, tuple)) else "")
+        except (TypeError, ValueError):
+            raise ConfigError(f"config: price of {m} must be [input, output] or [input, output, cached_input] "
+                              "in USD per million tokens") from None
+    for text in settings.price:
+        m, pair = parse_price(text)
+        prices[m] = pair
+    batch, batch_file = None, None
+    if settings.judge_batch_file:
+        batch, batch_file = "file", str(settings.judge_batch_file)
+    elif settings.judge_batch:
+        batch = "submit"
+    return settings_from_env(environ, model=settings.judge_model, base_url=settings.judge_base_url,
+                             concurrency=settings.concurrency, max_calls=settings.max_calls,
+                             max_cost=settings.max_cost, cache_path=settings.cache, offline=settings.offline or None,
+                             timeout=settings.judge_timeout, batch=batch, batch_file=batch_file,
+                             prices=prices or None)
 
 
 # --- requests and answers -----------------------------------------------------------------------

@@ -25,14 +25,16 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from typing import Callable, Collection, Mapping, Optional, Sequence
 
+from termqa.config import VariantLevel
 from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss
-from termqa.judge.batch import R_BATCH, BatchPending
+from termqa.judge.batch import BatchPending
 from termqa.judge.llm import Backend, JudgeSettings
 from termqa.judge.questions import (
     MAX_CHAIN_ITEMS, MAX_PRECEDING, AlignQuestion, AlignTerm, ChainOccurrence, ConceptInfo, ConsistencyQuestion,
     ErrorQuestion, ExcerptSentence, FormRenderings, ReferenceCheckQuestion, ReferenceQuestion, RenderingCount,
     SegmentText, ask_many, prompt_versions,
 )
+from termqa.labels import R_BATCH, R_BUDGET, R_NO_RENDERING, R_NOT_IN_SEGMENT, R_UNAVAILABLE  # noqa: F401
 from termqa.lang.langtags import language_name, primary
 from termqa.lang.normalise import loose, term_tokens
 from termqa.model import (
@@ -50,12 +52,6 @@ from termqa.wordcount import source_words
 
 Progress = Callable[[str, int, int], None]
 
-R_BUDGET = "not judged: the judge budget (--max-calls / --max-cost) was reached"
-# A question that still failed after its retries: the run is incomplete (exit code 3) and a re-run
-# asks it again. One fixed reason, so the summary counts these occurrences in one line.
-R_UNAVAILABLE = "judge unavailable"
-R_NO_RENDERING = "the judge found no rendering in the target segment"
-R_NOT_IN_SEGMENT = "the judge's rendering is not in the target segment"
 
 
 def _failed(exc) -> str:
@@ -126,7 +122,7 @@ class Stage:
 
         k = (cid, tgt)
         if k not in self._forms:
-            self._forms[k] = target_forms(self.concepts[cid], tgt, self.lem(primary(tgt)))
+            self._forms[k] = target_forms(self.concepts[cid], tgt, self.lem(primary(tgt)), VariantLevel.NONE)
         return self._forms[k]
 
     def key(self, text: Optional[str], lang: str) -> Optional[tuple]:

@@ -17,7 +17,7 @@ import sys
 import threading
 from typing import Optional
 
-from termqa import indexcache
+from termqa.store import indexcache
 
 _ANSWERS: Optional[dict] = None
 _LOCK = threading.Lock()

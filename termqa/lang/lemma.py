@@ -35,15 +35,16 @@ import sys
 import threading
 from operator import itemgetter
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
-from termqa import indexcache
+from termqa.config import DEFAULT_LEMMATISER, LemmatiserMode
 from termqa.errors import TermqaError, UsageError
 from termqa.fileio import atomic_write
-from termqa.gcpause import paused_gc
 from termqa.lang import chunktok, installed, markup, segment
 from termqa.lang.fold import exact_key, loose, loose_many
 from termqa.lang.langtags import primary
+from termqa.store import indexcache
+from termqa.store.gcpause import paused_gc
 
 
 class Token(tuple):
@@ -1081,10 +1082,8 @@ _URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|www\.)\S", re.IGNORECASE)
 
 _CACHE: dict[tuple, Lemmatiser] = {}
 _CACHE_LOCK = threading.Lock()
-MODES = ("auto", "lookup", "trained")
-
-
-def get_lemmatiser(lang: str, *, mode: str = "auto", segmenter: Optional[str] = None) -> Lemmatiser:
+def get_lemmatiser(lang: str, *, mode: Union[LemmatiserMode, str] = DEFAULT_LEMMATISER,
+                   segmenter: Optional[str] = None) -> Lemmatiser:
     """The lemmatiser for `lang` (any BCP 47 tag; only the primary subtag counts), cached.
 
     mode "auto": the trained pipeline if its package is installed, else "lookup".
@@ -1095,8 +1094,7 @@ def get_lemmatiser(lang: str, *, mode: str = "auto", segmenter: Optional[str] = 
     when installed, else characters) or "chars"; None reads $TERMQA_SEGMENTER (default "auto"). For these
     languages "auto" mode does not pick a trained pipeline: its tokens would not be the segmenter's.
     """
-    if mode not in MODES:
-        raise UsageError(f"unknown lemmatiser mode {mode!r}", fix="use one of: " + ", ".join(MODES))
+    mode = LemmatiserMode.parse(mode, "lemmatiser mode").value
     lg = primary(lang) or "xx"
     if segmenter is not None and segmenter not in segment.SETTINGS:
         raise UsageError(f"unknown segmenter {segmenter!r}", fix="use one of: " + ", ".join(segment.SETTINGS))

@@ -26,15 +26,17 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Optional, Sequence
 
-from termqa import indexcache
+from termqa.config import VariantLevel
 from termqa.lang.identify import spacy_stop_words
 from termqa.lang.langtags import primary
 from termqa.lang.lemma import is_target_word
 from termqa.lang.normalise import loose
-from termqa.model import FORBIDDEN_STATUSES, pickled_by_init
+from termqa.model import FORBIDDEN_STATUSES
 from termqa.pipeline import variants as vr
 from termqa.pipeline.boundaries import crosses_line
 from termqa.pipeline.detect import content_positions, keys_of, text_keys
+from termqa.store import indexcache
+from termqa.store.pickling import pickled_by_fields
 
 # Lower wins when two kinds propose the same span.
 _PRIORITY = {"glossary": 0, "dnt": 0, "forbidden": 1, "dnt_altered": 2, "established": 3, "untranslated": 4,
@@ -54,7 +56,7 @@ class TargetForm:
     rule: str = ""  # a variant of a glossary designation (termqa.pipeline.variants.RULES), else empty
 
 
-@pickled_by_init  # counting workers send alignments back
+@pickled_by_fields  # counting workers send alignments back
 @dataclass(frozen=True, slots=True)
 class Alignment:
     tok_start: int
@@ -151,7 +153,7 @@ def _positions(lists) -> dict:
     return at
 
 
-def target_forms(concept, tgt_lang, lemmatiser, variants: str = "none", reduced: str = "") -> list[TargetForm]:
+def target_forms(concept, tgt_lang, lemmatiser, variants: VariantLevel, reduced: str = "") -> list[TargetForm]:
     """The concept's target designations with their lemma keys (hidden labels included: matchable).
 
     From `variants="static"` on, the static variants of each allowed designation follow (a closed
@@ -172,7 +174,7 @@ def target_forms(concept, tgt_lang, lemmatiser, variants: str = "none", reduced:
         if key:
             kind = "forbidden" if t.status in FORBIDDEN_STATUSES else "glossary"
             out.append(TargetForm(key, t.text, kind, t.status, skey, lang))
-    if variants == "none":
+    if variants == VariantLevel.NONE:
         return out
     own = {f.key for f in out}
     extra = []
@@ -678,7 +680,7 @@ def _pair_key(source: str, target: str) -> bytes:
     """What makes two segment pairs "the same sentence": case, spacing and numbers aside. Both sides in
     one string, split by a character XML text never holds (searching for digits first: most sentences
     have none, and a search costs half a substitution), kept as a 96-bit digest: a big memory keeps the
-    key of every segment holding a term (the strings were ~37 MB for a 10M-word memory, the digests ~7);
+    key of every segment holding a term (a digest is a fraction of the strings);
     two pairs are taken for one only if their digests are equal (odds of 1 in 10^16 for a million pairs)."""
     k = " ".join(f"{source} \x00 {target}".split()).lower()
     if _DIGIT.search(k):
@@ -916,8 +918,8 @@ def _document_counts(work, indexes, stop, lemmatiser, needed, pair_of: dict) -> 
 
 class PairsSeen:
     """The segment pairs (by `_pair_key`) a document has shown so far, in an open-addressing table of
-    bytes sized for the document: a Python set of the digests cost about 90 bytes a pair (80 MB for the
-    912k units of a 10M-word memory), this 24-48."""
+    bytes sized for the document: a Python set of the digests costs several times the bytes a pair that
+    this table does."""
 
     WIDTH = 12
     EMPTY = bytes(WIDTH)

@@ -13,14 +13,14 @@ from dataclasses import dataclass, field, replace
 from itertools import islice
 from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence, Union
 
-from termqa import conceptrows, formats, indexcache, signature
+from termqa import formats, signature
+from termqa.config import DEFAULT_LEMMATISER, DEFAULT_VARIANTS, LemmatiserMode, Settings, VariantLevel
 from termqa.errors import LanguageError, MissingLanguageError, UsageError
 from termqa.fileio import file_sha256
 from termqa.formats.annotate.replies import read_replies
 from termqa.formats.csvgloss import assign_languages
 from termqa.formats.decisions import DecisionBook, merge, read_decisions
-from termqa.formats.unitstate import Withheld, included, regrouped, withhold
-from termqa.gcpause import without_gc
+from termqa.formats.unitstate import Withheld, regrouped, withhold
 from termqa.glossaryscope import applicable, scope_notes
 from termqa.inputs import expand, merge_glossaries
 from termqa.inspect import with_path
@@ -30,7 +30,7 @@ from termqa.lang.normalise import term_key
 from termqa.lang.segcheck import misalignment
 from termqa.model import (
     ALLOWED_STATUSES, UNJUDGED, BilingualFile, Concept, Document, Glossary, Occurrence, Reference, Span, Verdict,
-    packed_document, segment_texts, terms_fingerprint,
+    terms_fingerprint,
 )
 from termqa.pipeline import align as al, detect as dt, parallel, sanity, variants as vr
 from termqa.pipeline.metrics import Item
@@ -38,9 +38,11 @@ from termqa.pipeline.pairs import every_pair
 from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING, Rules, verdict_fields
 from termqa.pipeline.reference import glossary_reference, pseudo_reference
 from termqa.pipeline.score import validate_table
-from termqa.results.serialise import result_dict
 from termqa.signature import JudgePart, Signature
 from termqa.wordcount import source_words
+from termqa.store import conceptrows, indexcache
+from termqa.store.gcpause import without_gc
+from termqa.store.packed import packed_document, segment_texts
 
 if TYPE_CHECKING:  # a counting run never loads the judge (openai, its SQLite cache) nor the review code
     from termqa.judge.llm import JudgeSettings
@@ -55,8 +57,7 @@ TRAINED_MAX_WORDS = 50_000
 # matched DETECT_CHUNK segments at a time, and the tokens needed later are made again.
 BIG_DOCUMENT = 20_000
 # Segments tokenised at a time in a big document: a chunk's tokens are all held at once (a few kB a
-# segment), so a bigger chunk only costs memory (20,000 held ~90 MB more at the peak of a 3M-word memory
-# than 2,000, for the same time).
+# segment), so a bigger chunk only costs memory, for the same time.
 DETECT_CHUNK = 2_000
 
 # Above this many bytes of input files, the documents of a project are kept packed once read (`_read_inputs`):
@@ -108,6 +109,10 @@ class CheckResult:
     skipped_by_language: Mapping[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
+        """The JSON object of the result (termqa.results.serialise, which reads this record: loaded here,
+        when asked, so the pipeline never depends on the serialiser)."""
+        from termqa.results.serialise import result_dict
+
         return result_dict(self)
 
 
@@ -147,7 +152,7 @@ class Run:
     documents: tuple[Document, ...]
     table: Mapping[str, float]
     lem: Lemmatisers
-    settings: Mapping[str, object]  # the options as given (src_lang, tgt_lang, lemmatiser mode...)
+    settings: Settings  # the options as given (src_lang, tgt_lang, lemmatiser mode, variant level...)
     warnings: tuple[str, ...] = ()
     # input problems that make the whole result doubtful (wrong language, nothing found...): shown first
     alerts: tuple[str, ...] = ()
@@ -175,7 +180,7 @@ def check(
     src_lang: Optional[str] = None,
     tgt_lang: Optional[str] = None,
     glossary_lang: Optional[str] = None,
-    lemmatiser: str = "auto",
+    lemmatiser: Union[LemmatiserMode, str] = DEFAULT_LEMMATISER,
     penalties: Optional[Mapping[str, float]] = None,
     judge: Optional[JudgeSettings] = None,
     exhaustive: bool = False,
@@ -184,7 +189,7 @@ def check(
     force_languages: bool = False,
     decisions: Union[None, str, DecisionBook] = None,
     progress: Optional[Progress] = None,
-    variants: str = vr.DEFAULT_LEVEL,
+    variants: Union[VariantLevel, str] = DEFAULT_VARIANTS,
     jobs: Optional[int] = None,
     index_cache: Union[bool, str, os.PathLike, None] = True,
     include_states: Sequence[str] = (),
@@ -203,7 +208,7 @@ def check(
     `jobs`: worker processes for the counting stage (None: the available cores, on projects large enough
     to gain from it); results are the same for any value.
     `index_cache`: True (the user cache folder, or $TERMQA_CACHE_DIR), False (none) or a folder: parsed
-    glossaries, source indexes, lemma tables and text analyses are kept there between runs (termqa.indexcache).
+    glossaries, source indexes, lemma tables and text analyses are kept there between runs (termqa.store.indexcache).
     `include_states`: unit states (as files write them, e.g. "new", "initial"; or "all") whose units are checked
     although their state says they are not translated yet (termqa.formats.unitstate); others are left out.
     """
@@ -229,10 +234,10 @@ def prepare(
     src_lang: Optional[str] = None,
     tgt_lang: Optional[str] = None,
     glossary_lang: Optional[str] = None,
-    lemmatiser: str = "auto",
+    lemmatiser: Union[LemmatiserMode, str] = DEFAULT_LEMMATISER,
     penalties: Optional[Mapping[str, float]] = None,
     source_only_glossary: bool = False,
-    variants: str = vr.DEFAULT_LEVEL,
+    variants: Union[VariantLevel, str] = DEFAULT_VARIANTS,
     include_states: Sequence[str] = (),
     force_languages: bool = False,
 ) -> Run:
@@ -240,8 +245,9 @@ def prepare(
     the lemmatiser mode, and check that they fit together (input sanity, loud and early)."""
     if not glossaries:
         raise UsageError("no glossary given", fix="pass --glossary FILE (TBX, SKOS, CSV/TSV)")
-    if variants not in vr.LEVELS:
-        raise UsageError(f"unknown variant level {variants!r}", fix=f"use one of: {', '.join(vr.LEVELS)}")
+    settings = Settings(src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang, lemmatiser=lemmatiser,
+                        variants=variants, source_only_glossary=source_only_glossary, include_states=include_states,
+                        force_languages=force_languages)  # checks the values
     table = validate_table(penalties or {})
     # paths are read here; records already read (termqa compare reads them once for all systems) pass
     gl = [g if isinstance(g, Glossary) else read_glossary_cached(g, glossary_lang) for g in glossaries]
@@ -251,17 +257,17 @@ def prepare(
     warnings = [w for f in files for w in f.warnings] + [w for g in gl for w in g.warnings]
     warnings += [with_path(f.path, p) for f in files for p in f.problems]
     documents = [d for f in files for d in f.documents]
-    documents, withheld = withhold(documents, include_states)
+    documents, withheld = withhold(documents, settings.include_states)
     if withheld.message():
         warnings.append(withheld.message())
     warnings += scope_notes(gl, [d.tgt_lang for d in documents])
-    mode = lemmatiser
-    if mode == "auto":
-        # a trained pipeline lemmatises better but about 25x slower than the lookup tables: use it
+    mode = settings.lemmatiser
+    if mode is LemmatiserMode.AUTO:
+        # a trained pipeline lemmatises better but much slower than the lookup tables: use it
         # where it helps, on projects small enough to stay fast
         words = project_words(documents)
         if words > TRAINED_MAX_WORDS:
-            mode = "lookup"
+            mode = LemmatiserMode.LOOKUP
             # said in source words, the count every output uses (termqa.wordcount)
             warnings.append(f"{source_words(documents):,} source words: lookup lemmatiser used for speed "
                             "(--lemmatiser trained to force a trained pipeline)")
@@ -269,12 +275,6 @@ def prepare(
     # (the targets checked: copies of the source in units not translated yet are not the target language)
     alerts += sanity.language_alerts(regrouped(files, documents) if withheld.units else files,
                                      src_lang=src_lang, tgt_lang=tgt_lang, force_languages=force_languages)
-    settings = {"src_lang": src_lang, "tgt_lang": tgt_lang, "lemmatiser_mode": lemmatiser}
-    if source_only_glossary:
-        settings["source_only_glossary"] = True
-    settings["variants"] = variants
-    if include_states:
-        settings["include_states"] = sorted(included(include_states))
     if not isinstance(concepts, conceptrows.ConceptRows):
         concepts = tuple(concepts)
     return Run(files=tuple(files), glossaries=tuple(gl), concepts=concepts, documents=tuple(documents),
@@ -348,7 +348,7 @@ def read_glossary_cached(path, glossary_lang: Optional[str] = None) -> Glossary:
     if isinstance(hit, Glossary) and hit.content_hash == digest:
         return hit
     g = formats.read_glossary(path, default_lang=glossary_lang)
-    # stored as rows (termqa.conceptrows): a later run makes a record only of each concept it reads
+    # stored as rows (termqa.store.conceptrows): a later run makes a record only of each concept it reads
     g = replace(g, concepts=conceptrows.ConceptRows(g.concepts))
     g.terms_fingerprint  # computed before storing: kept with the glossary
     cache.store(key, g)
@@ -372,7 +372,7 @@ def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] 
     lem = run.lem
     concepts = run.concepts  # ConceptRows from the index cache: a record is made only when read
     warnings = list(run.warnings)
-    level = str(run.settings.get("variants", vr.DEFAULT_LEVEL))
+    level = run.settings.variants
     documents = run.documents
     tries: dict[str, tuple] = {}
     # the concepts are merge_glossaries(run.glossaries): their fingerprint follows from the glossaries'
@@ -457,7 +457,7 @@ def review(run: Run, book: Optional[DecisionBook] = None) -> Run:
     return replace(run, verdicts=tuple(verdicts), review=report, warnings=tuple(warnings))
 
 
-def _count_sequential(documents, concepts, tries, lem, progress, level=vr.DEFAULT_LEVEL):
+def _count_sequential(documents, concepts, tries, lem, progress, level: VariantLevel):
     stops: dict[str, frozenset] = {}
     forms_cache: dict[tuple, list] = {}
     work: list[Work] = []
@@ -467,7 +467,7 @@ def _count_sequential(documents, concepts, tries, lem, progress, level=vr.DEFAUL
             progress("documents", n, len(documents))
         src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
         trie, heads = tries[(src_l, tgt_l)]
-        if level != "none" and src_l not in stops:
+        if level != VariantLevel.NONE and src_l not in stops:
             stops[src_l] = al.stop_words(primary(src_l))
         w, sk = _detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, forms_cache,
                                   level, stops.get(src_l, frozenset()))
@@ -478,7 +478,7 @@ def _count_sequential(documents, concepts, tries, lem, progress, level=vr.DEFAUL
     return work, skipped
 
 
-def _count_parallel(documents, concepts, tries, lem, rules, jobs, progress, level=vr.DEFAULT_LEVEL):
+def _count_parallel(documents, concepts, tries, lem, rules, jobs, progress, level: VariantLevel):
     """`_count_sequential` in worker processes, then references and verdicts, with the same results: a
     document's occurrences depend on that document alone (the glossary renderings mining keeps clear of
     are those of the concepts found in it), and so do its references (R(s) is per document) and the
@@ -486,7 +486,7 @@ def _count_parallel(documents, concepts, tries, lem, rules, jobs, progress, leve
     references, verdicts, metric items and misaligned segments, in document order."""
     for doc in documents:  # built before forking, so that every worker inherits them
         lem(normalise_tag(doc.tgt_lang))
-    stops = {src_l: al.stop_words(primary(src_l)) for src_l, _t in tries} if level != "none" else {}
+    stops = {src_l: al.stop_words(primary(src_l)) for src_l, _t in tries} if level != VariantLevel.NONE else {}
     worker_forms: dict = {}  # per worker process, across its documents (a concept's forms are computed once)
 
     def task(n):
@@ -540,8 +540,8 @@ def finish(run: Run) -> CheckResult:
     sig = signature.build(
         glossaries=run.glossaries, lemmatisers=run.lem.names(), penalties=run.table, judge=run.judge,
         exhaustive=run.exhaustive, domain=run.domain, decisions=run.review.sha256 if run.review else None,
-        variants=str(run.settings.get("variants", vr.DEFAULT_LEVEL)),
-        settings={**run.settings, "mode": "judge" if run.judge is not None else "counting",
+        variants=run.settings.variants,
+        settings={**run.settings.recorded(), "mode": "judge" if run.judge is not None else "counting",
                   "exhaustive": run.exhaustive, "domain": run.domain},
     )
     return CheckResult(
@@ -555,7 +555,7 @@ def finish(run: Run) -> CheckResult:
     )
 
 
-def cached_source_index(concepts, src_l: str, lemmatiser, path, variants: str = vr.DEFAULT_LEVEL,
+def cached_source_index(concepts, src_l: str, lemmatiser, path, variants: VariantLevel = DEFAULT_VARIANTS,
                         fingerprint: Optional[str] = None) -> tuple:
     """`_source_index` through the active index cache.
 
@@ -569,18 +569,18 @@ def cached_source_index(concepts, src_l: str, lemmatiser, path, variants: str = 
     if not cache.enabled:
         return _source_index(concepts, src_l, lemmatiser, path, variants)
     key = indexcache.make_key("source-index", fingerprint or terms_fingerprint(concepts), src_l, lemmatiser.name,
-                              lemmatiser.mode, variants)
+                              lemmatiser.mode, str(variants))
     hit = cache.load(key)
     if isinstance(hit, tuple) and len(hit) == 2 and isinstance(hit[0], dt.TermTrie):
         return hit
     built = _source_index(concepts, src_l, lemmatiser, path, variants)
-    if variants != "none":  # stored with the variant passes' indexes built
-        dt.variant_indexes(built[0], variants == "dynamic")
+    if variants != VariantLevel.NONE:  # stored with the variant passes' indexes built
+        dt.variant_indexes(built[0], variants == VariantLevel.DYNAMIC)
     cache.store(key, built)
     return built
 
 
-def _source_index(concepts, src_l, lemmatiser, path, variants: str = vr.DEFAULT_LEVEL):
+def _source_index(concepts, src_l, lemmatiser, path, variants: VariantLevel):
     """The trie of every source designation, and each concept's head term (its preferred term).
 
     `variants` decides which entries the trie holds (static variants from "static" on): the cache of
@@ -686,7 +686,7 @@ def _give_languages(gl, files, src_lang, tgt_lang):
     return [g if g.languages or g.format not in ("csv", "tsv") else assign_languages(g, src, tgt) for g in gl]
 
 
-def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cache, level="none", stop=frozenset()):
+def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cache, level: VariantLevel, stop=frozenset()):
     """Occurrences of one document, with chains, first mentions and target spans.
 
     Everything here depends on this document only (the forms cache holds pure functions of a concept),
@@ -705,7 +705,7 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
     work: list[Work] = []
     skipped = 0
     # a term's form name and surface keys are the same few values again and again: one object each (a
-    # 10M-word memory's 166k occurrences held ~40 MB of equal strings and tuples)
+    # big memory's occurrences would otherwise hold many equal strings and tuples)
     shared: dict = {}
     for m in matches:
         if not m.segment.translated:
@@ -780,7 +780,7 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
         )
 
     # pass 2 reads the Pending of each occurrence pass 1 leaves open and of each chain's first (its forms
-    # are the chain's): only those are kept (a big memory's 166k occurrences held ~21 MB of them)
+    # are the chain's): only those are kept (a big memory's occurrences would hold many of them)
     chain_firsts: dict = {}
     for i, w in enumerate(work):
         chain_firsts.setdefault((w.concept.id, w.source_form), i)
@@ -836,7 +836,7 @@ def _detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cac
     return work, skipped
 
 
-def _detect_in_chunks(trie, segments, lem_s, level="none", lang="", stop=frozenset()):
+def _detect_in_chunks(trie, segments, lem_s, level: VariantLevel, lang="", stop=frozenset()):
     """`detect_document` on a big document (a whole translation memory), DETECT_CHUNK segments at a time.
 
     Each chunk is tokenised once, matched and searched for the variants a segment holds on its own; no
@@ -846,7 +846,7 @@ def _detect_in_chunks(trie, segments, lem_s, level="none", lang="", stop=frozens
     look a few segments back, acronyms, the occurrences' surface keys) has those segments tokenised again.
     """
     segs = _WithSource(segments)
-    finder = dt.VariantFinder(trie, level, stop) if level != "none" else None
+    finder = dt.VariantFinder(trie, level, stop) if level != VariantLevel.NONE else None
     by_seg: dict = {}
     taken_by_seg: dict = {}
     for part in _chunks(segs, DETECT_CHUNK):
@@ -947,7 +947,7 @@ class _WithSource:
 class _Tokens(dict):
     """Source tokens by segment index, made when asked (the latest kept: one segment's matches ask in turn).
 
-    Packed segments (termqa.model.PackedSegments) are found by position; other documents by a map of
+    Packed segments (termqa.store.packed.PackedSegments) are found by position; other documents by a map of
     their texts."""
 
     def __init__(self, segments, lem):

@@ -11,10 +11,12 @@ import re
 from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
+from termqa.config import VariantLevel
 from termqa.lang.fold import exact_key, is_caps
 from termqa.lang.normalise import loose, term_tokens
 from termqa.model import Concept, Document, Segment, Term
 from termqa.pipeline import variants as vr
+from termqa.store.pickling import pickled_by_fields
 
 # Variation categories of a source form relative to the concept's head term.
 NONE = "none"
@@ -37,7 +39,9 @@ def is_gap(tok) -> bool:
     return tok.punct and tok.text in GAPS
 
 
-@dataclass(frozen=True)
+# pickled in bulk: the cached source index of a 20k-concept termbase holds tens of thousands of entries
+@pickled_by_fields
+@dataclass(frozen=True, slots=True)
 class SourceEntry:
     """One matchable source designation of a concept."""
 
@@ -50,34 +54,6 @@ class SourceEntry:
     # "pompe" -> "pomper"; matching accepts a token whose lemma or surface equals either key)
     rule: str = ""  # variant rule; empty for the glossary's own designations and acronyms
     base_key: tuple[str, ...] = ()  # for a variant: the key of the designation it was made from
-
-    def __reduce__(self):
-        # pickled as a call of `_entry` with the fields: the cached source index of a 20k-concept
-        # termbase holds ~46k entries, and pickle's default (a state dict per entry, then copied into
-        # the new object's) made them half of its loading time; `_entry` loads them ~30% faster
-        return _entry, (self.concept_id, self.text, self.key, self.term_type, self.via, self.skey, self.rule,
-                        self.base_key)
-
-
-_new = object.__new__
-
-
-def _entry(concept_id, text, key, term_type, via, skey, rule, base_key) -> SourceEntry:
-    """A SourceEntry made from its fields as pickled, written into its __dict__ as pickle itself fills a
-    frozen dataclass's (the generated __init__ goes through object.__setattr__ per field: slower). One
-    item at a time, in field order: the dict then shares its keys with every other entry's (a
-    `dict.update` would make each a full dict of its own, 136 bytes more per entry)."""
-    e = _new(SourceEntry)
-    d = e.__dict__
-    d["concept_id"] = concept_id
-    d["text"] = text
-    d["key"] = key
-    d["term_type"] = term_type
-    d["via"] = via
-    d["skey"] = skey
-    d["rule"] = rule
-    d["base_key"] = base_key
-    return e
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +68,10 @@ class Match:
     end: int
 
 
+# the derived indexes travel with the trie (the index cache stores them built: reading them back is cheaper
+# than building them); the entries go first, so that pickle writes each entry in that flat list rather than
+# deep in the trie where it is first met, and reads them back in one run
+@pickled_by_fields(fields=("entries", "root", "size", "derived"))
 class TermTrie:
     """A token trie over normalised term keys. Values are lists of entries ending at a node."""
 
@@ -102,16 +82,6 @@ class TermTrie:
         self.size = 0
         self.entries: list[SourceEntry] = []  # every entry added, in order (variant passes read them)
         self.derived: dict = {}  # indexes the variant passes build from `entries`: once per trie, not per document
-
-    def __getstate__(self):
-        # the derived indexes travel with the trie (the index cache stores them built: reading them
-        # back costs about half of building them). The entries go first, so that pickle writes each
-        # entry in that flat list rather than deep in the trie where it is first met: measured ~10%
-        # faster to load (the entries are then read in one run, not between trie nodes)
-        return self.entries, self.root, self.size, self.derived
-
-    def __setstate__(self, state):
-        self.entries, self.root, self.size, self.derived = state
 
     def add(self, entry: SourceEntry) -> None:
         self.entries.append(entry)
@@ -148,10 +118,10 @@ class TermTrie:
         return best_end, best
 
 
-def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser, variants: str = "none") -> list[SourceEntry]:
+def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser, variants: VariantLevel) -> list[SourceEntry]:
     """Every source-language designation of every concept, with its matching key.
 
-    `variants` (termqa.pipeline.variants.LEVELS): from `static` on, the variants generated from each
+    `variants` (termqa.config.VariantLevel): from `static` on, the variants generated from each
     designation follow the glossary's own entries (which win where both give the same path).
     """
     items: list[tuple[Concept, Term]] = []
@@ -165,7 +135,7 @@ def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser, varian
         key, skey = keys_of(tk)
         if key:
             out.append(SourceEntry(c.id, t.text, key, t.term_type, "glossary", skey))
-    if vr.check_level(variants) != "none":
+    if variants != VariantLevel.NONE:
         lang = src_lang.split("-")[0].lower()
         own = {e.key for e in out}
         extra = []
@@ -182,7 +152,7 @@ def _shared(entries: list[SourceEntry]) -> list[SourceEntry]:
 
     Each term's keys are made apart ("pump" anew in every term holding it; surface keys equal to the
     lemma keys as a second tuple), and pickle writes, and the index cache reads back, one object per
-    object, however equal: sharing them makes the cached index ~7% smaller and faster to load.
+    object, however equal: sharing them makes the cached index smaller and faster to load.
     """
     words: dict = {}
     keys: dict = {}
@@ -359,7 +329,7 @@ def acronym_definition_spans(matches: Sequence[Match], tokens_by_seg: dict, acro
 
 
 def detect_document(doc: Document, trie: TermTrie, tokens_by_seg: dict, segments: Sequence[Segment],
-                    variants: str = "none", lang: str = "", stop: frozenset = frozenset()):
+                    variants: VariantLevel, lang: str = "", stop: frozenset = frozenset()):
     """All matches in a document, including acronyms the document defines. Ordered by position.
 
     With `variants` other than "none", the variants of that level too (termqa.pipeline.variants);
@@ -371,7 +341,7 @@ def detect_document(doc: Document, trie: TermTrie, tokens_by_seg: dict, segments
         toks = tokens_by_seg[seg.index]
         pk = prepared[seg.index] = positions_and_keys(toks)
         matches.extend(find_in_segment(trie, seg, toks, pk))
-    if variants != "none":
+    if variants != VariantLevel.NONE:
         matches = find_variants(matches, trie, tokens_by_seg, segments, variants, lang, stop, prepared)
     return add_acronyms(trie, matches, tokens_by_seg, segments)
 
@@ -514,7 +484,7 @@ class VariantFinder:
     def __init__(self, trie: TermTrie, level: str, stop: frozenset):
         self.trie = trie
         self.stop = stop
-        self.dynamic = level == "dynamic"
+        self.dynamic = level == VariantLevel.DYNAMIC
         self.singles, self.lefts, self.by_key, self.ins_index, self.lengths = variant_indexes(trie, self.dynamic)
 
     def in_segment(self, seg: Segment, toks, seg_matches: Sequence[Match],
@@ -734,7 +704,7 @@ def _verb_like(tok, key: tuple, head_first: bool) -> bool:
 def concept_heads(trie: TermTrie, lang: str) -> dict:
     """concept id -> the head word of each of its designations in the trie (a one-word designation is its
     own head): made once per trie and language in a process, not per document (it reads every entry).
-    Not stored with the index: reading 20k lists back took longer (~30 ms) than making them (~11 ms)."""
+    Not stored with the index: reading the lists back took longer than making them."""
     got = trie.derived.get(("heads", lang))
     if got is None:
         got = {}

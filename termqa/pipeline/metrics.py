@@ -13,11 +13,11 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
-from termqa.model import pickled_by_init
-from termqa.pipeline.variants import CTV_PRESERVES, TYPE_CODES
+from termqa.labels import CTV_PRESERVES, TYPE_CODES
+from termqa.store.pickling import pickled_by_fields
 
 
-@pickled_by_init
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Item:
     doc_id: str
@@ -26,7 +26,7 @@ class Item:
     rendering: Optional[tuple[str, ...]]  # normalised lemma key of the aligned rendering, None if unaligned
     glossary_match: Optional[bool]  # matches an allowed glossary target term; None: concept has none
     is_head: bool = True  # source form is the concept's head term (for conformity baselines)
-    variation: str = "none"  # the source form's variation type (termqa.pipeline.variants.TYPE_CODES)
+    variation: str = "none"  # the source form's variation type (termqa.labels.TYPE_CODES)
     target_variation: Optional[str] = None  # the rendering's type relative to the target preferred term
     spelling: bool = False  # a GRAPH form that is a spelling (hyphen, closed compound), not an acronym
 

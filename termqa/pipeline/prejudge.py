@@ -18,20 +18,11 @@ from termqa.lang.lemma import Lemmatiser, Token
 from termqa.lang.normalise import spelling_issue, term_key, term_tokens
 from termqa.model import CONFORMING, ERROR, GENERATED, GLOSSARY, PREFERRED, UNJUDGED, Concept, Reference, Segment, Span
 from termqa.pipeline.align import TargetForm
+from termqa.labels import (  # noqa: F401 (the reasons this stage gives, importable from it as before)
+    R_ACRONYM_KEPT, R_COPIED_WORD, R_DIVERGES_GLOSSARY, R_DIVERGES_MAJORITY, R_HAPAX, R_HEAD_DROPPED, R_IN_KEPT_NAME,
+    R_MISALIGNED, R_MISSING, R_NO_REFERENCE, R_SPELLING_PSEUDO,
+)
 from termqa.pipeline.score import penalty_for
-
-# Reasons an occurrence is left unjudged (also the keys of summary.unjudged_reasons).
-R_MISSING = "no rendering found in the target (omitted, paraphrased or translated otherwise)"
-R_DIVERGES_GLOSSARY = "rendering diverges from the glossary term"
-R_DIVERGES_MAJORITY = "rendering diverges from the document's majority rendering"
-R_HAPAX = "single occurrence with no glossary reference"
-R_NO_REFERENCE = "no reference: the glossary has no target term and no rendering was found"
-R_SPELLING_PSEUDO = "spelling differs from the document's majority rendering"
-R_ACRONYM_KEPT = "abbreviation kept as in the source; the glossary gives only a full form"
-R_MISALIGNED = "the target segment does not look like a translation of this source (misaligned?)"
-R_COPIED_WORD = "kept as in the source; it is also a word of the target language"
-R_IN_KEPT_NAME = "left in the source language inside a longer expression kept as it is (a name or title?)"
-R_HEAD_DROPPED = "rendering drops the head noun of the glossary term (a reduction that may name something else)"
 
 # variant rules of a target form that may leave out words of the designation (termqa.pipeline.align):
 # their renderings conform only when they keep the term's head noun

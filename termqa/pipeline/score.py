@@ -54,8 +54,8 @@ _INF = float("inf")
 
 
 def mean(xs):
-    """`statistics.mean`: the same value and type, without its Fraction arithmetic per value (a fifth of
-    the time; it was 0.13 s of a 1M-word run's scores).
+    """`statistics.mean`: the same value and type, without its Fraction arithmetic per value (a visible
+    part of a big run's scores).
 
     A float is an integer over a power of two, so the exact sum is an integer over the largest
     denominator, and Python's int division rounds the exact mean once, as statistics.mean does. Like

@@ -1,6 +1,6 @@
 """Term variants beyond the glossary's own forms, and the variation typology they are labelled with.
 
-Three detection levels (`variants=`):
+Three detection levels (`variants=`, termqa.config.VariantLevel):
 
 - `none`: the glossary's designations (lemmas, all synonyms) and the acronyms a document defines.
 - `static`: plus forms generated from each glossary designation before reading any text: closed
@@ -26,17 +26,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional, Sequence
 
+from termqa.labels import TYPE_CODES
 from termqa.lang.lemma import known_form, part_of_speech_keys, table_lemma
 from termqa.lang.normalise import loose
-
-LEVELS = ("none", "static", "dynamic")
-DEFAULT_LEVEL = "dynamic"
-
-# the coarse `variation` values of an occurrence, and the paper's type codes they stand for
-TYPE_CODES = {
-    "none": "NO-VAR", "graphical": "GRAPH", "morphosyntactic": "MORPH", "reduction": "RED",
-    "expansion": "EXP", "lexical": "LEX", "combined": "COMBO",
-}
 
 # our rule -> (variation, subtype); the README's table lists the same
 RULES = {
@@ -109,13 +101,6 @@ def sigil(text: str) -> str:
     """The hashtag or handle sign a designation starts with, which its occurrences must have too."""
     t = text.strip()
     return t[0] if t.startswith(_SIGILS) else ""
-
-
-def check_level(level: str) -> str:
-    """The level, or a ValueError naming the choices (the CLI's click.Choice says it earlier)."""
-    if level not in LEVELS:
-        raise ValueError(f"variants must be one of {', '.join(LEVELS)}, not {level!r}")
-    return level
 
 
 def variation_for_rule(rule: str, base_variation: str) -> tuple[str, Optional[str]]:
@@ -445,11 +430,3 @@ def target_variation(rendering_text: Optional[str], rendering_key: Optional[tupl
         return "expansion"
     return "lexical"
 
-
-# the source variation types CTV scores, and the target types that preserve each
-CTV_PRESERVES = {
-    "graphical": frozenset({"graphical"}),
-    "reduction": frozenset({"reduction"}),
-    "expansion": frozenset({"expansion"}),
-    "lexical": frozenset({"lexical", "none"}),
-}

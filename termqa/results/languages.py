@@ -17,7 +17,7 @@ from typing import Callable, Mapping
 
 from termqa.evaluate.backlog import backlog
 from termqa.lang.langtags import normalise_tag
-from termqa.model import segment_texts
+from termqa.store.packed import segment_texts
 from termqa.results.gate import failures
 from termqa.results.langslice import LANGUAGE_KEYS, language_of, slice_result, target_languages
 

@@ -11,12 +11,12 @@ from typing import Iterator
 
 from termqa.errors import InputError
 from termqa.fileio import Rows
-from termqa.gcpause import without_gc
 from termqa.model import OUTCOMES, UNJUDGED
 from termqa.pipeline.metrics import all_metrics, per_document, variation_shares
 from termqa.pipeline.score import scores
-from termqa.wordcount import source_words
 from termqa.results.languages import per_language, target_languages, totals_only
+from termqa.store.gcpause import without_gc
+from termqa.wordcount import source_words
 
 RESULT_VERSION = 1
 

@@ -4,15 +4,13 @@ Readers and the lemmatiser allocate hundreds of thousands of small records (segm
 tokens) in a burst; each few hundred allocations would start a collection that walks young objects
 looking for cycles these records never form, and the older generations, which hold the glossary and
 its index, are walked again and again as the young ones fill up. Counting (reading, detection,
-alignment) and building the JSON result run with the collector paused: a check of 100k words spent a
-third of its CPU time in it, 1M words about a tenth, with the same peak memory either way (these stages
-make no cyclic garbage). The collector is resumed, if it was running, as soon as the block ends,
+alignment) and building the JSON result run with the collector paused: a check spent a large part of
+its CPU time in it, with the same peak memory either way (these stages make no cyclic garbage). The collector is resumed, if it was running, as soon as the block ends,
 error or not; the judge runs with it on.
 
 On resume, whatever the pause made is moved into the oldest generation at once. Left where it was
-made, in the youngest, it would all be walked by the very next collection (a warm 100k-word check
-spent 0.2-0.3 s in the two collections after its paused stages: the unpickled index and glossary, the
-documents), then again as it is promoted to the middle generation. In the oldest it is walked only by
+made, in the youngest, it would all be walked by the very next collection (the unpickled index and
+glossary, the documents), then again as it is promoted to the middle generation. In the oldest it is walked only by
 a full collection, which runs when the objects promoted since the last one outnumber a quarter of
 those it found. Cyclic garbage made during the pause is still collected, by a full collection.
 """
@@ -60,7 +58,7 @@ def no_collection_at_exit() -> None:
     """Let the interpreter exit without walking every object once more (for the command line only).
 
     Python's shutdown runs a full collection after the exit handlers: in a check, a walk of every record
-    still alive (0.2 s of a warm 100k-word run) to free memory the process is about to give back
+    still alive, to free memory the process is about to give back
     anyway. An exit handler freezes everything first, and shutdown collects no frozen object. Only
     for a process that ends when the command does: a library caller keeps its collector as it was.
     """

@@ -86,7 +86,7 @@ _LANG: Optional[str] = None
 
 
 def _package_root() -> Path:
-    return Path(__file__).resolve().parent
+    return Path(__file__).resolve().parent.parent  # termqa/, this module being termqa/store/indexcache.py
 
 
 def source_fingerprint(package: Path, *, lang_only: bool = False, extra_roots: tuple = ()) -> str:
@@ -99,7 +99,7 @@ def source_fingerprint(package: Path, *, lang_only: bool = False, extra_roots: t
     """
     h = hashlib.sha256()
     if lang_only:
-        groups = [(package, sorted((package / "lang").rglob("*.py")) + [package / Path(__file__).name])]
+        groups = [(package, sorted((package / "lang").rglob("*.py")) + [package / "store" / Path(__file__).name])]
     else:
         h.update(__version__.encode())
         groups = [(root, sorted(root.rglob("*.py"))) for root in sorted({package, *extra_roots})]

@@ -1,9 +1,9 @@
 """A glossary's concepts held as plain tuples, each made a `Concept` record only when first read.
 
 Why: a run on a big termbase reads only the concepts its text contains (a few hundred or thousand of
-20,000), but unpickling the cached glossary as records made all of them (20k `Concept` and 44k `Term`
-records: ~0.1 s, a sixth of a check of a short file against that termbase). Tuples of strings
-unpickle about seven times faster, and a record is made from its tuple in a microsecond or two.
+20,000), but unpickling the cached glossary as records made all of them, a visible part of a check of a
+short file against that termbase. Tuples of strings unpickle much faster, and a record is made from
+its tuple when it is first read.
 
 `ConceptRows` is a read-only sequence of `Concept` (iterating it makes every record, so a caller that
 needs them all gets them all); `by_id(concepts)` is the id -> concept mapping of any sequence of

@@ -1,0 +1,112 @@
+"""The run's settings: one typed record, each default defined once, built from config file + environment +
+flags, refused when a value is outside its closed set."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from termqa.config import (
+    DEFAULT_JUDGE_TIMEOUT, DEFAULT_LEMMATISER, DEFAULT_VARIANTS, KEYS, AnnotateLevel, LemmatiserMode, Settings,
+    VariantLevel,
+)
+from termqa.errors import UsageError
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = [p for folder in ("termqa", "formats", "reports") for p in sorted((ROOT / folder).rglob("*.py"))]
+
+
+def _lines_matching(pattern: str) -> list[str]:
+    rx = re.compile(pattern)
+    return [f"{p.relative_to(ROOT)}:{n}: {line.strip()}" for p in SOURCES
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if rx.search(line)]
+
+
+@pytest.mark.parametrize("what, pattern", [
+    # a parameter, field or constant whose default (`name: type = value`, `name=value`; not an assignment) is spelled as a literal instead of the one constant
+    ("variant level", r"""(?<![`\w])(variants|level)(\s*:\s*[\w\[\], .]+=\s*|=)["'](none|static|dynamic)["']"""),
+    ("variant level", r"""DEFAULT_\w*\s*=\s*["'](none|static|dynamic)["']"""),
+    ("lemmatiser mode", r"""(?<![`\w])(lemmatiser|mode)(\s*:\s*[\w\[\], .]+=\s*|=)["'](auto|lookup|trained)["']"""),
+    ("lemmatiser mode", r"""DEFAULT_\w*\s*=\s*["'](auto|lookup|trained)["']"""),
+    # a typed parameter or field (a call's own timeout, e.g. SQLite's, is no default of the judge's)
+    ("judge timeout", r"""(?<![\w.])(judge_)?timeout\s*:\s*[\w\[\], .]+=\s*\d"""),
+    ("judge timeout", r"""DEFAULT_\w*TIMEOUT\w*\s*="""),
+])
+def test_each_default_is_defined_once(what, pattern):
+    found = [hit for hit in _lines_matching(pattern) if not hit.startswith("termqa/config.py:")]
+    assert found == [], f"a second definition of the default {what}: {found}"
+
+
+def test_the_greps_see_a_second_definition():
+    rx = re.compile(r"""(?<![`\w])(variants|level)(\s*:\s*[\w\[\], .]+=\s*|=)["'](none|static|dynamic)["']""")
+    assert rx.search('def f(x, variants: str = "dynamic"):')
+    assert re.search(r"""(?<![\w.])(judge_)?timeout\s*:\s*[\w\[\], .]+=\s*\d""", "    timeout: float = 60.0  # s")
+
+
+def test_the_defaults():
+    s = Settings()
+    assert s.variants is DEFAULT_VARIANTS is VariantLevel.DYNAMIC
+    assert s.lemmatiser is DEFAULT_LEMMATISER is LemmatiserMode.AUTO
+    assert s.annotate_level is AnnotateLevel.FLAGGED
+    from termqa.judge.llm import JudgeSettings
+
+    assert JudgeSettings(model="m").timeout == DEFAULT_JUDGE_TIMEOUT
+
+
+def test_strings_become_members_and_bad_values_are_refused():
+    s = Settings(variants="static", lemmatiser="lookup", annotate_level="all", glossary="g.tbx")
+    assert (s.variants, s.lemmatiser, s.annotate_level, s.glossary) == (
+        VariantLevel.STATIC, LemmatiserMode.LOOKUP, AnnotateLevel.ALL, ("g.tbx",))
+    with pytest.raises(UsageError, match="unknown variant level 'some'") as exc:
+        Settings(variants="some")
+    assert "none, static, dynamic" in exc.value.fix
+    with pytest.raises(UsageError, match="lemmatiser mode"):
+        Settings(lemmatiser="neural")
+
+
+def test_a_member_is_its_value():
+    assert VariantLevel.NONE == "none" and f"{VariantLevel.STATIC}" == "static" and str(LemmatiserMode.AUTO) == "auto"
+    assert {"dynamic": 1}[VariantLevel.DYNAMIC] == 1  # same dict key as the string
+
+
+def test_flags_override_the_config_file_which_overrides_the_environment(tmp_path):
+    (tmp_path / "termqa.toml").write_text('variants = "static"\njudge_model = "from-file"\nglossary = "g.tbx"\n'
+                                          'judge-timeout = 4\n')
+    env = {"OPENAI_MODEL": "from-env"}
+    s = Settings.build(cwd=tmp_path, environ=env)
+    assert (s.variants, s.judge_model, s.judge_timeout) == (VariantLevel.STATIC, "from-file", 4.0)
+    assert s.glossary == (str(tmp_path / "g.tbx"),) and s.config == str(tmp_path / "termqa.toml")
+    s = Settings.build(cwd=tmp_path, environ=env, variants="none", judge_model=None, glossary=())
+    assert (s.variants, s.judge_model) == (VariantLevel.NONE, "from-file")  # None and () are "not given"
+    assert Settings.build(cwd=tmp_path / "nowhere", environ=env).judge_model == "from-env"
+    assert Settings.build(cwd=tmp_path / "nowhere", environ={"OPENAI_MODEL": " "}).judge_model is None
+
+
+def test_the_config_keys_are_the_fields_of_the_record():
+    from dataclasses import fields
+
+    assert set(KEYS) <= {f.name for f in fields(Settings)}
+    assert {"variants", "lemmatiser", "judge_timeout", "judge_base_url", "cache", "annotate_level"} <= set(KEYS)
+    with pytest.raises(TypeError, match="unknown settings: colour"):
+        Settings.build(colour="red")
+
+
+def test_the_cli_takes_its_choices_from_the_enums():
+    from termqa.cli.check import check_command
+
+    choices = {p.name: list(p.type.choices) for p in check_command.params if hasattr(p.type, "choices")}
+    assert choices["variants"] == VariantLevel.choices()
+    assert choices["lemmatiser"] == LemmatiserMode.choices()
+    assert choices["annotate_level"] == AnnotateLevel.choices()
+
+
+def test_the_judge_gets_the_records_options():
+    s = Settings(judge_model="m", judge_base_url="http://127.0.0.1:9/v1", judge_timeout=7.5, cache="c.db",
+                 price=("m=1,2",))
+    from termqa.judge.llm import judge_settings
+
+    j = judge_settings(s, environ={})
+    assert (j.model, j.base_url, j.timeout, j.cache_path, j.prices["m"]) == ("m", "http://127.0.0.1:9/v1", 7.5,
+                                                                               "c.db", (1.0, 2.0))
+    assert judge_settings(Settings(), environ={}) is None
