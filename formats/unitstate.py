@@ -51,7 +51,8 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Sequence
 
-from termqa.model import _SEGMENT_FIELDS, BilingualFile, Document, PackedSegments, Segment, SegmentPacker
+from termqa.model import BilingualFile, Document, Segment
+from termqa.store.packed import _SEGMENT_FIELDS, PackedSegments, SegmentPacker
 
 TRANSLATED = "translated"
 NOT_TRANSLATED = "not-translated"

@@ -14,7 +14,8 @@ from typing import Optional
 
 from termqa import formats
 from termqa.errors import MissingLanguageError
-from termqa.model import BilingualFile, PackedSegments, SegmentPacker
+from termqa.model import BilingualFile
+from termqa.store.packed import PackedSegments, SegmentPacker
 
 
 def every_pair(path: str, exc: MissingLanguageError, src_lang: Optional[str] = None) -> BilingualFile:
