@@ -33,7 +33,7 @@ from termqa.labels import (
     ALIGN_METHOD_TEXT, CODE_DESCRIPTIONS, CONSISTENCY_DESCRIPTIONS, ERROR_CODES, INCONSISTENT_LABELS, METRIC_TEXT,
     OUTCOME_TEXT, OUTCOMES, PLAIN_WORDS, PROVENANCE_TEXT, RULE_NAMES, label_info, label_name, setting_text,
 )
-from termqa.pipeline.sanity import NOTHING_CHECKED
+from termqa.labels import NOTHING_CHECKED
 from termqa.results.gate import failures, nothing_checked
 from termqa.results.langslice import language_of
 from termqa.shownpath import result_names, scrub_all

@@ -295,6 +295,9 @@ R_ACRONYM_KEPT = "abbreviation kept as in the source; the glossary gives only a 
 R_MISALIGNED = "the target segment does not look like a translation of this source (misaligned?)"
 R_COPIED_WORD = "kept as in the source; it is also a word of the target language"
 R_IN_KEPT_NAME = "left in the source language inside a longer expression kept as it is (a name or title?)"
+# how the alert of a run that could check nothing begins (termqa.pipeline.sanity writes it, termqa.results.gate
+# and the report read it back from a result)
+NOTHING_CHECKED = "nothing checked"
 R_HEAD_DROPPED = "rendering drops the head noun of the glossary term (a reduction that may name something else)"
 # the judge (termqa.judge.stages, termqa.judge.batch)
 R_BUDGET = "not judged: the judge budget (--max-calls / --max-cost) was reached"

@@ -38,7 +38,7 @@ def _line(key, content, *, status=200, tokens=(100, 10), error=None):
 def test_a_usable_answer_is_stored_and_stops_waiting(cache):
     _asked(cache, "k1")
     rep = ingest_lines(cache, [_line("k1", '{"label": "no_error"}')])
-    assert (rep.answered, rep.unusable, rep.tokens_in, rep.tokens_out, rep.models) == (1, 0, 100, 10, {"m": (100, 10)})
+    assert (rep.answered, rep.unusable, rep.tokens_in, rep.tokens_out, rep.models) == (1, 0, 100, 10, {"m": (100, 10, 0)})
     entry = cache.get("k1")
     assert entry.answer == {"label": "no_error"} and entry.served_model == "m-2025-01-01"
     assert cache.pending_batch("k1") is None
@@ -74,7 +74,8 @@ def test_an_array_answer_that_misses_an_occurrence_is_unusable(cache):
 
 def test_a_line_that_is_not_json_is_unusable(cache):
     assert ingest_lines(cache, ["{not json", "", "   "]).as_dict() == {
-        "answered": 0, "unusable": 1, "already": 0, "unknown": 0, "tokens_in": 0, "tokens_out": 0}
+        "answered": 0, "unusable": 1, "already": 0, "unknown": 0, "tokens_in": 0, "tokens_out": 0,
+        "tokens_in_cached": 0}
 
 
 def test_an_answer_this_cache_never_asked_is_counted_unknown_and_not_stored(cache):
@@ -98,10 +99,12 @@ def test_an_ingested_answer_keeps_the_question_it_answers(cache):
 
 
 def test_reports_add_up(cache):
-    a = IngestReport(answered=2, unusable=1, tokens_in=10, tokens_out=2, models={"m": (10, 2)})
-    a.add(IngestReport(answered=1, already=3, unknown=1, tokens_in=5, tokens_out=1, models={"m": (5, 1), "n": (1, 1)}))
-    assert a.as_dict() == {"answered": 3, "unusable": 1, "already": 3, "unknown": 1, "tokens_in": 15, "tokens_out": 3}
-    assert a.models == {"m": (15, 3), "n": (1, 1)}
+    a = IngestReport(answered=2, unusable=1, tokens_in=10, tokens_out=2, tokens_in_cached=4, models={"m": (10, 2, 4)})
+    a.add(IngestReport(answered=1, already=3, unknown=1, tokens_in=5, tokens_out=1,
+                       models={"m": (5, 1, 0), "n": (1, 1, 0)}))
+    assert a.as_dict() == {"answered": 3, "unusable": 1, "already": 3, "unknown": 1, "tokens_in": 15, "tokens_out": 3,
+                           "tokens_in_cached": 4}
+    assert a.models == {"m": (15, 3, 4), "n": (1, 1, 0)}
 
 
 def test_an_input_file_is_one_chat_request_per_line():

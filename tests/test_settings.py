@@ -108,5 +108,5 @@ def test_the_judge_gets_the_records_options():
 
     j = judge_settings(s, environ={})
     assert (j.model, j.base_url, j.timeout, j.cache_path, j.prices["m"]) == ("m", "http://127.0.0.1:9/v1", 7.5,
-                                                                               "c.db", (1.0, 2.0))
+                                                                               "c.db", (1.0, 2.0, None))
     assert judge_settings(Settings(), environ={}) is None

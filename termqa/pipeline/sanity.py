@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from termqa.errors import LanguageError
+from termqa.labels import NOTHING_CHECKED
 from termqa.lang.identify import guess_language
 from termqa.lang.langtags import language_name, normalise_tag, primary
 from termqa.model import BilingualFile, Concept, Document
@@ -76,7 +77,6 @@ def swapped(guesses: dict) -> Optional[tuple[str, str]]:
     return None
 
 
-NOTHING_CHECKED = "nothing checked"  # how the alert begins: termqa.results.gate reads it back from a result
 
 
 def nothing_checked(documents: Sequence[Document], found: bool, skipped: int) -> Optional[str]:

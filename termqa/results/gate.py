@@ -18,7 +18,7 @@ import re
 from termqa.errors import UsageError
 from termqa.labels import CONSISTENCY_LABELS, ERROR_CODES
 from termqa.model import OUTCOMES
-from termqa.pipeline.sanity import NOTHING_CHECKED
+from termqa.labels import NOTHING_CHECKED
 
 _SCORES = {"score": "system", "system": "system", "micro": "micro", "by_concept": "by_concept",
            "by_source_form": "by_source_form"}
