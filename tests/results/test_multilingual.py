@@ -344,3 +344,18 @@ def test_language_filter_in_the_url(delivery, termbase, tmp_path):
     status = re.search(r'id="f-status"[^>]*>([^<]*)<', dom).group(1)
     ru = multi["languages"]["ru"]["summary"]["occurrences"]
     assert status == f"Showing {ru} of {len(multi['occurrences'])} occurrences."
+
+
+def test_the_console_prints_a_block_per_language_in_plain_words(delivery, termbase):
+    from click.testing import CliRunner
+
+    from termqa.cli.main import main as cli
+
+    base, _files, _glossaries = delivery
+    r = CliRunner().invoke(cli, ["check", str(base / "files"), "-g", str(termbase)])
+    langs = [line.split("]")[0][1:] for line in r.stdout.splitlines() if line.startswith("[")]
+    assert len(langs) == 3 and "ru" in langs
+    metric_lines = [line for line in r.stdout.splitlines() if line.startswith("  counting metrics")]
+    assert len(metric_lines) == 3
+    for line in metric_lines:  # the metrics by their names, as in a single-language run, not their JSON keys
+        assert "EM term accuracy" in line and "tcr_pr" not in line and " em " not in line
