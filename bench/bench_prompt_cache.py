@@ -105,7 +105,7 @@ def run(inputs, glossary, cache: Path, concurrency: int, lemmatiser: str) -> dic
 
 def costs(acc: dict, model: str) -> dict:
     from termqa.judge.costs import estimate_cost
-    from termqa.judge.llm import DEFAULT_PRICES, price_for
+    from termqa.judge.costs import DEFAULT_PRICES, price_for
 
     price = price_for(model, DEFAULT_PRICES)
     k = 1000.0 / max(1, acc["source_words"])

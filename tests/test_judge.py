@@ -403,7 +403,7 @@ def test_cli_exit_code_3_when_questions_failed_then_a_rerun_finishes(server, tmp
 def test_judge_timeout_is_an_option_and_a_config_key(tmp_path):
     from termqa import config
 
-    from termqa.judge.llm import judge_settings
+    from termqa.judge.settings import judge_settings
 
     s = judge_settings(config.Settings(judge_model="m", judge_base_url="http://127.0.0.1:9/v1", judge_timeout=7.5))
     assert s.timeout == 7.5
@@ -690,7 +690,7 @@ def test_cached_prompt_tokens_are_counted_priced_and_shown(server, tmp_path):
 def test_prices_in_the_config_may_give_a_cached_input_price(tmp_path):
     from termqa.config import Settings
     from termqa.errors import ConfigError
-    from termqa.judge.llm import judge_settings
+    from termqa.judge.settings import judge_settings
 
     s = judge_settings(Settings(judge_model="m", judge_base_url="http://127.0.0.1:9/v1",
                                 prices={"m": [1, 4, 0.25], "n": [2, 8]}))

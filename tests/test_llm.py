@@ -8,18 +8,15 @@ import pytest
 
 from termqa.judge.cache import VerdictCache, cache_key, default_cache_path
 from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss, UsageError
+from termqa.judge.costs import DEFAULT_PRICES, parse_price, price_for
 from termqa.judge.llm import (
-    DEFAULT_PRICES,
-    PLACEHOLDER_KEY,
     Answer,
     Backend,
     Request,
-    endpoint_kind,
     parse_json_answer,
-    parse_price,
-    price_for,
     settings_from_env,
 )
+from termqa.judge.settings import PLACEHOLDER_KEY, endpoint_kind
 
 SCHEMA = {
     "name": "verdict",
