@@ -51,7 +51,7 @@ def test_the_defaults():
     assert s.annotate_level is AnnotateLevel.FLAGGED
     from termqa.judge.settings import JudgeSettings
 
-    assert JudgeSettings(model="m").timeout == DEFAULT_JUDGE_TIMEOUT
+    assert JudgeSettings(model="m").judge_timeout == DEFAULT_JUDGE_TIMEOUT
 
 
 def test_strings_become_members_and_bad_values_are_refused():
@@ -107,6 +107,6 @@ def test_the_judge_gets_the_records_options():
     from termqa.judge.settings import judge_settings
 
     j = judge_settings(s, environ={})
-    assert (j.model, j.base_url, j.timeout, j.cache_path, j.prices["m"]) == ("m", "http://127.0.0.1:9/v1", 7.5,
+    assert (j.model, j.judge_base_url, j.judge_timeout, j.cache, j.prices["m"]) == ("m", "http://127.0.0.1:9/v1", 7.5,
                                                                                "c.db", (1.0, 2.0, None))
     assert judge_settings(Settings(), environ={}) is None

@@ -134,7 +134,7 @@ class Backend:
     def __init__(self, settings: JudgeSettings, *, cache: Optional[VerdictCache] = None,
                  seed: Optional[int] = None):
         self.settings = settings
-        self.cache = cache if cache is not None else VerdictCache(settings.cache_path)
+        self.cache = cache if cache is not None else VerdictCache(settings.cache)
         self.account = Accounting(settings)
         self._lock = threading.Lock()
         self._client = None
@@ -321,7 +321,7 @@ class Backend:
             acc.fatal_error = f"could not {'write' if s.batch == 'file' else 'submit'} the judge batch: {exc}"
             return
         self.cache.add_batch(batch_id, list(queue), input_file_id=file_id, status=status, model=s.model,
-                             endpoint=s.endpoint, base_url=s.base_url)
+                             endpoint=s.endpoint, base_url=s.judge_base_url)
         acc.batch_ids.append(batch_id)
 
     # -- steps ----------------------------------------------------------------------------------
@@ -415,7 +415,7 @@ class Backend:
             if self._client is None:
                 # Its own retries are off so that ours (with accounting) are the only ones.
                 s = self.settings
-                self._client = open_client(s.base_url, s.api_key, timeout=s.timeout, max_retries=0)
+                self._client = open_client(s.judge_base_url, s.api_key, timeout=s.judge_timeout, max_retries=0)
             return self._client
 
     def _payload(self, request: Request, mode: str) -> dict[str, Any]:

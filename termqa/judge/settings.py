@@ -49,16 +49,16 @@ class JudgeSettings:
     """How to reach the judge and how much it may cost. `prices` is USD per 1M tokens."""
 
     model: str
-    base_url: Optional[str] = None
+    judge_base_url: Optional[str] = None
     api_key: Optional[str] = field(default=None, repr=False)
     concurrency: int = DEFAULT_CONCURRENCY
-    timeout: float = DEFAULT_JUDGE_TIMEOUT  # seconds per request (--judge-timeout)
+    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT  # seconds per request
     max_retries: int = 8
     retry_budget: float = 120.0  # seconds per question, retries and waits included
     max_calls: Optional[int] = None
     max_cost: Optional[float] = None
     offline: bool = False
-    cache_path: Optional[str] = None
+    cache: Optional[str] = None  # the verdict cache file; None: termqa.judge.cache.default_cache_path()
     prices: Mapping[str, Price] = field(default_factory=lambda: DEFAULT_PRICES, hash=False, repr=False)
     temperature: float = 0.0
     # A bound on runaway output; generous because reasoning models count their thinking in it.
@@ -73,7 +73,7 @@ class JudgeSettings:
 
     @property
     def endpoint(self) -> str:
-        return endpoint_kind(self.base_url)
+        return endpoint_kind(self.judge_base_url)
 
     def price(self) -> Optional[Price]:
         """Known price of the model, 0 on a local server, None when unknown."""
@@ -91,8 +91,8 @@ class JudgeSettings:
             raise UsageError(f"--concurrency must be at least 1, not {self.concurrency}")
         if self.max_retries < 0:
             raise UsageError(f"max retries must be 0 or more, not {self.max_retries}")
-        if self.timeout <= 0:
-            raise UsageError(f"--judge-timeout must be positive, not {self.timeout}")
+        if self.judge_timeout <= 0:
+            raise UsageError(f"--judge-timeout must be positive, not {self.judge_timeout}")
         if self.batch not in (None, "submit", "file"):
             raise UsageError(f"unknown batch mode {self.batch!r}")
         if self.batch == "file" and not self.batch_file:
@@ -108,7 +108,7 @@ class JudgeSettings:
                 raise UsageError(f"--max-cost needs a price for model {self.model!r}, which termqa does not know",
                                  fix=f"add --price {self.model}=INPUT,OUTPUT[,CACHED_INPUT] (USD per million tokens)")
         if not self.offline and not self.api_key and self.endpoint != "local":
-            raise UsageError(f"no API key for the judge at {self.base_url or OPENAI_URL}",
+            raise UsageError(f"no API key for the judge at {self.judge_base_url or OPENAI_URL}",
                              fix="set OPENAI_API_KEY (a local server at localhost needs none)")
 
 
@@ -124,7 +124,7 @@ def settings_from_env(environ: Optional[Mapping[str, str]] = None, **overrides: 
     if unknown:
         raise TypeError(f"unknown judge settings: {', '.join(sorted(unknown))}")
 
-    for opt, var in (("model", ENV_MODEL), ("base_url", ENV_BASE_URL), ("api_key", ENV_API_KEY)):
+    for opt, var in (("model", ENV_MODEL), ("judge_base_url", ENV_BASE_URL), ("api_key", ENV_API_KEY)):
         if isinstance(given.get(opt), str) and not given[opt].strip():
             given.pop(opt)  # an empty option is as good as none
         if opt not in given and env_value(var, environ) is not None:
@@ -133,10 +133,10 @@ def settings_from_env(environ: Optional[Mapping[str, str]] = None, **overrides: 
         merged = dict(DEFAULT_PRICES)
         merged.update({k: as_price(v) for k, v in dict(given["prices"]).items()})
         given["prices"] = MappingProxyType(merged)
-    if not given.get("api_key") and endpoint_kind(given.get("base_url")) == "local":
+    if not given.get("api_key") and endpoint_kind(given.get("judge_base_url")) == "local":
         given["api_key"] = PLACEHOLDER_KEY
-    if "cache_path" in given:
-        given["cache_path"] = str(given["cache_path"])
+    if "cache" in given:
+        given["cache"] = str(given["cache"])
     settings = JudgeSettings(**{"model": "", **given})
     settings.check()
     return settings
@@ -146,9 +146,9 @@ def judge_settings(settings: Settings, environ: Optional[Mapping[str, str]] = No
     """The judge's settings of a run (`termqa.config.Settings`) when a judge model is configured (flag,
     config or OPENAI_MODEL), else None.
 
-    This record names what it holds by what it is (model, base_url, timeout, cache_path); the run's
-    options name it by the judge (judge_model, judge_base_url, judge_timeout, cache): this is the one
-    place one becomes the other."""
+    Both records use the flags' names (judge_base_url, judge_timeout, cache, concurrency...) except two:
+    `model` (the library's documented keyword of settings_from_env, the run's `judge_model`) and the
+    batch mode (`batch`: "submit" or "file", from the run's `judge_batch` / `judge_batch_file`)."""
     if not settings.judge_model:
         return None
     prices = {}
@@ -166,8 +166,8 @@ def judge_settings(settings: Settings, environ: Optional[Mapping[str, str]] = No
         batch, batch_file = "file", str(settings.judge_batch_file)
     elif settings.judge_batch:
         batch = "submit"
-    return settings_from_env(environ, model=settings.judge_model, base_url=settings.judge_base_url,
+    return settings_from_env(environ, model=settings.judge_model, judge_base_url=settings.judge_base_url,
                              concurrency=settings.concurrency, max_calls=settings.max_calls,
-                             max_cost=settings.max_cost, cache_path=settings.cache, offline=settings.offline or None,
-                             timeout=settings.judge_timeout, batch=batch, batch_file=batch_file,
+                             max_cost=settings.max_cost, cache=settings.cache, offline=settings.offline or None,
+                             judge_timeout=settings.judge_timeout, batch=batch, batch_file=batch_file,
                              prices=prices or None)
