@@ -1,9 +1,9 @@
 """How to reach the judge and what it may cost: the judge's own settings record, `JudgeSettings`.
 
-Separate from the client (termqa.judge.llm): the settings of a run are made and checked (and `termqa
-estimate` reads the endpoint) without the client's machinery, which only reads this record. `judge_settings()` is the
-one place the run's typed settings (termqa.config.Settings) become this record; `settings_from_env()`
-is the library's way to make it from the environment and keyword arguments.
+Separate from the client (termqa.judge.llm), which only reads this record: the settings of a run are
+made and checked without the client's machinery. `judge_settings()` is the one place the run's typed
+settings (termqa.config.Settings) become this record; `settings_from_env()` is the library's way to
+make it from the environment and keyword arguments.
 """
 from __future__ import annotations
 
@@ -41,7 +41,6 @@ def endpoint_kind(base_url: Optional[str]) -> str:
     except ValueError:
         return "custom"
     return "local" if (ip.is_loopback or ip.is_private or ip.is_link_local) else "custom"
-
 
 
 @dataclass(frozen=True)
