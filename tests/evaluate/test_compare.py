@@ -324,8 +324,8 @@ def test_judge_mode_validates_shared_references_once_and_shares_questions(server
     b = write_xliff(tmp_path / "b.xlf", PAIRS)  # the same translation twice: every question is shared
     gl = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c1", "suction line", "conduite d'aspiration"],
                                                         ["c2", "wear ring", ""]])
-    settings = settings_from_env(model="scripted-judge", base_url=server.url, cache_path=str(tmp_path / "c.db"),
-                                 backoff_base=0.01, backoff_max=0.05, timeout=2.0)
+    settings = settings_from_env(model="scripted-judge", judge_base_url=server.url, cache=str(tmp_path / "c.db"),
+                                 backoff_base=0.01, backoff_max=0.05, judge_timeout=2.0)
     res = cmp.compare([a, b], [gl], judge=settings, lemmatiser="lookup")
     data = res.to_dict()
     # one pseudo chain (wear ring) in one document: one reference check for both systems

@@ -68,8 +68,8 @@ def server():
 
 
 def judge(server, tmp_path, **kw):
-    return settings_from_env(model="scripted-judge", base_url=server.url, cache_path=str(tmp_path / "cache.db"),
-                             backoff_base=0.01, backoff_max=0.05, timeout=2.0, **kw)
+    return settings_from_env(model="scripted-judge", judge_base_url=server.url, cache=str(tmp_path / "cache.db"),
+                             backoff_base=0.01, backoff_max=0.05, judge_timeout=2.0, **kw)
 
 
 PAIRS = [
@@ -349,9 +349,9 @@ def test_random_faults_change_nothing_and_repeat_no_paid_answer(server, tmp_path
     (tmp_path / "faulty").mkdir()
     x = write_xliff(tmp_path / "faulty" / "doc.xlf", PAIRS)
     g = write_csv(tmp_path / "faulty" / "g.csv", ["id", "en", "fr"], GLOSS)
-    settings = settings_from_env(model="scripted-judge", base_url=server.url,
-                                 cache_path=str(tmp_path / "faulty" / "cache.db"), backoff_base=0.01,
-                                 backoff_max=0.05, timeout=1.5, max_retries=12)
+    settings = settings_from_env(model="scripted-judge", judge_base_url=server.url,
+                                 cache=str(tmp_path / "faulty" / "cache.db"), backoff_base=0.01,
+                                 backoff_max=0.05, judge_timeout=1.5, max_retries=12)
     r = check([x], [g], judge=settings, lemmatiser="lookup").to_dict()
     assert _verdicts(r) == _verdicts(clean)
     assert r["accounting"]["failed"] == 0 and r["accounting"]["incomplete"] is False
@@ -403,10 +403,10 @@ def test_cli_exit_code_3_when_questions_failed_then_a_rerun_finishes(server, tmp
 def test_judge_timeout_is_an_option_and_a_config_key(tmp_path):
     from termqa import config
 
-    from termqa.judge.llm import judge_settings
+    from termqa.judge.settings import judge_settings
 
     s = judge_settings(config.Settings(judge_model="m", judge_base_url="http://127.0.0.1:9/v1", judge_timeout=7.5))
-    assert s.timeout == 7.5
+    assert s.judge_timeout == 7.5
     (tmp_path / "termqa.toml").write_text('judge_timeout = 4\n')
     _, table = config.find(cwd=tmp_path)
     assert table["judge_timeout"] == 4
@@ -487,8 +487,8 @@ def _without_accounting(r, folder):
 def _batch_run(server, folder, **kw):
     x = write_xliff(folder / "doc.xlf", PAIRS)
     g = write_csv(folder / "g.csv", ["id", "en", "fr"], GLOSS)
-    settings = settings_from_env(model="scripted-judge", base_url=server.url, cache_path=str(folder / "cache.db"),
-                                 backoff_base=0.01, backoff_max=0.05, timeout=2.0, **kw)
+    settings = settings_from_env(model="scripted-judge", judge_base_url=server.url, cache=str(folder / "cache.db"),
+                                 backoff_base=0.01, backoff_max=0.05, judge_timeout=2.0, **kw)
     return check([x], [g], judge=settings, lemmatiser="lookup").to_dict()
 
 
@@ -690,7 +690,7 @@ def test_cached_prompt_tokens_are_counted_priced_and_shown(server, tmp_path):
 def test_prices_in_the_config_may_give_a_cached_input_price(tmp_path):
     from termqa.config import Settings
     from termqa.errors import ConfigError
-    from termqa.judge.llm import judge_settings
+    from termqa.judge.settings import judge_settings
 
     s = judge_settings(Settings(judge_model="m", judge_base_url="http://127.0.0.1:9/v1",
                                 prices={"m": [1, 4, 0.25], "n": [2, 8]}))

@@ -8,18 +8,15 @@ import pytest
 
 from termqa.judge.cache import VerdictCache, cache_key, default_cache_path
 from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss, UsageError
+from termqa.judge.costs import DEFAULT_PRICES, parse_price, price_for
 from termqa.judge.llm import (
-    DEFAULT_PRICES,
-    PLACEHOLDER_KEY,
     Answer,
     Backend,
     Request,
-    endpoint_kind,
     parse_json_answer,
-    parse_price,
-    price_for,
     settings_from_env,
 )
+from termqa.judge.settings import PLACEHOLDER_KEY, endpoint_kind
 
 SCHEMA = {
     "name": "verdict",
@@ -34,8 +31,8 @@ SCHEMA = {
 
 
 def make_backend(server, tmp_path, **kw) -> Backend:
-    options = dict(model="judge-test", base_url=server.url, cache_path=tmp_path / "cache.sqlite",
-                   timeout=2.0, backoff_base=0.001, backoff_max=0.01, concurrency=1)
+    options = dict(model="judge-test", judge_base_url=server.url, cache=tmp_path / "cache.sqlite",
+                   judge_timeout=2.0, backoff_base=0.001, backoff_max=0.01, concurrency=1)
     options.update(kw)
     return Backend(settings_from_env({}, **options))
 
@@ -177,7 +174,7 @@ def test_fallback_answers_share_the_cache_with_schema_answers(llm_server, tmp_pa
 def test_each_transient_fault_is_retried_with_the_real_client(llm_server, tmp_path, fault):
     llm_server.hang = 3.0
     llm_server.fail_next(fault)
-    with make_backend(llm_server, tmp_path, timeout=0.4) as b:
+    with make_backend(llm_server, tmp_path, judge_timeout=0.4) as b:
         a = b.complete(req("retry me"))
         acc = b.account.as_dict()
     assert a.data["label"] == "no_error"
@@ -314,20 +311,20 @@ def test_empty_environment_variables_count_as_unset():
         settings_from_env(env, model="gpt-4.1-mini")
     assert "OPENAI_API_KEY" in info.value.fix
     s = settings_from_env({**env, "OPENAI_API_KEY": "sk-1"}, model="gpt-4.1-mini")
-    assert s.base_url is None and s.endpoint == "openai" and s.api_key == "sk-1"
+    assert s.judge_base_url is None and s.endpoint == "openai" and s.api_key == "sk-1"
 
 
 def test_environment_fills_what_options_leave_out_and_options_win():
     env = {"OPENAI_MODEL": "env-model", "OPENAI_BASE_URL": "https://llm.example.org/v1",
            "OPENAI_API_KEY": "sk-env"}
     s = settings_from_env(env)
-    assert (s.model, s.base_url, s.api_key, s.endpoint) == ("env-model", "https://llm.example.org/v1", "sk-env", "custom")
-    s = settings_from_env(env, model="cli-model", base_url=None, api_key="", concurrency=3)
-    assert (s.model, s.base_url, s.api_key, s.concurrency) == ("cli-model", "https://llm.example.org/v1", "sk-env", 3)
+    assert (s.model, s.judge_base_url, s.api_key, s.endpoint) == ("env-model", "https://llm.example.org/v1", "sk-env", "custom")
+    s = settings_from_env(env, model="cli-model", judge_base_url=None, api_key="", concurrency=3)
+    assert (s.model, s.judge_base_url, s.api_key, s.concurrency) == ("cli-model", "https://llm.example.org/v1", "sk-env", 3)
 
 
 def test_local_server_needs_no_key_and_costs_nothing():
-    s = settings_from_env({}, model="qwen", base_url="http://localhost:8080/v1")
+    s = settings_from_env({}, model="qwen", judge_base_url="http://localhost:8080/v1")
     assert s.api_key == PLACEHOLDER_KEY and s.endpoint == "local" and s.price() == (0.0, 0.0, 0.0)
     assert "sk-" not in repr(s)  # keys stay out of logs
 
@@ -347,9 +344,9 @@ def test_max_cost_needs_a_known_price():
 
 
 def test_bad_numbers_are_usage_errors():
-    for bad in ({"concurrency": 0}, {"max_calls": -1}, {"timeout": 0}):
+    for bad in ({"concurrency": 0}, {"max_calls": -1}, {"judge_timeout": 0}):
         with pytest.raises(UsageError):
-            settings_from_env({}, model="m", base_url="http://127.0.0.1:1/v1", **bad)
+            settings_from_env({}, model="m", judge_base_url="http://127.0.0.1:1/v1", **bad)
 
 
 @pytest.mark.parametrize("url,kind", [
@@ -456,7 +453,7 @@ def test_random_faults_lose_no_question_and_repeat_no_paid_answer(llm_server, tm
     llm_server.hang = 2.5
     llm_server.random_faults(0.3, seed=11, kinds=("429", "500", "503", "malformed", "not_json", "empty", "timeout"))
     llm_server.default = lambda body: {"justification": body["messages"][-1]["content"], "label": "no_error"}
-    with make_backend(llm_server, tmp_path, concurrency=4, timeout=1.5, max_retries=12) as b:
+    with make_backend(llm_server, tmp_path, concurrency=4, judge_timeout=1.5, max_retries=12) as b:
         out = b.complete_many([req(f"q{i}") for i in range(30)])
     assert [o.data["justification"] for o in out] == [f"q{i}" for i in range(30)]
     assert sum(r.fault is not None for r in llm_server.completions) >= 5

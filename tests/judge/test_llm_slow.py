@@ -82,8 +82,8 @@ def test_error_judge_round_trip_through_llama_cpp(llama_server, tmp_path):
     q = ErrorQuestion("cooling circuit", "circuit de refroidissement",
                       SegmentText("The pump feeds the cooling circuit.", "La pompe alimente le circuit de refroidissement."),
                       "English", "French", domain="mechanical engineering")
-    settings = settings_from_env({}, model="smollm2", base_url=llama_server, cache_path=tmp_path / "c.sqlite",
-                                 timeout=300, max_tokens=200, concurrency=1, backoff_base=0.1, max_retries=3)
+    settings = settings_from_env({}, model="smollm2", judge_base_url=llama_server, cache=tmp_path / "c.sqlite",
+                                 judge_timeout=300, max_tokens=200, concurrency=1, backoff_base=0.1, max_retries=3)
     with Backend(settings) as backend:
         verdict = asks.ask(backend, q)
         acc = backend.account.as_dict()

@@ -413,7 +413,7 @@ def test_ask_many_returns_typed_results_and_errors_in_order(llm_server, tmp_path
         ReferenceQuestion("SSE", "English", "French", head_term="slow slip event"),
         error_question(source_form="fancy-term", target_text="terme"),
     ]
-    settings = settings_from_env({}, model="judge-test", base_url=llm_server.url, cache_path=tmp_path / "c.sqlite",
+    settings = settings_from_env({}, model="judge-test", judge_base_url=llm_server.url, cache=tmp_path / "c.sqlite",
                                  concurrency=3, backoff_base=0.001)
     with Backend(settings) as backend:
         out = asks.ask_many(backend, questions)
@@ -429,7 +429,7 @@ def test_ask_many_returns_typed_results_and_errors_in_order(llm_server, tmp_path
 
 def test_ask_many_passes_judge_errors_through(llm_server, tmp_path):
     llm_server.fail_next("404")
-    settings = settings_from_env({}, model="judge-test", base_url=llm_server.url, cache_path=tmp_path / "c.sqlite",
+    settings = settings_from_env({}, model="judge-test", judge_base_url=llm_server.url, cache=tmp_path / "c.sqlite",
                                  concurrency=1)
     with Backend(settings) as backend:
         out = asks.ask_many(backend, [error_question(), error_question(target_text="similarité")])

@@ -105,8 +105,8 @@ def test_decisions_skip_the_judge(tmp_path):
         server = ScriptedLLM().start()
         server.default = answer
         try:
-            judge = settings_from_env(model="scripted", base_url=server.url, cache_path=str(tmp_path / f"c{len(counts)}.db"),
-                                      backoff_base=0.01, backoff_max=0.05, timeout=5.0)
+            judge = settings_from_env(model="scripted", judge_base_url=server.url, cache=str(tmp_path / f"c{len(counts)}.db"),
+                                      backoff_base=0.01, backoff_max=0.05, judge_timeout=5.0)
             r = check([x], [g], lemmatiser="lookup", judge=judge, exhaustive=True, decisions=decisions).to_dict()
             bodies = [json.dumps(q.body, ensure_ascii=False) for q in server.completions]
         finally:
