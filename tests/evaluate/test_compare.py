@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from termqa.evaluate import compare as cmp
+from termqa.evaluate import compare_output, ranking, systems
 from termqa.cli.compare import compare_command
 from termqa.errors import InputError, UsageError
 from tests.conftest import SAMPLES
@@ -47,48 +48,48 @@ def invoke(*args):
 # --- the permutation test, by hand -----------------------------------------------------------------
 
 def test_identical_systems_have_p_one():
-    t = cmp.paired_permutation_test([0.2, 0.5, 0.0], [0.2, 0.5, 0.0])
+    t = ranking.paired_permutation_test([0.2, 0.5, 0.0], [0.2, 0.5, 0.0])
     assert (t.n, t.mean_diff, t.p_value, t.method) == (3, 0.0, 1.0, "exact")
 
 
 def test_exact_p_value_by_enumeration():
     # d = (1, 2, 3), mean 2: of the 8 sign patterns only +++ and --- reach |sum| = 6
-    t = cmp.paired_permutation_test([1, 2, 3], [0, 0, 0])
+    t = ranking.paired_permutation_test([1, 2, 3], [0, 0, 0])
     assert t.mean_diff == 2.0 and t.p_value == 2 / 8 and t.resamples == 8
     # d = (1, 1, 2): the eight signed sums are 4, 0, 2, -2, 2, -2, 0, -4; two reach |4|
-    t = cmp.paired_permutation_test([1, 1, 2], [0, 0, 0])
+    t = ranking.paired_permutation_test([1, 1, 2], [0, 0, 0])
     assert t.p_value == 2 / 8
     # d = (1, -1): observed mean 0, every pattern is as extreme
-    assert cmp.paired_permutation_test([1, 0], [0, 1]).p_value == 1.0
+    assert ranking.paired_permutation_test([1, 0], [0, 1]).p_value == 1.0
 
 
 def test_clearly_different_systems_have_small_p():
-    t = cmp.paired_permutation_test([1.0] * 12, [0.0] * 12)
+    t = ranking.paired_permutation_test([1.0] * 12, [0.0] * 12)
     assert t.method == "exact" and t.p_value == 2 / 4096
     # the sign of the difference does not matter (two-sided)
-    assert cmp.paired_permutation_test([0.0] * 12, [1.0] * 12).p_value == 2 / 4096
+    assert ranking.paired_permutation_test([0.0] * 12, [1.0] * 12).p_value == 2 / 4096
 
 
 def test_sampled_p_value_is_seeded_and_corrected():
     a, b = [1.0] * 20, [0.0] * 20
-    t1 = cmp.paired_permutation_test(a, b, resamples=2000, seed=7)
-    t2 = cmp.paired_permutation_test(a, b, resamples=2000, seed=7)
+    t1 = ranking.paired_permutation_test(a, b, resamples=2000, seed=7)
+    t2 = ranking.paired_permutation_test(a, b, resamples=2000, seed=7)
     assert t1.method == "sampled" and t1 == t2
     # no random pattern of 20 signs reaches the observed all-plus sum here: p = (0 + 1) / (2000 + 1)
     assert t1.p_value == 1 / 2001
-    same = cmp.paired_permutation_test([0.3] * 20, [0.3] * 20, resamples=500)
+    same = ranking.paired_permutation_test([0.3] * 20, [0.3] * 20, resamples=500)
     assert same.p_value == 1.0  # (500 + 1) / (500 + 1)
-    assert cmp.paired_permutation_test([], []).p_value is None
+    assert ranking.paired_permutation_test([], []).p_value is None
 
 
 def test_ranking_clusters_and_ties():
     scores = {"A": 0.1, "B": 0.2, "C": 0.5, "D": None}
     p = {frozenset("AB"): 0.3, frozenset("AC"): 0.01, frozenset("BC"): 0.2}
-    ranks = cmp.rank_systems(scores, lambda a, b: p[frozenset((a, b))], 0.05)
+    ranks = ranking.rank_systems(scores, lambda a, b: p[frozenset((a, b))], 0.05)
     assert [(r.name, r.rank, r.tie, r.cluster) for r in ranks] == [
         ("A", 1, True, 1), ("B", 1, True, 1), ("C", 3, False, 2), ("D", None, False, None)]
     # everything separable: no ties, ranks 1..3
-    ranks = cmp.rank_systems({"A": 0.1, "B": 0.2, "C": 0.5}, lambda a, b: 0.001, 0.05)
+    ranks = ranking.rank_systems({"A": 0.1, "B": 0.2, "C": 0.5}, lambda a, b: 0.001, 0.05)
     assert [(r.name, r.rank, r.tie) for r in ranks] == [("A", 1, False), ("B", 2, False), ("C", 3, False)]
 
 
@@ -112,12 +113,12 @@ def test_refuses_missing_segments_and_single_systems(tmp_path):
     with pytest.raises(UsageError, match="compare needs at least two systems"):
         cmp.compare([a], [GLOSS], lemmatiser="lookup")
     with pytest.raises(UsageError, match="1 --name for 2 systems"):
-        cmp.plan_systems([a, b], names=["x"])
+        systems.plan_systems([a, b], names=["x"])
     # renumbered units with the same source text are the same segments
     c = write_xliff(tmp_path / "c.xlf", [("x1", "Check the pump.", "Vérifiez la pompe."),
                                          ("x2", "Drain it.", "Videz.")])
-    specs = cmp.plan_systems([a, c])
-    cmp.check_same_source([(s, cmp.read_system(s, None)) for s in specs])
+    specs = systems.plan_systems([a, c])
+    systems.check_same_source([(s, systems.read_system(s, None)) for s in specs])
 
 
 # --- the sample project: shared references ---------------------------------------------------------
@@ -188,7 +189,7 @@ def test_console_and_html(sample_compare, tmp_path):
     from termqa.reports.compare_html import render_compare_html
 
     _res, data = sample_compare
-    text = cmp.render_text(data)
+    text = compare_output.render_text(data)
     lines = text.splitlines()
     assert any(line.startswith("1=    B ") for line in lines) and any(line.startswith("1=    A ") for line in lines)
     assert "A vs B: mean diff +" in text and "over 37 segment(s)" in text and "(sampled)" in text

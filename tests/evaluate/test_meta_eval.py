@@ -9,6 +9,7 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
+from termqa.evaluate import agreement as ag  # noqa: E402
 from termqa.evaluate import meta_eval as me  # noqa: E402
 from termqa.errors import InputError, UsageError  # noqa: E402
 from termqa.formats import biomqm  # noqa: E402
@@ -20,30 +21,30 @@ NAN = float("nan")
 # --- permutation p-values -------------------------------------------------------------------------
 
 def test_sign_vectors_are_exhaustive_for_few_items():
-    s = me.sign_vectors(3, k=1000)
+    s = ag.sign_vectors(3, k=1000)
     assert s.shape == (8, 3)
     assert len({tuple(r) for r in s}) == 8
-    r = me.sign_vectors(12, k=100, seed=5)
+    r = ag.sign_vectors(12, k=100, seed=5)
     assert r.shape == (100, 12) and set(np.unique(r)) == {-1.0, 1.0}
-    assert np.array_equal(r, me.sign_vectors(12, k=100, seed=5))
+    assert np.array_equal(r, ag.sign_vectors(12, k=100, seed=5))
 
 
 def test_pairwise_p_values_by_hand():
     # differences [1, 2, 3]: the 8 sums of +-1 +-2 +-3 are 6, 4, 2, 0, 0, -2, -4, -6 -> only 6 >= 6
-    p = me.pairwise_p_values([[3, 2, 3], [2, 0, 0]], k=1000)
+    p = ag.pairwise_p_values([[3, 2, 3], [2, 0, 0]], k=1000)
     assert p[0, 1] == pytest.approx(1 / 8)
     assert math.isnan(p[1, 0]) and math.isnan(p[0, 0])
     # the other direction: every sum >= -6
-    assert me.pairwise_p_values([[2, 0, 0], [3, 2, 3]])[0, 1] == 1.0
+    assert ag.pairwise_p_values([[2, 0, 0], [3, 2, 3]])[0, 1] == 1.0
     # a zero difference doubles every sum: [1, 0, 2] -> 3 is reached by 2 of 8 sign vectors
-    assert me.pairwise_p_values([[1, 0, 2], [0, 0, 0]])[0, 1] == pytest.approx(2 / 8)
+    assert ag.pairwise_p_values([[1, 0, 2], [0, 0, 0]])[0, 1] == pytest.approx(2 / 8)
     # equal systems: no evidence either way, p = 1 (every sum >= 0)
-    assert me.pairwise_p_values([[1, 1], [1, 1]])[0, 1] == 1.0
+    assert ag.pairwise_p_values([[1, 1], [1, 1]])[0, 1] == 1.0
 
 
 def test_pairwise_p_values_skip_missing_items():
     # item 3 is missing for system 1: the pair is tested on items 1-2 only (d = [1, 2] -> 1/4)
-    p = me.pairwise_p_values([[1, 2, NAN], [0, 0, 5]])
+    p = ag.pairwise_p_values([[1, 2, NAN], [0, 0, 5]])
     assert p[0, 1] == pytest.approx(1 / 4)
 
 
@@ -53,19 +54,19 @@ H3 = [[1, 2, 3], [0, 2, 1], [0, 0, 0]]
 
 
 def test_spa_is_one_when_metric_agrees_with_humans():
-    assert me.spa(H3, H3).value == 1.0
+    assert ag.spa(H3, H3).value == 1.0
     # a positive affine map leaves every p-value unchanged
-    assert me.spa(H3, np.array(H3) * 2.5 + 7).value == 1.0
+    assert ag.spa(H3, np.array(H3) * 2.5 + 7).value == 1.0
     rng = np.random.default_rng(3)
     h = rng.normal(size=(6, 40))
     h[2, 5] = NAN
-    s = me.spa(h, h * 0.1 - 3, k=300, seed=9)
+    s = ag.spa(h, h * 0.1 - 3, k=300, seed=9)
     assert s.value == pytest.approx(1.0) and s.pairs == 15
 
 
 def test_spa_by_hand_for_a_reversed_metric():
     # humans: p(0>1) = 2/8, p(0>2) = 1/8, p(1>2) = 2/8; the reversed metric has p = 1 for each pair
-    s = me.spa(H3, -np.array(H3, dtype=float))
+    s = ag.spa(H3, -np.array(H3, dtype=float))
     assert s.human_p[0, 1] == pytest.approx(0.25) and s.human_p[0, 2] == pytest.approx(0.125)
     assert s.metric_p[0, 1] == 1.0
     assert s.value == pytest.approx(1 - (0.75 + 0.875 + 0.75) / 3)  # 5/24
@@ -75,33 +76,33 @@ def test_spa_by_hand_for_a_reversed_metric():
 def test_spa_uses_items_where_both_scores_exist():
     h = [[1, 2, 3], [0, 0, 0]]
     m = [[1, 2, NAN], [0, 0, 0]]
-    s = me.spa(h, m)
+    s = ag.spa(h, m)
     # both tested on items 1-2: d = [1, 2] -> p = 1/4 for both, SPA 1
     assert s.human_p[0, 1] == pytest.approx(0.25) and s.value == 1.0
 
 
 def test_spa_refuses_different_shapes():
     with pytest.raises(UsageError):
-        me.spa([[1, 2]], [[1, 2, 3]])
+        ag.spa([[1, 2]], [[1, 2, 3]])
 
 
 # --- acc*_eq --------------------------------------------------------------------------------------
 
 def test_acc_eq_by_hand():
     h = np.array(H3, dtype=float)
-    a = me.acc_eq(h, h)
+    a = ag.acc_eq(h, h)
     assert a.value == pytest.approx(1.0) and a.epsilon == 0.0 and a.items == 3 and a.pairs == 9
     # reversed: item 1 keeps only its human tie (1/3), item 2 too (1/3), item 3 nothing -> 2/9
-    assert me.acc_eq(h, -h).value == pytest.approx(2 / 9)
+    assert ag.acc_eq(h, -h).value == pytest.approx(2 / 9)
 
 
 def test_tie_calibration_picks_the_best_epsilon():
     h = [[0], [0], [1]]
     m = [[0.1], [0.0], [0.5]]
     # epsilon 0: the human tie (0,1) is missed -> 2/3; epsilon 0.1 gets it -> 1; 0.4 loses (0,2)
-    assert me.acc_eq(h, m, epsilon=0.0).value == pytest.approx(2 / 3)
-    assert me.acc_eq(h, m, epsilon=0.4).value == pytest.approx(2 / 3)
-    best = me.acc_eq(h, m)
+    assert ag.acc_eq(h, m, epsilon=0.0).value == pytest.approx(2 / 3)
+    assert ag.acc_eq(h, m, epsilon=0.4).value == pytest.approx(2 / 3)
+    best = ag.acc_eq(h, m)
     assert best.value == pytest.approx(1.0) and best.epsilon == pytest.approx(0.1)
 
 
@@ -109,21 +110,21 @@ def test_acc_eq_averages_over_items_not_pairs():
     # item 1: three systems, all ordered right (1.0); item 2: two usable systems, ordered wrong (0.0)
     h = [[3, 1], [2, 0], [1, NAN]]
     m = [[3, 0], [2, 1], [1, 9]]
-    a = me.acc_eq(h, m, epsilon=0.0)
+    a = ag.acc_eq(h, m, epsilon=0.0)
     assert a.value == pytest.approx(0.5) and a.items == 2 and a.pairs == 4
 
 
 def test_acc_eq_without_pairs():
-    assert me.acc_eq([[1, NAN]], [[1, 2]]).value is None
+    assert ag.acc_eq([[1, NAN]], [[1, 2]]).value is None
 
 
 def test_compare_finds_the_better_metric():
     rng = np.random.default_rng(0)
     h = rng.normal(size=(4, 30))
     good, bad = h + rng.normal(scale=0.1, size=h.shape), rng.normal(size=h.shape)
-    r = me.compare(lambda a, b: me.acc_eq(a, b).value, h, good, bad, k=100)
+    r = ag.compare(lambda a, b: ag.acc_eq(a, b).value, h, good, bad, k=100)
     assert r["p"] < 0.05 and r["delta"] > 0.3
-    same = me.compare(lambda a, b: me.acc_eq(a, b).value, h, good, good, k=20)
+    same = ag.compare(lambda a, b: ag.acc_eq(a, b).value, h, good, good, k=20)
     assert same == {"p": 1.0, "delta": 0.0}
 
 

@@ -7,8 +7,8 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
-from termqa.evaluate import compare as cmp  # noqa: E402
-from termqa.evaluate import meta_eval as me  # noqa: E402
+from termqa.evaluate import agreement as ag  # noqa: E402
+from termqa.evaluate import ranking  # noqa: E402
 from termqa.evaluate import stats  # noqa: E402
 
 EXACT = dict(exact_max=12, resamples=1000, seed=0)
@@ -125,12 +125,12 @@ def test_bad_calls():
 
 def test_compare_and_meta_eval_use_the_same_test():
     a, b = [0.5, 0.25, 1.0, 0.0, 0.75], [0.25, 0.25, 0.5, 0.5, 0.0]
-    two = cmp.paired_permutation_test(a, b)
-    assert two == stats.paired_sign_flip_test(a, b, exact_max=cmp.EXACT_MAX_DOCUMENTS,
-                                              resamples=cmp.DEFAULT_RESAMPLES, seed=cmp.DEFAULT_SEED)
+    two = ranking.paired_permutation_test(a, b)
+    assert two == stats.paired_sign_flip_test(a, b, exact_max=ranking.EXACT_MAX_DOCUMENTS,
+                                              resamples=ranking.DEFAULT_RESAMPLES, seed=ranking.DEFAULT_SEED)
     # meta-eval's one-sided p-value for "a better than b" on the same five items: half of compare's
-    one = me.pairwise_p_values([a, b])[0, 1]
+    one = ag.pairwise_p_values([a, b])[0, 1]
     assert one == run(a, b, stats.GREATER).p_value and two.p_value == 2 * one
-    assert np.array_equal(me.sign_vectors(5, k=1000), stats.exact_patterns(5))
-    assert np.array_equal(me.sign_vectors(15, k=100, seed=2),
+    assert np.array_equal(ag.sign_vectors(5, k=1000), stats.exact_patterns(5))
+    assert np.array_equal(ag.sign_vectors(15, k=100, seed=2),
                           stats.sign_matrix(15, exact_max=6, resamples=100, seed=2))
