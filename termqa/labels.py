@@ -298,6 +298,9 @@ R_IN_KEPT_NAME = "left in the source language inside a longer expression kept as
 # how the alert of a run that could check nothing begins (termqa.pipeline.sanity writes it, termqa.results.gate
 # and the report read it back from a result)
 NOTHING_CHECKED = "nothing checked"
+R_SHORT_FORM_KEPT = "kept as in the source, as the glossary's own target term writes it (its short form?)"
+R_COPY_UNKNOWN = ("kept as in the source; the target language's word list knows too little of this text to tell "
+                  "whether it is also a target-language word")
 R_HEAD_DROPPED = "rendering drops the head noun of the glossary term (a reduction that may name something else)"
 # the judge (termqa.judge.stages, termqa.judge.batch)
 R_BUDGET = "not judged: the judge budget (--max-calls / --max-cost) was reached"

@@ -19,8 +19,8 @@ from termqa.lang.normalise import spelling_issue, term_key, term_tokens
 from termqa.model import CONFORMING, ERROR, GENERATED, GLOSSARY, PREFERRED, UNJUDGED, Concept, Reference, Segment, Span
 from termqa.pipeline.align import TargetForm
 from termqa.labels import (  # noqa: F401 (the reasons this stage gives, importable from it as before)
-    R_ACRONYM_KEPT, R_COPIED_WORD, R_DIVERGES_GLOSSARY, R_DIVERGES_MAJORITY, R_HAPAX, R_HEAD_DROPPED, R_IN_KEPT_NAME,
-    R_MISALIGNED, R_MISSING, R_NO_REFERENCE, R_SPELLING_PSEUDO,
+    R_ACRONYM_KEPT, R_COPIED_WORD, R_COPY_UNKNOWN, R_DIVERGES_GLOSSARY, R_DIVERGES_MAJORITY, R_HAPAX, R_HEAD_DROPPED,
+    R_IN_KEPT_NAME, R_MISALIGNED, R_MISSING, R_NO_REFERENCE, R_SHORT_FORM_KEPT, R_SPELLING_PSEUDO,
 )
 from termqa.pipeline.score import penalty_for
 
@@ -45,6 +45,52 @@ def acronym_like(text: str) -> bool:
         sum(c.isupper() for c in text) >= 2
 
 
+# "Left untranslated" is certain only when the copy is clearly not a word of the target text: written in
+# another script than the text around it, or absent from a word list that knows nearly all the rest of
+# the segment. spaCy's lookup tables are thin for some languages (Indonesian knows ~60 % of running
+# text, French ~90 %): there "pneumonia" kept in an Indonesian text may well be Indonesian, and the
+# judge decides.
+_LETTERS = re.compile(r"[^\W\d_]+")
+KNOWN_SHARE = 0.85  # of the segment's other words the word list must know before its silence counts
+KNOWN_MIN_WORDS = 5
+
+
+def _latin(word: str) -> bool:
+    return all(ord(c) < 0x250 for c in word)
+
+
+def contains_form(term: str, form: str) -> bool:
+    """Does a glossary term write `form` inside it as a whole piece ("核糖核酸（RNA）" holds "RNA")?"""
+    t, f = term.casefold(), form.casefold().strip()
+    if not f or t == f:
+        return False
+    at = t.find(f)
+    while at >= 0:
+        before, after = t[at - 1:at], t[at + len(f):at + len(f) + 1]
+        if not (before.isalnum() and _latin(before)) and not (after.isalnum() and _latin(after)):
+            return True
+        at = t.find(f, at + 1)
+    return False
+
+
+def copy_is_foreign(rendering: str, target: str, t0: int, t1: int, is_word) -> bool:
+    """Is a source term copied into the target (target[t0:t1]) certainly not a word of the target text?
+    `is_word(word)` says whether the target language's word list knows a word."""
+    words = _LETTERS.findall(rendering)
+    if not words:
+        return False
+    around = _LETTERS.findall(target[:t0] + " " + target[t1:])
+    if all(_latin(w) for w in words):
+        other = [w for w in around if not _latin(w)]
+        if len(other) > len(around) / 2:  # a Latin word in a Cyrillic, Han, Arabic... text
+            return True
+    if not around:
+        return False
+    # a short segment ("Nettoyez le strainer.") counts only when the list knows every other word of it
+    need = KNOWN_SHARE if len(around) >= KNOWN_MIN_WORDS else 1.0
+    return sum(1 for w in around if is_word(w)) >= need * len(around)
+
+
 _PREV_WORD = re.compile(r"(\w[\w'’-]*)\W{0,3}$")
 _NEXT_WORD = re.compile(r"^\W{0,3}(\w[\w'’-]*)")
 
@@ -64,7 +110,7 @@ def inside_kept_name(source: str, s0: int, s1: int, target: str, t0: int, t1: in
 
 def decide(*, kind: Optional[str], rendering: Optional[str], concept: Concept, reference: Optional[Reference],
            form: Optional[TargetForm], chain_size: int, same_as_reference: bool, spelling: Optional[str],
-           target_terms: Sequence[str] = (), in_kept_name: bool = False) -> Decision:
+           target_terms: Sequence[str] = (), in_kept_name: bool = False, foreign: bool = True) -> Decision:
     """The verdict for one occurrence from its alignment.
 
     kind: alignment kind (glossary, forbidden, dnt, dnt_altered, untranslated, copied_word, established)
@@ -72,7 +118,8 @@ def decide(*, kind: Optional[str], rendering: Optional[str], concept: Concept, r
     form: the glossary TargetForm matched (glossary/forbidden kinds). spelling: spelling_issue() of the
     rendering against `form` (glossary kind) or the pseudo-reference (established kind).
     target_terms: the texts of the concept's target-language terms. in_kept_name: an untranslated
-    copy stands inside a longer expression the translation kept in the source language.
+    copy stands inside a longer expression the translation kept in the source language. foreign: the
+    copy is certainly not a word of the target text (`copy_is_foreign`).
     """
     ref_text = reference.text if reference else None
     if kind is None:
@@ -100,6 +147,10 @@ def decide(*, kind: Optional[str], rendering: Optional[str], concept: Concept, r
             # "CoV" kept in a French text whose glossary lists only "coronavirus": target texts often
             # keep such abbreviations, so this is for the judge, not a certain error
             return Decision(UNJUDGED, None, R_ACRONYM_KEPT)
+        if rendering and any(contains_form(t, rendering) for t in target_terms):
+            return Decision(UNJUDGED, None, R_SHORT_FORM_KEPT)
+        if not foreign:
+            return Decision(UNJUDGED, None, R_COPY_UNKNOWN)
         return Decision(ERROR, "A4", f"left untranslated; the glossary gives '{ref_text}'", "untranslated")
     if kind == "forbidden":
         status = form.status if form else "deprecated"
@@ -200,9 +251,16 @@ class Rules:
         kept = bool(copied and segment is not None and source_span is not None and target_span is not None and
                     inside_kept_name(segment.source, source_span.start, source_span.end, segment.target,
                                      target_span.start, target_span.end))
+        foreign = True
+        if copied and rendering and segment is not None and target_span is not None and segment.target:
+            from termqa.lang.lemma import is_target_word
+
+            foreign = copy_is_foreign(rendering, segment.target, target_span.start, target_span.end,
+                                      lambda w: is_target_word(w, lang))
         d = decide(kind=kind, rendering=rendering, concept=concept, reference=reference, form=form,
                    chain_size=chain_size, same_as_reference=same, spelling=spelling,
-                   target_terms=[t.text for t in concept.terms_in(tgt_lang)] if copied else (), in_kept_name=kept)
+                   target_terms=[t.text for t in concept.terms_in(tgt_lang)] if copied else (), in_kept_name=kept,
+                   foreign=foreign)
         return d, spelling
 
     def inflected_copy(self, lang: str, rendering: Optional[str], rendering_key: Optional[tuple],
