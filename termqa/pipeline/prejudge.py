@@ -214,7 +214,7 @@ class Rules:
         source = segment.source[source_span.start:source_span.end]
         if not source or source == rendering:
             return False
-        from termqa.lang.lemma import is_target_word
+        from termqa.lang.lexicon import is_target_word
         from termqa.pipeline.detect import keys_of
 
         lt = self.lem(lang)
