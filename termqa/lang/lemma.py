@@ -116,21 +116,19 @@ class Lemmatiser:
                     self._load_table = None
         return self._table_value
 
-    # -- analyses kept between runs (termqa.lang.analyses) ---------------------------------------
+    # -- analyses kept between runs: the pipeline's calls (worker processes, end of a run), passed on to
+    # termqa.lang.analyses.Analyses
 
     def analyses_key(self) -> str:
         return self._analyses.key()
 
     def take_fresh(self) -> dict[str, tuple]:
-        """What this process analysed since the last call (for a parent process to keep)."""
         return self._analyses.take_fresh()
 
     def absorb(self, fresh: dict[str, tuple]) -> None:
-        """Analyses made by a worker process, kept as if made here."""
         self._analyses.absorb(fresh)
 
     def save_analyses(self) -> None:
-        """Add this run's new analyses to the table (nothing to do when there are none)."""
         self._analyses.save()
 
     # -- words ----------------------------------------------------------------------------------
