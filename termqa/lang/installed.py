@@ -3,8 +3,7 @@ spacy-lookups-data's version, and the data files spacy-lookups-data declares for
 
 Asking costs time on every run: importing `importlib.metadata` (it brings the `email` parser), then
 every `entry_points()` or `version()` call walks the distributions of every folder on sys.path and
-reads their metadata files (~20 ms per call with a few hundred packages installed; a warm run made
-two scans and several version look-ups). A warm run asks the same questions each time, so the answers
+reads their metadata files (a warm run made two scans and several version look-ups). A warm run asks the same questions each time, so the answers
 are kept in the index cache under a key made of `distributions_stamp()`: the name and modification
 time of every `*.dist-info` / `*.egg-info` in the sys.path folders. Installing, upgrading or removing
 a package adds, renames or removes one of those (pip writes a fresh one each time), so the key

@@ -25,7 +25,8 @@ from termqa.lang.fold import (  # noqa: F401 (loose, strip_marks: part of this f
     _APOSTROPHES, _DASHES, loose, strip_marks,
 )
 from termqa.lang.langtags import primary
-from termqa.lang.lemma import Token, is_target_word, known_form, lemmas_of
+from termqa.lang.lemma import Token
+from termqa.lang.lexicon import is_target_word, known_form, lemmas_of
 
 # --- term_tokens / term_key ------------------------------------------------------------------
 

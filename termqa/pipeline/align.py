@@ -29,7 +29,7 @@ from typing import Optional, Sequence
 from termqa.config import VariantLevel
 from termqa.lang.identify import spacy_stop_words
 from termqa.lang.langtags import primary
-from termqa.lang.lemma import is_target_word
+from termqa.lang.lexicon import is_target_word
 from termqa.lang.normalise import loose
 from termqa.model import FORBIDDEN_STATUSES
 from termqa.pipeline import variants as vr
@@ -509,7 +509,8 @@ def verb_only(key: str, lang: str) -> bool:
     """Is the lemma key known as a verb and not as a noun or adjective? By the part-of-speech index, or
     (French, whose index lists few verbs beyond -er) by the lookup table giving the infinitive to its
     third person plural ("entendent" -> "entendre"). Unknown words are not verbs here: no guess."""
-    from termqa.lang.lemma import part_of_speech_keys, table_lemma
+    from termqa.lang.lexicon import part_of_speech_keys
+    from termqa.lang.lookuptables import table_lemma
 
     nouns, adjs, verbs = part_of_speech_keys(lang)
     if not key.isalpha() or key in nouns or key in adjs:
@@ -547,7 +548,7 @@ def _verbal(g: tuple, surfaces: tuple, stop: frozenset, lang: str) -> bool:
 def noun_term(words: Sequence[str], lang: str) -> bool:
     """Is a source form (lemma keys) a noun term: its head (last word, first in a head-first language) a
     noun by the part-of-speech index, and, for one word, not also a verb ("school" may be either)."""
-    from termqa.lang.lemma import part_of_speech_keys
+    from termqa.lang.lexicon import part_of_speech_keys
 
     content = [w for w in words if w.isalpha()]
     if not content:

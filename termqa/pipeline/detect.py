@@ -415,7 +415,7 @@ def drop_open_of_phrases(matches: Sequence[Match], tokens_by_seg, lang: str, sto
     infection" holds "outbreak" and "coronavirus infection"."""
     if not any(m.entry.rule == "of_phrase" for m in matches):
         return list(matches)
-    from termqa.lang.lemma import part_of_speech_keys
+    from termqa.lang.lexicon import part_of_speech_keys
 
     nouns, _adjs, verbs = part_of_speech_keys(lang) if lang else ((), (), ())
     out = []

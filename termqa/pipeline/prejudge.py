@@ -253,7 +253,7 @@ class Rules:
                                      target_span.start, target_span.end))
         foreign = True
         if copied and rendering and segment is not None and target_span is not None and segment.target:
-            from termqa.lang.lemma import is_target_word
+            from termqa.lang.lexicon import is_target_word
 
             foreign = copy_is_foreign(rendering, segment.target, target_span.start, target_span.end,
                                       lambda w: is_target_word(w, lang))
@@ -272,7 +272,7 @@ class Rules:
         source = segment.source[source_span.start:source_span.end]
         if not source or source == rendering:
             return False
-        from termqa.lang.lemma import is_target_word
+        from termqa.lang.lexicon import is_target_word
         from termqa.pipeline.detect import keys_of
 
         lt = self.lem(lang)

@@ -27,7 +27,8 @@ from functools import lru_cache
 from typing import Optional, Sequence
 
 from termqa.labels import TYPE_CODES
-from termqa.lang.lemma import known_form, part_of_speech_keys, table_lemma
+from termqa.lang.lexicon import known_form, part_of_speech_keys
+from termqa.lang.lookuptables import table_lemma
 from termqa.lang.normalise import loose
 
 # our rule -> (variation, subtype); the README's table lists the same

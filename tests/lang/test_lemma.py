@@ -9,7 +9,8 @@ import re
 import pytest
 
 from termqa.errors import UsageError
-from termqa.lang.lemma import MARKUP, Token, get_lemmatiser
+from termqa.lang.lemma import Token, get_lemmatiser
+from termqa.lang.markupcut import MARKUP
 from termqa.lang.normalise import term_key
 
 
@@ -259,15 +260,15 @@ def test_offsets_and_spacy_boundaries_on_real_text(corpus, fr, en):
 
 def test_cached_tokenizer_splits_exactly_like_a_fresh_one(tmp_path, monkeypatch):
     """The French tokenizer is cached after the first build; both must give the same tokens."""
-    from termqa.lang import lemma
+    from termqa.lang import spacytok
 
     cache = tmp_path / "tok-fr.bin"
-    monkeypatch.setattr(lemma, "_tokenizer_cache", lambda lang: cache)
+    monkeypatch.setattr(spacytok, "_tokenizer_cache", lambda lang: cache)
     text = ("Aujourd'hui, l'arc-en-ciel s'affiche : vérifiez qu'il n'y a pas d'huile (voir §4.2) "
             "sur le porte-outil, c.-à-d. 12,5 mm/s ; e-mail à l'équipe.")
-    fresh = lemma._blank("fr")
+    fresh = spacytok.blank("fr")
     assert cache.is_file()
-    cached = lemma._blank("fr")
+    cached = spacytok.blank("fr")
     assert type(cached.tokenizer) is type(fresh.tokenizer)
     assert [t.text for t in fresh.tokenizer(text)] == [t.text for t in cached.tokenizer(text)]
     assert fresh.tokenizer.token_match is None and cached.tokenizer.token_match is None

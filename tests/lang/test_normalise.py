@@ -224,7 +224,7 @@ def test_loose_many_folds_as_loose_does():
 
 
 def test_part_of_speech_keys_are_loose_and_hold_invariant_nouns():
-    from termqa.lang.lemma import part_of_speech_keys
+    from termqa.lang.lexicon import part_of_speech_keys
 
     nouns, adjs, verbs = part_of_speech_keys("fr")
     assert "epidemie" in nouns and "virus" in nouns  # "virus" only in the exception list

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from termqa.labels import R_COPY_UNKNOWN
-
-from termqa.lang.lemma import get_lemmatiser, is_target_word, lemmas_of
+from termqa.lang.lemma import get_lemmatiser
+from termqa.lang.lexicon import is_target_word, lemmas_of
 from termqa.lang.normalise import spelling_issue, term_tokens
 from tests.helpers import outcomes, run
 

@@ -382,13 +382,13 @@ def test_a_second_run_over_the_same_text_never_imports_spacy(samples, tmp_path, 
 
 def test_a_new_text_loads_spacy_on_need_and_is_kept(samples, tmp_path):
     """A segment never seen before is analysed by spaCy in that run, then kept: same tokens either way."""
-    from termqa.lang import lemma
+    from termqa.lang import lemma, lookuptables, spacytok
 
     folder = tmp_path / "cache"
     text = "Remplacez le joint d'étanchéité du corps de pompe avant la mise en service."
     with indexcache.using(indexcache.IndexCache(folder)):
         fresh = lemma.Lemmatiser("fr", "lookup", "test-lookup-fr", None, None,
-                                 load_nlp=lambda: lemma._blank("fr"), load_table=lambda: lemma._load_table("fr"))
+                                 load_nlp=lambda: spacytok.blank("fr"), load_table=lambda: lookuptables.load_table("fr"))
         toks = fresh.tokenize(text)
         assert fresh._nlp is not None  # built on need
         fresh.save_analyses()
@@ -405,25 +405,25 @@ def test_the_cached_lexicon_answers_like_a_fresh_one(tmp_path, lang):
     answers as the lexicon built from the tables in this run, on real table words and their variants."""
     import random
 
-    from termqa.lang import lemma
+    from termqa.lang import lexicon, lookuptables
 
-    table = lemma._load_table(lang)
+    table = lookuptables.load_table(lang)
     rng = random.Random(3)
     forms = rng.sample(sorted(table.data), 400) + ["Infecte", "ETATS", "Etats", "côte", "cote", "Mütter",
                                                    "zzqx", "l'eau", "Waren", "GUT", "débit", "debit"]
     words = forms + [f.upper() for f in forms[:50]] + [f.capitalize() for f in forms[50:100]]
 
     def answers():
-        return [(lemma.is_target_word(w, lang), lemma.known_form(w, lang), sorted(lemma.lemmas_of(w, lang)))
+        return [(lexicon.is_target_word(w, lang), lexicon.known_form(w, lang), sorted(lexicon.lemmas_of(w, lang)))
                 for w in words]
 
     with indexcache.using(indexcache.IndexCache(tmp_path / "cache")):
-        lemma._LEXICONS.pop(lang, None)
+        lexicon._LEXICONS.pop(lang, None)
         built = answers()  # built from the table, and stored
         assert sorted((tmp_path / "cache").glob("lemma-lexicon-*.pickle"))
-        lemma._LEXICONS.pop(lang, None)
+        lexicon._LEXICONS.pop(lang, None)
         cached = answers()
-    lemma._LEXICONS.pop(lang, None)
+    lexicon._LEXICONS.pop(lang, None)
     assert built == cached
     assert any(a[0] for a in built) and any(not a[0] for a in built)
 
@@ -433,20 +433,20 @@ def test_sorted_words_and_pairs_behave_like_a_set_and_a_dict():
     (accented, capitalised, prefixes of each other)."""
     import random
 
-    from termqa.lang.lemma import _SortedPairs, _SortedWords
+    from termqa.lang.sortedtext import SortedPairs, SortedWords
 
     rng = random.Random(11)
     alphabet = "aàbcéeE'-zœ\U0001d518"  # 1-, 2-, 3- and 4-byte UTF-8: the text is searched as bytes
     for _ in range(300):
         words = {"".join(rng.choice(alphabet) for _ in range(rng.randint(1, 6))) for _ in range(rng.randint(0, 60))}
         pairs = {w: "\t".join(rng.choice(["x", "y", "zé"]) for _ in range(rng.randint(1, 3))) for w in words}
-        sw, sp = _SortedWords(words), _SortedPairs(pairs)
+        sw, sp = SortedWords(words), SortedPairs(pairs)
         probes = words | {"".join(rng.choice(alphabet) for _ in range(rng.randint(1, 6))) for _ in range(80)}
         for q in probes:
             assert (q in sw) == (q in words)
             assert sp.get(q) == pairs.get(q)
         assert sorted(sw) == sorted(words) and len(sw) == len(words)
-        assert _SortedWords.from_text(sw.text()).text() == sw.text()
+        assert SortedWords.from_text(sw.text()).text() == sw.text()
 
 
 @pytest.mark.skipif(not parallel.can_fork(), reason="worker processes need fork")
@@ -638,7 +638,7 @@ def test_an_edit_outside_lang_keeps_analyses_and_tables_and_an_edit_of_lang_drop
     """Fingerprints patched as an edit would change them: after an edit outside termqa/lang/ the stored
     analyses are read (no spaCy) and the lemma table is a hit, while the glossary, source index and
     target forms get new keys; after an edit of termqa/lang/ the analyses and the table are rebuilt."""
-    from termqa.lang import lemma
+    from termqa.lang import lemma, lookuptables, spacytok
 
     folder = tmp_path / "cache"
     text = "Remplacez le joint d'étanchéité du corps de pompe avant la mise en service."
@@ -647,22 +647,22 @@ def test_an_edit_outside_lang_keeps_analyses_and_tables_and_an_edit_of_lang_drop
     def lemmatiser():
         def load_nlp():
             spacy_asked.append(1)
-            return lemma._blank("fr")
+            return spacytok.blank("fr")
         return lemma.Lemmatiser("fr", "lookup", "test-lookup-fr", None, None, load_nlp=load_nlp,
-                                load_table=lambda: lemma._load_table("fr"))
+                                load_table=lambda: lookuptables.load_table("fr"))
 
-    files = lemma._lookup_files("fr")
-    names = lemma._table_names("fr")
+    files = lookuptables.lookup_files("fr")
+    names = lookuptables.table_names("fr")
 
     def table_hit(cache) -> bool:
         before = cache.hits
-        lemma._cached_table("fr", names, files)
+        lookuptables.cached_table("fr", names, files)
         return cache.hits == before + 1
 
     def keys():
         return {"glossary": indexcache.make_key("glossary", "x"), "source": indexcache.make_key("source-index", "x"),
-                "analyses": lemmatiser().analyses_key(), "chunk": lemma._chunk_rules_key("fr"),
-                "table": lemma._table_key("fr", names, files)}
+                "analyses": lemmatiser().analyses_key(), "chunk": spacytok.chunk_rules_key("fr"),
+                "table": lookuptables.table_key("fr", names, files)}
 
     cache = indexcache.IndexCache(folder)
     with indexcache.using(cache):
@@ -670,7 +670,7 @@ def test_an_edit_outside_lang_keeps_analyses_and_tables_and_an_edit_of_lang_drop
         toks = first.tokenize(text)
         first.save_analyses()
         assert spacy_asked
-        lemma._cached_table("fr", names, files)  # stored
+        lookuptables.cached_table("fr", names, files)  # stored
         k0 = keys()
 
         monkeypatch.setattr(indexcache, "_CODE", "an edit of detection")

@@ -1,0 +1,236 @@
+"""The words of a language and every lemma each can be a form of (homographs included), and the
+part-of-speech lemma keys: what tells a copied source word from a target-language word, or an
+inflection from another word. Built from spacy-lookups-data's tables and data files, kept in the index
+cache as sorted text (termqa.lang.sortedtext)."""
+from __future__ import annotations
+
+from typing import Optional
+
+from termqa.lang.fold import loose, loose_many
+from termqa.lang.langtags import primary
+from termqa.lang.lookuptables import (TABLES_LOCK, Table, load_table, lookup_files, read_data, table_key,
+                                      table_names)
+from termqa.lang.sortedtext import SortedPairs, SortedWords
+from termqa.store import indexcache
+
+
+class Lexicon:
+    """The words of a language as spacy-lookups-data knows them, and each word's possible lemmas.
+
+    A form can belong to several lemmas (French "infecte": adjective "infect" and verb "infecter";
+    "côte" is listed under "coté"), while the lookup table keeps one. The candidates are: the lookup
+    table's lemma(s), the word itself when it is a lemma (a value of the table or a word of the
+    per-part-of-speech index), the listed exceptions, and the results of the rule lemmatiser's suffix
+    rules that land on an indexed lemma of the same part of speech (where the language has them).
+    """
+
+    def __init__(self, lang: str, parts: tuple):
+        self.lang = lang
+        words, lemmas, index, exc, self.rules, forms, loose_forms = parts
+        self.words = SortedWords.from_text(words)
+        self.lemmas = SortedWords.from_text(lemmas)
+        self.index = {pos: SortedWords.from_text(ws) for pos, ws in index.items()}
+        self.exc = {pos: SortedPairs.from_text(t) for pos, t in exc.items()}
+        self.forms = SortedPairs.from_text(forms)  # the lookup table: form -> its lemma(s), tab-separated
+        self.loose = SortedPairs.from_text(loose_forms)  # the table's loose index: "form<TAB>lemma", "" ambiguous
+        self._cache: dict[str, frozenset[str]] = {}
+
+    @staticmethod
+    def parts_of(table: "Table") -> tuple:
+        """What the index cache keeps of a table and the data files beside it: (words, lemmas, {part of
+        speech: lemmas}, {part of speech: exceptions}, suffix rules, forms -> lemmas, loose index), the
+        lists as `SortedWords` text and the mappings as `SortedPairs` text."""
+        files = table.files
+        words: set[str] = set()
+        lemmas: set[str] = set()
+        # lemmas keep the table's case: German "Gut" (goods) is not "gut" (good)
+        for k, v in table.data.items():
+            words.add(k.lower())
+            lemmas.add(v)
+        for vs in table.alternatives.values():
+            lemmas.update(vs)
+        index: dict[str, frozenset[str]] = {}
+        exc: dict[str, dict[str, tuple[str, ...]]] = {}
+        rules: list[tuple[str, str, str]] = []  # (part of speech, old suffix, new suffix)
+        try:
+            if "lemma_index" in files:
+                index = {pos: frozenset(w.lower() for w in ws) for pos, ws in read_data(files["lemma_index"]).items()}
+            if "lemma_exc" in files:
+                exc = {pos: {k.lower(): tuple(x.lower() for x in (v if isinstance(v, list) else [v]))
+                             for k, v in d.items()}
+                       for pos, d in read_data(files["lemma_exc"]).items()}
+            if "lemma_rules" in files and index:
+                for group, rs in read_data(files["lemma_rules"]).items():
+                    pos = group.split("_")[0]  # Spanish groups rules by inflection: verb_fin_ind_...
+                    if pos in index and isinstance(rs, list):
+                        rules.extend((pos, old, new) for old, new in rs if old)
+        except Exception:  # an unexpected table layout: the lookup table alone still answers
+            index, exc, rules = {}, {}, []
+        for ws in index.values():
+            lemmas.update(ws)
+        for d in exc.values():
+            words.update(d)
+            for vs in d.values():
+                lemmas.update(vs)
+        words |= {w.lower() for w in lemmas}
+        forms = {k: "\t".join(dict.fromkeys((v, *table.alternatives.get(k, ())))) for k, v in table.data.items()}
+        loose_forms = {k: "\t".join(v) if v else "" for k, v in table.loose_index().items()}
+        return (SortedWords(words).text(), SortedWords(lemmas).text(),
+                {pos: SortedWords(ws).text() for pos, ws in index.items()},
+                {pos: SortedPairs({k: "\t".join(v) for k, v in d.items()}).text() for pos, d in exc.items()},
+                rules, SortedPairs(forms).text(), SortedPairs(loose_forms).text())
+
+    def known_form(self, word: str) -> Optional[str]:
+        """The table's spelling of `word` (lowercase) when it knows the word up to accents/case."""
+        if self.forms.get(word.lower()) is not None or self.forms.get(word) is not None:
+            return word.lower()
+        hit = self.loose.get(loose(word))
+        return hit.split("\t")[0] if hit else None
+
+    def is_word(self, word: str) -> bool:
+        """Is `word` (any case, accents exact) a form the language's tables know?"""
+        return _apostrophe(word).lower() in self.words
+
+    def lemmas_of(self, word: str) -> frozenset[str]:
+        """Every lemma `word` (accents exact) can be a form of, in the table's case; empty when unknown.
+
+        The word as written is looked up first; its lowercase (a capital opening a sentence) or
+        capitalised form (a German noun written in capitals) only when the table lacks it, so that
+        German "Waren" (goods) does not also read as "waren" (were).
+        """
+        hit = self._cache.get(word)
+        if hit is not None:
+            return hit
+        w = _apostrophe(word)
+        low = w.lower()
+        out: set[str] = set()
+        for form in dict.fromkeys((w, low, w[:1] + w[1:].lower())):
+            v = self.forms.get(form)
+            if v is not None:
+                out.update(v.split("\t"))
+                break
+        for form in dict.fromkeys((w, low, w[:1] + w[1:].lower())):
+            if form in self.lemmas:
+                out.add(form)
+                break
+        for d in self.exc.values():
+            v = d.get(low)
+            if v:
+                out.update(v.split("\t"))
+        for pos, old, new in self.rules:
+            if low.endswith(old):
+                cand = low[: len(low) - len(old)] + new
+                if cand in self.index[pos]:
+                    out.add(cand)
+        res = frozenset(out)
+        if len(self._cache) > 200_000:
+            self._cache.clear()
+        self._cache[word] = res
+        return res
+
+
+_LEXICONS: dict[str, Optional[Lexicon]] = {}
+
+
+def _lexicon(lang: str) -> Optional[Lexicon]:
+    """The language's lexicon (None without tables), from the index cache when it is there: building
+    it loads the table, reads three more data files and walks every form."""
+    if lang in _LEXICONS:
+        return _LEXICONS[lang]
+    names = table_names(lang)
+    lex = None
+    if names:
+        cache = indexcache.active()
+        key = table_key(lang, names, lookup_files(lang), kind="lemma-lexicon") if cache.enabled else None
+        hit = cache.load(key) if key is not None else None
+        if isinstance(hit, tuple) and len(hit) == 7 and isinstance(hit[0], bytes):
+            lex = Lexicon(lang, hit)
+        else:
+            table = load_table(lang)
+            if table is not None:
+                parts = Lexicon.parts_of(table)
+                lex = Lexicon(lang, parts)
+                if key is not None:
+                    cache.store(key, parts)
+    with TABLES_LOCK:
+        _LEXICONS[lang] = lex
+    return lex
+
+
+def _apostrophe(word: str) -> str:
+    return word.replace("\u2019", "'").replace("\u02bc", "'") if ("\u2019" in word or "\u02bc" in word) else word
+
+
+def known_form(word: str, lang: str) -> Optional[str]:
+    """The correctly accented form of `word` in `lang`'s lookup table (lowercase), or None."""
+    lex = _lexicon(primary(lang))
+    return lex.known_form(word) if lex is not None else None
+
+
+def is_target_word(word: str, lang: str) -> bool:
+    """Is `word` a word of `lang` as its lookup tables know it (case-insensitive, accents exact)?
+
+    False when the language has no tables: nothing is known, so nothing is claimed.
+    """
+    lex = _lexicon(primary(lang))
+    return lex is not None and lex.is_word(word)
+
+
+def lemmas_of(word: str, lang: str) -> frozenset[str]:
+    """Every lemma `word` can be a form of in `lang` (homographs included); empty when unknown."""
+    lex = _lexicon(primary(lang))
+    return lex.lemmas_of(word) if lex is not None else frozenset()
+
+
+
+_POS_KEYS: dict[str, tuple] = {}
+
+
+def part_of_speech_keys(lang: str) -> tuple:
+    """(nouns, adjectives, verbs) of `lang` as loose lemma keys, from spacy-lookups-data's
+    per-part-of-speech lemma index, nouns also from its exception list (French "virus" is only
+    there); all empty when the language has none. Neither is complete: a word absent is unknown, not
+    proven another part of speech. Each is a `SortedWords` (membership, iteration, len), kept in the
+    index cache as text, which loads far faster than the data files are read."""
+    lang = primary(lang)
+    with TABLES_LOCK:
+        got = _POS_KEYS.get(lang)
+        if got is not None:
+            return got
+        empty = SortedWords()
+        got = (empty, empty, empty)
+        files = lookup_files(lang)
+        if "lemma_index" in files:
+            cache = indexcache.active()
+            names = [n for n in ("lemma_index", "lemma_exc") if n in files]
+            key = table_key(lang, names, files, kind="pos-keys") if cache.enabled else None
+            hit = cache.load(key) if key else None
+            if isinstance(hit, tuple) and len(hit) == 3 and all(isinstance(x, bytes) for x in hit):
+                got = tuple(SortedWords.from_text(x) for x in hit)
+            else:
+                try:
+                    texts = _read_pos_keys(files)
+                except Exception:  # another layout of the data: no derivations
+                    pass
+                else:
+                    got = tuple(SortedWords.from_text(x) for x in texts)
+                    if key:
+                        cache.store(key, texts)
+        _POS_KEYS[lang] = got
+        return got
+
+
+def _read_pos_keys(files) -> tuple[bytes, bytes, bytes]:
+    index = read_data(files["lemma_index"])
+    exc = (read_data(files["lemma_exc"]).get("noun") or {}) if "lemma_exc" in files else {}
+
+    def keys(words) -> bytes:
+        words = {w.lower() for w in words if isinstance(w, str) and "\n" not in w}
+        plain = {w for w in words if w.isascii()}  # most: loose is lower() for them
+        return SortedWords(plain | set(loose_many(sorted(words - plain)))).text()
+
+    nouns = list(index.get("noun", ()))
+    for form, lemmas in exc.items():
+        nouns.append(form)
+        nouns.extend(lemmas if isinstance(lemmas, list) else [lemmas])
+    return keys(nouns), keys(index.get("adj", ())), keys(index.get("verb", ()))
