@@ -62,8 +62,10 @@ def test_include_states_checks_them_as_before(tmp_path):
     new = _new_segments()
     in_new = [o for o in widened["occurrences"] if o["segment_index"] in new]
     assert in_new and widened["summary"]["units_not_translated"] == 0
-    # the copies are what produced the flags: an A4 "left untranslated" and the unjudged copies
-    assert widened["summary"]["outcomes"]["error"] == 1 and default["summary"]["outcomes"]["error"] == 0
+    # the copies are what produced the flags: English words "kept" in an English copy of the source (sent to
+    # the judge: no Russian word list vouches for the text around them, so no certain A4)
+    assert widened["summary"]["outcomes"]["unjudged"] > default["summary"]["outcomes"]["unjudged"]
+    assert default["summary"]["outcomes"]["error"] == 0
     assert len(widened["occurrences"]) == len(default["occurrences"]) + default["summary"][
         "occurrences_in_untranslated_segments"]
     assert everything["summary"]["occurrences"] == widened["summary"]["occurrences"]
