@@ -59,7 +59,8 @@ def test_rule_source_form_concept_and_language_tell_problems_apart():
 # --- every output groups the same way ------------------------------------------------------------
 
 def _three_of_one_problem():
-    return _result([_occ("12", "Filtre d'huile"), _occ("40", "filtre d'huile"), _occ("7", "filtre d'huile", doc="b.xlf"),
+    return _result([_occ("12", "Filtre d'huile"), _occ("40", "filtre d'huile"),
+                    _occ("7", "filtre d'huile", doc="b.xlf"),
                     _occ("13", "filtre", rule="glossary", outcome="conforming", label=None)])
 
 
