@@ -15,6 +15,9 @@ script needs.
 - reason, penalty (empty when unjudged: never a silent 0).
 - language: the target language of the occurrence's document (a delivery checked in several
   languages at once is filtered on it).
+- problem: the id of the problem the occurrence is one of (termqa.problems: same concept,
+  source form, rendering and rule); the same id on every row of one problem and in the XLSX, so a
+  list filtered on it shows one problem, however often it repeats.
 - then for tools: doc_id (as given when relative, else the file name: termqa.shownpath), segment_id,
   segment_index, concept_id, source_display (the source form as
   the documents write it most often: what a person reads), source_start, source_end, target_start,
@@ -42,13 +45,14 @@ from pathlib import Path
 
 from termqa.errors import UsageError
 from termqa.fileio import atomic_write
+from termqa.problems import problem_id
 from termqa.shownpath import shown_path
 
 from .issues import display_names, expected_text, form_displays, what_to_do
 
 CSV_COLUMNS = (
     "document", "unit_id", "source_text", "target_text", "expected", "outcome", "label", "what_to_do",
-    "status", "comment", "reason", "penalty", "language",
+    "status", "comment", "reason", "penalty", "language", "problem",
     "doc_id", "segment_id", "segment_index", "concept_id", "source_display", "source_start", "source_end",
     "target_start", "target_end", "variation", "chain_size", "is_first_mention", "via", "align_method",
     "judge", "prompt_version", "reference_text", "reference_provenance", "source_segment", "target_segment",
@@ -127,6 +131,7 @@ def rows(result: dict, *, issues_only: bool = False):
             "reference_text": ref.get("text"), "reference_provenance": ref.get("provenance"),
             "source_segment": seg.get("source"), "target_segment": seg.get("target"),
             "language": doc_lang.get(o["doc_id"]) or tgt,  # the target language of the occurrence's document
+            "problem": problem_id(o, doc_lang.get(o["doc_id"]) if several else None),
         }
 
 

@@ -12,6 +12,7 @@ from collections import Counter, defaultdict
 from typing import Iterable, Optional
 
 from termqa.labels import label_info
+from termqa.problems import problem_id
 
 ISSUE_OUTCOMES = ("error", "unjustified")  # what the translator has to fix
 FLAGGED_OUTCOMES = ("error", "unjustified", "unjudged", "justified")
@@ -107,10 +108,11 @@ def what_to_do(o: dict, expected: Optional[str]) -> str:
 
 def group_flags(result: dict, *, outcomes=FLAGGED_OUTCOMES, names: Optional[dict] = None,
                 tgt_lang: str = "") -> list[dict]:
-    """Flagged occurrences grouped by (concept, rendering, outcome, label), worst first.
+    """Flagged occurrences grouped by problem (termqa.problems: concept, source form, rendering,
+    rule, language) and verdict, worst first.
 
-    Each group: concept_id, found (target text or None), expected, outcome, label, count, penalty
-    (sum), units [(doc name, unit id)...] in document order, occurrences (the dicts), surfaces."""
+    Each group: problem (its id), concept_id, found (target text or None), expected, outcome, label, count,
+    penalty (sum), units [(doc name, unit id)...] in document order, occurrences (the dicts), surfaces."""
     refs = {(r["doc_id"], r["concept_id"], r["source_form"]): r for r in result.get("references") or []}
     concepts = {c["id"]: c for c in result.get("concepts") or []}
     names = names or display_names(result.get("documents") or [])
@@ -120,10 +122,11 @@ def group_flags(result: dict, *, outcomes=FLAGGED_OUTCOMES, names: Optional[dict
     for o in result.get("occurrences") or []:
         if o["outcome"] not in outcomes:
             continue
-        key = (o["concept_id"], _found_key(o), o["outcome"], o.get("label"), doc_lang.get(o["doc_id"]))
+        pid = problem_id(o, doc_lang.get(o["doc_id"]))
+        key = (pid, o["outcome"], o.get("label"))
         g = groups.get(key)
         if g is None:
-            g = groups[key] = {"concept_id": o["concept_id"], "found": o.get("target_text"),
+            g = groups[key] = {"problem": pid, "concept_id": o["concept_id"], "found": o.get("target_text"),
                                "outcome": o["outcome"], "label": o.get("label"), "occurrences": [],
                                "expected": Counter(), "surfaces": Counter(), "reasons": Counter(),
                                "founds": Counter(), "penalty": 0.0}
@@ -143,8 +146,8 @@ def group_flags(result: dict, *, outcomes=FLAGGED_OUTCOMES, names: Optional[dict
         units = list(dict.fromkeys((names.get(o["doc_id"], o["doc_id"]), o["unit_id"]) for o in occs))
         found = g["founds"].most_common(1)[0][0] if g["founds"] else g["found"]
         out.append({
-            "concept_id": g["concept_id"], "found": found, "outcome": g["outcome"], "label": g["label"],
-            "count": len(occs), "penalty": g["penalty"],
+            "problem": g["problem"], "concept_id": g["concept_id"], "found": found, "outcome": g["outcome"],
+            "label": g["label"], "count": len(occs), "penalty": g["penalty"],
             "expected": g["expected"].most_common(1)[0][0] if g["expected"] else None,
             "surfaces": [s for s, _ in g["surfaces"].most_common()],
             "reason": g["reasons"].most_common(1)[0][0] if g["reasons"] else "",
@@ -153,16 +156,6 @@ def group_flags(result: dict, *, outcomes=FLAGGED_OUTCOMES, names: Optional[dict
     out.sort(key=lambda g: (rank.get(g["outcome"], 9), -g["penalty"], -g["count"], str(g["concept_id"]),
                             g["found"] or ""))
     return out
-
-
-def _found_key(o: dict) -> Optional[str]:
-    """What makes two renderings one problem: the text case-folded ("Initiatives parlementaires" at the
-    start of a sentence is "initiatives parlementaires"), except for a spelling problem (F), where the
-    writing itself may be what is wrong."""
-    found = o.get("target_text")
-    if found is None or o.get("label") == "F":
-        return found
-    return " ".join(found.casefold().split())
 
 
 def units_text(units: list, limit: int = 12) -> str:

@@ -6,6 +6,9 @@ Sheets:
   not judged, justified variants), worst first, with the same human columns as the CSV
   (reports/csvout.py) and empty "status" and "comment" columns for the translator's reply. The
   header row is frozen, an auto-filter is on, each row is coloured by its verdict.
+- Problems: one row per problem (termqa.problems: the occurrences with the same concept,
+  source form, rendering and rule), worst first: its id (the Issues sheet's "Problem" column), verdict,
+  what to do, how many occurrences and in which units.
 - Concepts: one row per concept found, with its occurrences per verdict and its penalty.
 - Run: the run signature, the inputs, the glossaries and the warnings.
 
@@ -24,6 +27,7 @@ from termqa.shownpath import result_names, scrub, shown_path
 
 from .csvout import rows as csv_rows
 from .html import _concept_name
+from .issues import FLAGGED_OUTCOMES, display_names, group_flags, units_text, what_to_do
 
 ISSUE_COLUMNS = (
     # (column key in the CSV rows, header, width)
@@ -33,6 +37,12 @@ ISSUE_COLUMNS = (
     ("comment", "Comment", 30), ("reason", "Why", 40), ("penalty", "Penalty", 9), ("language", "Language", 10),
     ("source_segment", "Source segment", 50), ("target_segment", "Target segment", 50),
     ("concept_id", "Concept id", 14), ("doc_id", "Document id", 24), ("segment", "Segment", 10),
+    ("problem", "Problem", 12),
+)
+PROBLEM_COLUMNS = (
+    # (header, width)
+    ("Problem", 12), ("Verdict", 12), ("Label", 8), ("Source term", 22), ("Found", 22), ("Expected", 22),
+    ("What to do", 40), ("Occurrences", 11), ("Units", 50), ("Language", 10), ("Concept id", 14),
 )
 VERDICT_COLOURS = {"error": "#FFE6E4", "unjustified": "#FFF3C4", "unjudged": "#EAEEF2",
                    "justified": "#DDF4FF", "conforming": "#DAFBE1"}
@@ -79,6 +89,36 @@ def _issues(ws, rows, head, wrap, fills) -> None:
         "error_type": "information"})
 
 
+def _problems(ws, result: dict, head, wrap, fills) -> None:
+    """The Problems sheet: one row per problem that is not conforming, worst first (as "Fix first")."""
+    docs = result.get("documents") or []
+    names = display_names(docs, [o["doc_id"] for o in result.get("occurrences") or []])
+    doc_lang = {d["doc_id"]: d.get("tgt_lang") or "" for d in docs}
+    tgt = ((result.get("signature") or {}).get("settings") or {}).get("tgt_lang") or \
+        (docs[0].get("tgt_lang") if docs else "") or ""
+    for col, (title, width) in enumerate(PROBLEM_COLUMNS):
+        ws.write_string(0, col, title, head)
+        ws.set_column(col, col, width, wrap)
+    groups = group_flags(result, outcomes=FLAGGED_OUTCOMES, names=names, tgt_lang=tgt)
+    for i, g in enumerate(groups, start=1):
+        first = g["occurrences"][0]
+        values = (g["problem"], OUTCOME_TEXT.get(g["outcome"], (g["outcome"],))[0], g["label"],
+                  g["surfaces"][0] if g["surfaces"] else first.get("source_text"), g["found"], g["expected"],
+                  what_to_do(first, g["expected"]), g["count"], units_text(g["units"], limit=40),
+                  doc_lang.get(first["doc_id"]) or tgt, str(g["concept_id"]))
+        for col, value in enumerate(values):
+            if value is None:
+                continue
+            if isinstance(value, int):
+                ws.write_number(i, col, value)
+            elif col == 1:
+                ws.write_string(i, col, value, fills.get(g["outcome"]))
+            else:
+                ws.write_string(i, col, str(value))
+    ws.freeze_panes(1, 1)
+    ws.autofilter(0, 0, max(len(groups), 1), len(PROBLEM_COLUMNS) - 1)
+
+
 def xlsx_bytes(result: dict, *, issues_only: bool = True) -> bytes:
     """The workbook as bytes. `issues_only=False` also lists the conforming occurrences."""
     import io
@@ -108,6 +148,8 @@ def xlsx_bytes(result: dict, *, issues_only: bool = True) -> bytes:
         for lang in langs:
             _issues(wb.add_worksheet(f"Issues {lang}"[:31]), [r for r in rows if r["language"] == lang],
                     head, wrap, fills)
+
+    _problems(wb.add_worksheet("Problems"), result, head, wrap, fills)
 
     # per concept
     cs = wb.add_worksheet("Concepts")

@@ -268,6 +268,12 @@ NOTE_TEXT = MappingProxyType({
     "subject_alone": '"{term}"',
     "use": ' Use "{expected}" ({origin}).',
     "segment": "Segment {segment}: {note}",
+    # the other places of the same problem (termqa.problems), after the note
+    "same_problem": "{note} Same problem in {places} ({count} in all).",
+    "same_unit": "this unit",
+    "same_units": "unit {units}",
+    "same_units_many": "units {units}",
+    "same_other_files": "other files",
 })
 NOTE_ORIGIN = MappingProxyType({
     "glossary": "glossary", "validated": "elsewhere in this document", "pseudo": "elsewhere in this document",

@@ -24,6 +24,7 @@ from termqa.labels import (
 )
 from termqa.lang.fold import loose
 from termqa.lang.langtags import lang_matches, language_name, normalise_tag, primary
+from termqa.problems import occurrence_problems
 
 OUTCOMES_BY_LEVEL = {
     AnnotateLevel.ERRORS: ("error",),
@@ -182,8 +183,12 @@ def annotations_from_result(result: dict, *, level: str = DEFAULT_ANNOTATE_LEVEL
     run = (result.get("signature") or {}).get("id")  # the run's full signature is in its JSON/HTML report
     docs = {d.get("doc_id"): d for d in result.get("documents") or ()}
     concepts = {c.get("id"): c for c in result.get("concepts") or ()}
+    pids = occurrence_problems(result)
+    places: dict = {}  # problem id -> [(doc_id, unit_id)] of its occurrences, in result order
+    for pid, occ in zip(pids, result["occurrences"]):
+        places.setdefault(pid, []).append((occ.get("doc_id"), str(occ.get("unit_id", ""))))
     out = []
-    for occ in result["occurrences"]:
+    for pid, occ in zip(pids, result["occurrences"]):
         outcome = occ.get("outcome")
         if outcome not in wanted:
             continue
@@ -191,6 +196,7 @@ def annotations_from_result(result: dict, *, level: str = DEFAULT_ANNOTATE_LEVEL
         doc = docs.get(occ.get("doc_id")) or {}
         text = note_text(occ, source_lang=doc.get("src_lang"), target_lang=doc.get("tgt_lang"),
                          concept=concepts.get(occ.get("concept_id")))
+        text = same_problem(text, occ.get("doc_id"), str(occ.get("unit_id", "")), places[pid])
         out.append(Annotation(
             doc_id=str(occ.get("doc_id", "")),
             unit_id=str(occ.get("unit_id", "")),
@@ -206,6 +212,25 @@ def annotations_from_result(result: dict, *, level: str = DEFAULT_ANNOTATE_LEVEL
             run=str(run) if run else None,
         ))
     return out
+
+
+def same_problem(note: str, doc_id, unit_id: str, places: list, limit: int = 8) -> str:
+    """The note followed by the other places of the same problem ("Same problem in units 12, 40 (3 in
+    all)."): the other units of this document by id, then "other files" when it is in others too (the
+    count in all says how many). A problem seen once keeps its note as it is."""
+    if len(places) < 2:
+        return note
+    units = list(dict.fromkeys(u for d, u in places if d == doc_id and u != unit_id))
+    elsewhere = any(d != doc_id for d, _u in places)
+    parts = []
+    if units:
+        shown = ", ".join(units[:limit]) + (f" (+{len(units) - limit} more)" if len(units) > limit else "")
+        parts.append(NOTE_TEXT["same_units" if len(units) == 1 else "same_units_many"].format(units=shown))
+    if elsewhere:
+        parts.append(NOTE_TEXT["same_other_files"])
+    if not parts:
+        parts.append(NOTE_TEXT["same_unit"])
+    return NOTE_TEXT["same_problem"].format(note=note, places=" and in ".join(parts), count=len(places))
 
 
 def priority(a: Annotation) -> int:

@@ -54,7 +54,7 @@ def test_xlsx_issues_sheet(tmp_path, openpyxl):
     hostile["reason"] = '=HYPERLINK("http://x","y")'  # text from files never becomes a formula
     path = write_xlsx(r, tmp_path / "qa.xlsx")
     wb = openpyxl.load_workbook(path)
-    assert wb.sheetnames == ["Issues", "Concepts", "Run"]
+    assert wb.sheetnames == ["Issues", "Problems", "Concepts", "Run"]
     ws = wb["Issues"]
     header = [c.value for c in ws[1]]
     assert header == [t for _k, t, _w in ISSUE_COLUMNS]

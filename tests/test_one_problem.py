@@ -1,0 +1,167 @@
+"""One problem, one verdict, everywhere (#28): occurrences with the same concept, source form, rendering
+(case-folded unless case is the problem) and rule are one problem with one id, the same in "Fix first",
+the CSV, the spreadsheet and the notes written into the XLIFF; and the pipeline never gives two
+occurrences of one problem different verdicts (checked on the samples and on TICO-19)."""
+from __future__ import annotations
+
+import csv
+import shutil
+
+import pytest
+from lxml import etree
+
+from termqa.formats.annotate import annotate, annotations_from_result
+from termqa.pipeline.check import check
+from termqa.problems import problem_id, problem_key, problems, split_verdicts
+from termqa.reports.csvout import rows as csv_rows
+from termqa.reports.csvout import write_csv
+from termqa.reports.issues import group_flags
+from termqa.reports.xlsx import PROBLEM_COLUMNS, write_xlsx
+
+from .conftest import CORPUS, SAMPLES
+
+
+def _occ(unit, found, *, doc="a.xlf", outcome="error", label="A1", rule="forbidden_term", form="oil filter",
+         concept="c1"):
+    return {"doc_id": doc, "unit_id": unit, "segment_id": "", "segment_index": 0, "concept_id": concept,
+            "source_form": form, "source_text": form, "target_text": found, "target_span": None,
+            "outcome": outcome, "label": label, "rule": rule, "penalty": 1.0, "reason": "r"}
+
+
+def _result(occs, docs=("a.xlf", "b.xlf")):
+    return {"termqa_result": 1, "occurrences": occs,
+            "documents": [{"doc_id": d, "path": d, "src_lang": "en", "tgt_lang": "fr"} for d in docs]}
+
+
+# --- the key --------------------------------------------------------------------------------------
+
+def test_case_at_the_start_of_a_sentence_is_the_same_problem():
+    a, b = _occ("1", "Initiatives parlementaires"), _occ("2", "initiatives  parlementaires")
+    assert problem_key(a) == problem_key(b) and problem_id(a) == problem_id(b)
+    assert problem_id(a).startswith("P-") and len(problem_id(a)) == 10
+
+
+def test_a_spelling_problem_keeps_its_writing():
+    a = _occ("1", "Debit", label="F", rule="spelling")
+    b = _occ("2", "debit", label="F", rule="spelling")
+    assert problem_id(a) != problem_id(b)
+
+
+def test_rule_source_form_concept_and_language_tell_problems_apart():
+    base = _occ("1", "filtre d'huile")
+    assert problem_id(base) != problem_id(_occ("1", "filtre d'huile", rule="glossary"))
+    assert problem_id(base) != problem_id(_occ("1", "filtre d'huile", form="filter"))
+    assert problem_id(base) != problem_id(_occ("1", "filtre d'huile", concept="c2"))
+    assert problem_id(base, "fr") != problem_id(base, "de")
+    assert problem_id(base) == problem_id(_occ("9", "filtre d'huile", doc="b.xlf"))  # place is not the problem
+
+
+# --- every output groups the same way ------------------------------------------------------------
+
+def _three_of_one_problem():
+    return _result([_occ("12", "Filtre d'huile"), _occ("40", "filtre d'huile"),
+                    _occ("7", "filtre d'huile", doc="b.xlf"),
+                    _occ("13", "filtre", rule="glossary", outcome="conforming", label=None)])
+
+
+def test_fix_first_csv_and_xlsx_carry_one_id_per_problem(tmp_path):
+    r = _three_of_one_problem()
+    groups = group_flags(r)
+    assert len(groups) == 1 and groups[0]["count"] == 3
+    pid = groups[0]["problem"]
+    with write_csv(r, tmp_path / "qa.csv").open(encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [row["problem"] for row in rows[:3]] == [pid] * 3
+    assert rows[3]["problem"] not in ("", pid)
+
+    openpyxl = pytest.importorskip("openpyxl")
+    wb = openpyxl.load_workbook(write_xlsx(r, tmp_path / "qa.xlsx"))
+    assert wb.sheetnames == ["Issues", "Problems", "Concepts", "Run"]
+    issues = wb["Issues"]
+    col = [c.value for c in issues[1]].index("Problem")
+    assert [row[col].value for row in issues.iter_rows(min_row=2)] == [pid] * 3
+    ps = wb["Problems"]
+    assert [c.value for c in ps[1]] == [t for t, _w in PROBLEM_COLUMNS]
+    body = [[c.value for c in row] for row in ps.iter_rows(min_row=2)]
+    assert len(body) == 1
+    row = dict(zip([t for t, _w in PROBLEM_COLUMNS], body[0]))
+    assert (row["Problem"], row["Verdict"], row["Occurrences"]) == (pid, "Error", 3)
+    assert row["Units"] == "a.xlf: 12, 40; b.xlf: 7"
+
+
+def test_notes_name_the_other_places_of_the_same_problem():
+    notes = {(a.doc_id, a.unit_id): a.text for a in annotations_from_result(_three_of_one_problem(), level="all")}
+    assert notes[("a.xlf", "12")].endswith("Same problem in unit 40 and in other files (3 in all).")
+    assert notes[("a.xlf", "40")].endswith("Same problem in unit 12 and in other files (3 in all).")
+    assert notes[("b.xlf", "7")].endswith("Same problem in other files (3 in all).")
+    assert ("a.xlf", "13") not in notes  # conforming: no note
+
+
+def test_a_problem_seen_once_keeps_its_note_as_it_was():
+    r = _result([_occ("1", "filtre d'huile"), _occ("2", "filtre à huile", rule="glossary", outcome="conforming",
+                                                    label=None)])
+    (a,) = annotations_from_result(r, level="all")
+    assert "Same problem" not in a.text
+
+
+def test_twice_in_one_unit_says_this_unit():
+    r = _result([_occ("5", "filtre d'huile"), _occ("5", "filtre d'huile")])
+    assert all(a.text.endswith("Same problem in this unit (2 in all).") for a in annotations_from_result(r))
+
+
+# --- real runs: one verdict per problem, notes written schema-valid ----------------------------------
+
+@pytest.fixture(scope="module")
+def samples_result():
+    return check([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup").to_dict()
+
+
+def test_samples_one_verdict_per_problem(samples_result):
+    assert split_verdicts(samples_result) == {}
+    by = problems(samples_result)
+    assert 1 < len(by) < len(samples_result["occurrences"])  # some problems repeat
+    # "Débit"/"DEBIT" conforming and "debit" misspelt: the spelling error stays a problem of its own
+    spelt = [o for o in samples_result["occurrences"] if o.get("rule") == "spelling"]
+    assert spelt and all(len(by[problem_id(o)]) == 1 for o in spelt)
+
+
+def test_tico19_one_verdict_per_problem(corpus):
+    base = corpus / "eval" / "tico19-enfr" / "data"
+    r = check([str(base / "TM" / "all.en-fr.tmx")],
+              [str(base / "terminologies" / "f_en-fr_XX.csv"), str(base / "terminologies" / "g_en_fr-FR.csv")],
+              lemmatiser="lookup").to_dict()
+    assert split_verdicts(r) == {}
+    assert len(problems(r)) < len(r["occurrences"]) / 4  # thousands of occurrences, a few hundred problems
+
+
+def _schema_errors(path, rel):
+    parser = etree.XMLParser(no_network=True, resolve_entities=False, load_dtd=False)
+    schema = etree.XMLSchema(etree.parse(str(CORPUS / "schemas" / rel), parser))
+    schema.validate(etree.parse(str(path), parser))
+    return {e.message for e in schema.error_log}
+
+
+@pytest.mark.parametrize("name, rel", [("pump-manual.xlf", "xliff12/xliff-core-1.2-transitional.xsd"),
+                                       ("pump-service.xlf", "xliff20/xliff_core_2.0.xsd")])
+def test_samples_notes_written_back_are_schema_valid(samples_result, tmp_path, corpus, name, rel):
+    src = tmp_path / name
+    shutil.copy(SAMPLES / name, src)
+    doc = next(d["doc_id"] for d in samples_result["documents"] if d["doc_id"].endswith(name))
+    anns = [a for a in annotations_from_result(samples_result, level="all") if a.doc_id == doc]
+    anns = [a.__class__(**{**a.__dict__, "doc_id": str(src)}) for a in anns]
+    before = _schema_errors(src, rel)
+    out = tmp_path / ("out-" + name)
+    rep = annotate(src, anns, out=out)
+    assert rep.written == len(anns) and rep.units_not_found == 0
+    assert _schema_errors(out, rel) <= before
+    text = out.read_text(encoding="utf-8")
+    if name == "pump-manual.xlf":  # "bearing bracket" untranslated in u30 and u31: one problem, said in both
+        assert "Same problem in unit u31 (2 in all)." in text and "Same problem in unit u30 (2 in all)." in text
+
+
+def test_csv_rows_of_a_multilingual_result_keep_languages_apart():
+    r = _three_of_one_problem()
+    r["languages"] = {"fr": {}, "de": {}}
+    r["documents"][1]["tgt_lang"] = "de"
+    ids = {(row["document"], row["unit_id"]): row["problem"] for row in csv_rows(r)}
+    assert ids[("a.xlf", "12")] == ids[("a.xlf", "40")] != ids[("b.xlf", "7")]
