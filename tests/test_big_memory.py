@@ -26,7 +26,7 @@ from termqa.fileio import Rows, atomic_write
 from termqa.formats import tmx
 from termqa.model import InlineCode, Segment
 from termqa.store.packed import PackedSegments, SegmentPacker, segment_texts
-from termqa.pipeline import align as al, check as ck, detect as dt, established, occurrences as occ, passes
+from termqa.pipeline import align as al, check as ck, detect as dt, established, occurrences as occ, passes, read
 from termqa.pipeline import sourcevariants as sv
 from termqa.pipeline.sourceindex import cached_source_index
 from termqa.pipeline.check import check
@@ -84,7 +84,7 @@ def test_a_big_project_keeps_the_files_it_has_read_packed(tmp_path, monkeypatch)
     plain = ck.prepare(xliffs, [gl])
     assert all(isinstance(d.segments, tuple) for d in plain.documents)
     whole = _result(xliffs, gl)
-    monkeypatch.setattr(ck, "PACK_PROJECT_BYTES", sum(p.stat().st_size for p in xliffs) - 1)
+    monkeypatch.setattr(read, "PACK_PROJECT_BYTES", sum(p.stat().st_size for p in xliffs) - 1)
     run = ck.prepare(xliffs, [gl])
     assert all(isinstance(d.segments, PackedSegments) for d in run.documents)
     assert [d.segments for d in run.documents] == [d.segments for d in plain.documents]

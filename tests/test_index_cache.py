@@ -27,7 +27,8 @@ from termqa.pipeline import check as ck
 from termqa.pipeline import occurrences as occ
 from termqa.pipeline.sourceindex import cached_source_index, source_index
 from termqa.pipeline import parallel
-from termqa.pipeline.check import check, read_glossary_cached
+from termqa.pipeline.check import check
+from termqa.pipeline.read import read_glossary_cached
 
 from .conftest import SAMPLES
 from .helpers import run_cli_saying_spacy

@@ -399,12 +399,13 @@ def test_concept_heads_are_made_once_per_index(tmp_path):
     them back), equal to reading every entry again."""
     from termqa.store import indexcache
     from termqa.lang.lemma import get_lemmatiser
-    from termqa.pipeline import check as ck, sourcevariants as sv, variants as vr
+    from termqa.pipeline import sourcevariants as sv, variants as vr
+    from termqa.pipeline.read import read_glossary_cached
     from termqa.pipeline.sourceindex import cached_source_index
     from tests.conftest import SAMPLES
 
     with indexcache.using(indexcache.IndexCache(tmp_path / "cache")):
-        concepts = ck.read_glossary_cached(SAMPLES / "pump-terms.tbx").concepts
+        concepts = read_glossary_cached(SAMPLES / "pump-terms.tbx").concepts
         lem = get_lemmatiser("en", mode="lookup")
         cached_source_index(concepts, "en", lem, "x", "dynamic")
         trie, _heads = cached_source_index(concepts, "en", lem, "x", "dynamic")  # read back

@@ -36,10 +36,10 @@ from termqa.judge.stages import DocView, Stage, System, account, check_reference
 from termqa.lang.langtags import primary
 from termqa.model import GLOSSARY, OUTCOMES, PSEUDO, UNJUDGED, Reference, Span
 from termqa.pipeline import align as al, sanity
-from termqa.pipeline.check import (
-    TRAINED_MAX_WORDS, Lemmatisers, count, finish, prepare, project_words, read_glossary_cached,
-)
+from termqa.pipeline.check import count, finish, prepare
 from termqa.pipeline.detect import keys_of, rendering_key
+from termqa.pipeline.lemmatisers import TRAINED_MAX_WORDS, Lemmatisers, project_words
+from termqa.pipeline.read import read_glossary_cached
 from termqa.pipeline.score import validate_table
 from termqa.store import indexcache
 

@@ -11,46 +11,35 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence, Union
 
-from termqa import formats, signature
+from termqa import signature
 from termqa.config import DEFAULT_LEMMATISER, DEFAULT_VARIANTS, LemmatiserMode, Settings, VariantLevel
-from termqa.errors import LanguageError, MissingLanguageError, UsageError
-from termqa.fileio import file_sha256
+from termqa.errors import UsageError
 from termqa.formats.annotate.replies import read_replies
-from termqa.formats.csvgloss import assign_languages
 from termqa.formats.decisions import DecisionBook, merge, read_decisions
 from termqa.formats.unitstate import Withheld, regrouped, withhold
 from termqa.glossaryscope import applicable, scope_notes
 from termqa.inputs import expand, merge_glossaries
 from termqa.inspect import with_path
-from termqa.lang.langtags import normalise_tag, primary
-from termqa.lang.lemma import Lemmatiser, get_lemmatiser
+from termqa.lang.langtags import normalise_tag
 from termqa.model import BilingualFile, Concept, Document, Glossary, Reference, Verdict
 from termqa.pipeline import parallel, sanity
 from termqa.pipeline.counting import count_parallel, count_sequential, flag_misaligned, references_of, verdicts_of
+from termqa.pipeline.lemmatisers import TRAINED_MAX_WORDS, Lemmatisers, project_words
 from termqa.pipeline.metrics import Item
-from termqa.pipeline.pairs import every_pair
 from termqa.pipeline.prejudge import Rules
+from termqa.pipeline.read import expand_paths, give_languages, glossary_fits, read_glossary_cached, read_inputs
 from termqa.pipeline.score import validate_table
 from termqa.pipeline.sourceindex import cached_source_index
 from termqa.signature import JudgePart, Signature
 from termqa.wordcount import source_words
 from termqa.store import conceptrows, indexcache
 from termqa.store.gcpause import without_gc
-from termqa.store.packed import packed_document, segment_texts
 
 if TYPE_CHECKING:  # a counting run never loads the judge (openai, its SQLite cache) nor the review code
     from termqa.judge.llm import JudgeSettings
     from termqa.pipeline.review import ReviewReport
 
 Progress = Callable[[str, int, int], None]
-
-# Above this many words (source + target), `--lemmatiser auto` uses the lookup tables even when a
-# trained spaCy pipeline is installed.
-TRAINED_MAX_WORDS = 50_000
-
-# Above this many bytes of input files, the documents of a project are kept packed once read (`_read_inputs`):
-# ~3M words of XLIFF; a smaller project keeps plain records (packing costs time, unpacking more).
-PACK_PROJECT_BYTES = 64 * 1024 * 1024
 
 
 @dataclass
@@ -82,27 +71,6 @@ class CheckResult:
 
         return result_dict(self)
 
-
-class Lemmatisers:
-    """One lemmatiser per language (primary subtag), built on first use in the mode the run chose."""
-
-    def __init__(self, mode: str):
-        self.mode = mode
-        self._by_lang: dict[str, Lemmatiser] = {}
-
-    def __call__(self, lang: str) -> Lemmatiser:
-        key = primary(lang)
-        if key not in self._by_lang:
-            self._by_lang[key] = get_lemmatiser(key, mode=self.mode)
-        return self._by_lang[key]
-
-    def names(self) -> dict[str, str]:
-        return {k: v.name for k, v in sorted(self._by_lang.items())}
-
-    def save_analyses(self) -> None:
-        """Keep what the lemmatisers analysed for the next run (termqa.lang.lemma's analyses cache)."""
-        for lemmatiser in self._by_lang.values():
-            lemmatiser.save_analyses()
 
 
 @dataclass(frozen=True)
@@ -218,8 +186,8 @@ def prepare(
     table = validate_table(penalties or {})
     # paths are read here; records already read (termqa compare reads them once for all systems) pass
     gl = [g if isinstance(g, Glossary) else read_glossary_cached(g, glossary_lang) for g in glossaries]
-    files = _read_inputs(_expand_paths(inputs, expand), src_lang, tgt_lang)
-    gl = _give_languages(gl, files, src_lang, tgt_lang)
+    files = read_inputs(expand_paths(inputs, expand), src_lang, tgt_lang)
+    gl = give_languages(gl, files, src_lang, tgt_lang)
     concepts = merge_glossaries(gl)
     warnings = [w for f in files for w in f.warnings] + [w for g in gl for w in g.warnings]
     warnings += [with_path(f.path, p) for f in files for p in f.problems]
@@ -238,7 +206,7 @@ def prepare(
             # said in source words, the count every output uses (termqa.wordcount)
             warnings.append(f"{source_words(documents):,} source words: lookup lemmatiser used for speed "
                             "(--lemmatiser trained to force a trained pipeline)")
-    alerts = _glossary_fits(concepts, documents, source_only_glossary)
+    alerts = glossary_fits(concepts, documents, source_only_glossary)
     # (the targets checked: copies of the source in units not translated yet are not the target language)
     alerts += sanity.language_alerts(regrouped(files, documents) if withheld.units else files,
                                      src_lang=src_lang, tgt_lang=tgt_lang, force_languages=force_languages)
@@ -248,84 +216,6 @@ def prepare(
                table=table, lem=Lemmatisers(mode), warnings=tuple(alerts + warnings), alerts=tuple(alerts),
                settings=settings, withheld=withheld)
 
-
-def _read_inputs(items, src_lang, tgt_lang) -> list[BilingualFile]:
-    """The bilingual files (records already read pass as they are). In a project over PACK_PROJECT_BYTES, each
-    file's segments are packed as soon as it is read: memory holds the file being read and the others
-    compressed, not every segment of the project as records."""
-    pack = _input_bytes(items) > PACK_PROJECT_BYTES
-    files = []
-    for item in items:
-        if not isinstance(item, BilingualFile):
-            try:
-                item = formats.read_bilingual(item, src_lang=src_lang, tgt_lang=tgt_lang)
-            except MissingLanguageError as exc:  # a TMX of several targets: every pair (pipeline/pairs.py)
-                if tgt_lang:
-                    raise
-                item = every_pair(item, exc, src_lang)
-            if pack:
-                item = replace(item, documents=tuple(packed_document(d) for d in item.documents))
-        files.append(item)
-    return files
-
-
-def _input_bytes(items) -> int:
-    """Bytes of the input files on disk (what is not a readable file counts nothing: its reader says why)."""
-    total = 0
-    for item in items:
-        if not isinstance(item, BilingualFile):
-            try:
-                total += os.path.getsize(item)
-            except (OSError, TypeError):
-                pass
-    return total
-
-
-def _glossary_fits(concepts: Sequence[Concept], documents: Sequence[Document], source_only: bool) -> list[str]:
-    """A glossary without terms in a document's target language cannot check conformity: refused unless
-    a source-only glossary is meant (then only consistency is checked, against the documents' own usage)."""
-    alerts = []
-    for tgt in dict.fromkeys(normalise_tag(d.tgt_lang) for d in documents if d.tgt_lang):
-        if any(c.terms_in(tgt) for c in concepts):
-            continue
-        have = sorted({normalise_tag(t.lang) for c in concepts for t in c.terms if t.lang})
-        if not source_only:
-            raise LanguageError(
-                f"the glossary has no terms in the target language '{tgt}' (it has: {', '.join(have) or 'none'}); "
-                "every occurrence would be checked against the documents' own usage only",
-                fix=f"use a glossary with '{tgt}' terms, check the target language (--tgt-lang), or pass "
-                    "--source-only-glossary to check consistency only")
-        alerts.append(f"the glossary has no terms in the target language '{tgt}': consistency only, "
-                      "references come from the documents themselves (--source-only-glossary)")
-    return alerts
-
-
-def read_glossary_cached(path, glossary_lang: Optional[str] = None) -> Glossary:
-    """`formats.read_glossary`, through the active index cache: keyed by the file's bytes, its path and
-    the reader option, so any edit of the file reads it again."""
-    cache = indexcache.active()
-    if not cache.enabled:
-        return formats.read_glossary(path, default_lang=glossary_lang)
-    try:
-        digest = file_sha256(path)
-    except OSError:  # missing or unreadable: the reader says so in its own words
-        return formats.read_glossary(path, default_lang=glossary_lang)
-    key = indexcache.make_key("glossary", digest, str(path), glossary_lang)
-    hit = cache.load(key)
-    if isinstance(hit, Glossary) and hit.content_hash == digest:
-        return hit
-    g = formats.read_glossary(path, default_lang=glossary_lang)
-    # stored as rows (termqa.store.conceptrows): a later run makes a record only of each concept it reads
-    g = replace(g, concepts=conceptrows.ConceptRows(g.concepts))
-    g.terms_fingerprint  # computed before storing: kept with the glossary
-    cache.store(key, g)
-    return g
-
-
-def project_words(documents: Sequence[Document]) -> int:
-    """Source and target words of a project (what the lemmatiser choice depends on)."""
-    return sum(len(source.split()) + len((target or "").split())
-               for d in documents for _i, source, target in segment_texts(d.segments))
 
 
 @without_gc
@@ -456,37 +346,6 @@ def finish(run: Run) -> CheckResult:
         segments_not_translated=run.withheld.segments, not_translated_states=dict(run.withheld.states),
         skipped_by_language=dict(run.skipped_by_language),
     )
-
-
-
-def _expand_paths(inputs, expand) -> list:
-    """Folders expanded to their files; records already read kept where they stand."""
-    if inputs and all(isinstance(i, BilingualFile) for i in inputs):
-        return list(inputs)
-    out = []
-    for item in inputs:
-        out.extend([item] if isinstance(item, BilingualFile) else expand([item]))
-    return out or expand([])
-
-
-def _give_languages(gl, files, src_lang, tgt_lang):
-    """A glossary without language columns (two bare columns) takes the run's language pair."""
-    if all(g.languages for g in gl):
-        return gl
-
-    first = next((d for f in files for d in f.documents), None)
-    src = src_lang or (first.src_lang if first else None)
-    tgt = tgt_lang or (first.tgt_lang if first else None)
-    targets = {normalise_tag(d.tgt_lang) for f in files for d in f.documents if d.tgt_lang}
-    if not tgt_lang and len(targets) > 1:  # a bare two-column glossary cannot say which of them it is for
-        raise LanguageError(f"a glossary has no language columns and the documents are in {len(targets)} target "
-                            f"languages ({', '.join(sorted(targets))})",
-                            fix="name the languages in the glossary's header row (e.g. en,de), or check the "
-                                "files of one target language at a time")
-    if not src or not tgt:
-        raise LanguageError("a glossary has no language columns and the languages are unknown",
-                            fix="pass --src-lang and --tgt-lang")
-    return [g if g.languages or g.format not in ("csv", "tsv") else assign_languages(g, src, tgt) for g in gl]
 
 
 
