@@ -11,11 +11,15 @@ Without an LLM, a rendering is found as one of:
   target language (French "influenza", Spanish "radio", German "Computer", as the language's
   lookup tables say): maybe left untranslated, maybe the target word, so never a certain error;
 - `established`: a rendering the document itself establishes for the source form: a target phrase
-  mined from the chain's segments only on evidence (`mine_renderings`, pass 2 `align_established`).
+  mined from the chain's segments only on evidence (`mining.mine_renderings`, pass 2
+  `established.align_established`).
 
 Alignment is one-to-one within a segment: each target span answers at most one source occurrence,
 renderings with more words claim first (so "corps de pompe" is not also read as "pompe"), then source
 order. Occurrences left without a span are `unaligned`: kept, never dropped, and never given a guess.
+
+This module holds the target forms of a concept, the target index of a segment and pass 1 (`candidates`,
+`assign`); pass 2 is in `established` and `mining`.
 """
 from __future__ import annotations
 

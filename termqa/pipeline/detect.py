@@ -4,6 +4,10 @@ Terms are matched leftmost-longest on normalised lemma keys with a token trie, s
 case variants and all synonyms of a concept are found in one pass. Acronyms the document defines
 itself ("variable frequency drive (VFD)") become extra source forms of the concept for the rest of
 that document.
+
+This module holds the trie and its entries, the matching keys of tokens, the matching of one segment and
+the acronyms; the variant passes are in `sourcevariants`, a whole document's matches in `occurrences`,
+the cached index of a run in `sourceindex`.
 """
 from __future__ import annotations
 

@@ -120,7 +120,7 @@ def chunks(items, size: int):
 
 class WithSource:
     """The segments of a document that have source text, in order; iterable again and again, never held
-    as a list. `index_order` and `segment` (termqa.pipeline.detect.index_order) read packed segments by
+    as a list. `index_order` and `segment` (termqa.pipeline.sourcevariants.index_order) read packed segments by
     their text and position, without making a record of each."""
 
     def __init__(self, segments):

@@ -184,7 +184,7 @@ class VariantFinder:
 def index_order(segments) -> tuple:
     """The indexes of `segments` in order, and a function giving the segment of an index.
 
-    A view of a big document (termqa.pipeline.check) answers both without making a record of every
+    A view of a big document (termqa.pipeline.occurrences.WithSource) answers both without making a record of every
     segment (`index_order()`, `segment(index)`); a plain sequence is read once.
     """
     order = getattr(segments, "index_order", None)
