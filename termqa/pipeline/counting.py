@@ -24,6 +24,8 @@ from termqa.store.packed import segment_texts
 
 
 def count_sequential(documents, concepts, tries, lem, progress, level: VariantLevel):
+    """Every document's pass in this process, in order: the work records of all documents (references and
+    verdicts are then settled over all at once) and the occurrences skipped, by target language."""
     stops: dict[str, frozenset] = {}
     forms_cache: dict[tuple, list] = {}
     work: list[Work] = []

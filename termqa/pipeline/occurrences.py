@@ -2,8 +2,9 @@
 
 `detect_document` matches a document whose tokens are all held (the designations, their variants, the
 acronyms it defines); `detect_in_chunks` gives the same matches on a big document (a translation memory)
-a chunk of segments at a time, keeping no tokens. Separate from `detect` (the trie and the matching of one
-segment) and `sourcevariants` (the variant passes), which both work on what this module hands them.
+a chunk of segments at a time, keeping no tokens; `source_matches` chooses between them. Separate from
+`detect` (the trie and the matching of one segment) and `sourcevariants` (the variant passes), which
+this module calls.
 """
 from __future__ import annotations
 
@@ -25,6 +26,19 @@ BIG_DOCUMENT = 20_000
 # Segments tokenised at a time in a big document: a chunk's tokens are all held at once (a few kB a
 # segment), so a bigger chunk only costs memory, for the same time.
 DETECT_CHUNK = 2_000
+
+
+def source_matches(doc: Document, trie: TermTrie, lem_s, level: VariantLevel, lang: str = "",
+                   stop: frozenset = frozenset()):
+    """(matches, source tokens by segment index) of a document: `detect_document` over its tokens, or, on
+    a big document (over BIG_DOCUMENT segments), `detect_in_chunks` and tokens made again when asked."""
+    if len(doc.segments) > BIG_DOCUMENT:
+        return detect_in_chunks(trie, doc.segments, lem_s, level, lang, stop)
+    segs = [s for s in doc.segments if s.source.strip()]
+    src_tokens = lem_s.tokenize_many([s.source for s in segs])
+    tokens_by_seg = {s.index: t for s, t in zip(segs, src_tokens)}  # index: unique within a document
+    matches, _acronyms = detect_document(doc, trie, tokens_by_seg, segs, level, lang, stop)
+    return matches, tokens_by_seg
 
 
 def detect_document(doc: Document, trie: TermTrie, tokens_by_seg: dict, segments: Sequence[Segment],

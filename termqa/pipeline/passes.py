@@ -43,7 +43,6 @@ class Work:
     target_variation: Optional[str] = None
 
 
-
 def detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cache, level: VariantLevel, stop=frozenset()):
     """Occurrences of one document, with chains, first mentions and target spans.
 
@@ -52,13 +51,7 @@ def detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cach
     """
     by_id = conceptrows.by_id(concepts)
     src_lang = primary(doc.src_lang or "")
-    if len(doc.segments) <= occ.BIG_DOCUMENT:
-        segs = [s for s in doc.segments if s.source.strip()]
-        src_tokens = lem_s.tokenize_many([s.source for s in segs])
-        tokens_by_seg = {s.index: t for s, t in zip(segs, src_tokens)}  # index: unique within a document
-        matches, _acronyms = occ.detect_document(doc, trie, tokens_by_seg, segs, level, src_lang, stop)
-    else:
-        matches, tokens_by_seg = occ.detect_in_chunks(trie, doc.segments, lem_s, level, src_lang, stop)
+    matches, tokens_by_seg = occ.source_matches(doc, trie, lem_s, level, src_lang, stop)
 
     work: list[Work] = []
     skipped = 0
