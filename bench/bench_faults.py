@@ -42,8 +42,8 @@ def run(inputs, glossary, url, cache, timeout, lemmatiser, concurrency, max_retr
     from termqa.judge.llm import settings_from_env
     from termqa.pipeline.check import check
 
-    settings = settings_from_env(environ={}, model=MODEL, base_url=url, cache_path=str(cache),
-                                 concurrency=concurrency, timeout=timeout, backoff_base=0.05, backoff_max=1.0,
+    settings = settings_from_env(environ={}, model=MODEL, judge_base_url=url, cache=str(cache),
+                                 concurrency=concurrency, judge_timeout=timeout, backoff_base=0.05, backoff_max=1.0,
                                  max_retries=max_retries)
     return check([str(p) for p in inputs], [str(glossary)], judge=settings, lemmatiser=lemmatiser).to_dict()
 

@@ -234,8 +234,8 @@ def run_check(inputs, glossary, url, cache, concurrency, lemmatiser, profile=Non
     from termqa.pipeline.check import check
     from termqa.judge.llm import settings_from_env
 
-    settings = settings_from_env(environ={}, model=MODEL, base_url=url, cache_path=str(cache),
-                                 concurrency=concurrency, timeout=30.0)
+    settings = settings_from_env(environ={}, model=MODEL, judge_base_url=url, cache=str(cache),
+                                 concurrency=concurrency, judge_timeout=30.0)
     with Probe() as probe:
         t0 = time.perf_counter()
         if profile is not None:

@@ -70,8 +70,8 @@ def run(inputs, glossary, cache: Path, concurrency: int, lemmatiser: str) -> dic
 
     server = ScriptedLLM(default=answer, prompt_caching=True).start()
     try:
-        settings = settings_from_env(environ={}, model=MODEL, base_url=server.url, cache_path=str(cache),
-                                     concurrency=concurrency, timeout=30.0)
+        settings = settings_from_env(environ={}, model=MODEL, judge_base_url=server.url, cache=str(cache),
+                                     concurrency=concurrency, judge_timeout=30.0)
         res = check([str(p) for p in inputs], [str(glossary)], judge=settings, lemmatiser=lemmatiser).to_dict()
         usage_of = {json.dumps(r.body.get("messages"), ensure_ascii=False): r.usage
                     for r in server.completions if r.usage is not None}
@@ -105,7 +105,7 @@ def run(inputs, glossary, cache: Path, concurrency: int, lemmatiser: str) -> dic
 
 def costs(acc: dict, model: str) -> dict:
     from termqa.judge.costs import estimate_cost
-    from termqa.judge.llm import DEFAULT_PRICES, price_for
+    from termqa.judge.costs import DEFAULT_PRICES, price_for
 
     price = price_for(model, DEFAULT_PRICES)
     k = 1000.0 / max(1, acc["source_words"])

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Optional
 
 from termqa.errors import UsageError
+from termqa.evaluate.compare_output import COMPARE_VERSION
 from termqa.fileio import atomic_write
 from termqa.labels import METRIC_TEXT, OUTCOME_TEXT, OUTCOMES, PROVENANCE_TEXT, label_info
 from termqa.shownpath import path_names, paths_in, scrub_all
@@ -21,7 +22,6 @@ from termqa.shownpath import path_names, paths_in, scrub_all
 from .html import STATUS_CLASS, _asset, _chart, _concept_name, _env, _Ids, fmt_pct, fmt_score, split_at_span
 from .issues import base_name
 
-COMPARE_VERSION = 1
 # Below this many documents the exact sign-flip test over documents cannot reach p < 0.05.
 FEW_DOCUMENTS = 6
 # Side-by-side occurrence rows shown per concept; the JSON has them all.

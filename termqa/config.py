@@ -80,7 +80,7 @@ DEFAULT_ANNOTATE_LEVEL = AnnotateLevel.FLAGGED
 DEFAULT_JUDGE_TIMEOUT = 60.0  # seconds per judge request
 DEFAULT_CONCURRENCY = 8  # judge calls in flight at once
 
-# the environment variables the judge reads (termqa.judge.llm.settings_from_env)
+# the environment variables the judge reads (termqa.judge.settings.settings_from_env)
 ENV_MODEL, ENV_BASE_URL, ENV_API_KEY = "OPENAI_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY"
 
 
@@ -120,7 +120,7 @@ class Settings:
     fail_on: tuple[str, ...] = _setting((), "list")
     annotate_level: AnnotateLevel = _setting(DEFAULT_ANNOTATE_LEVEL, "str")
     its: bool = _setting(False, "bool")
-    # the judge (termqa.judge.llm.JudgeSettings)
+    # the judge (termqa.judge.settings.JudgeSettings)
     judge_model: Optional[str] = _setting(None, "str")
     judge_base_url: Optional[str] = _setting(None, "str")
     concurrency: Optional[int] = _setting(None, "int")

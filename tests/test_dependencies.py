@@ -65,3 +65,22 @@ def test_the_vocabulary_lives_in_labels():
     assert prejudge.R_MISALIGNED is labels.R_MISALIGNED  # the stage gives the reasons labels defines
     src = (ROOT / "formats" / "annotate" / "notes.py").read_text(encoding="utf-8")
     assert "R_MISALIGNED" in src and "termqa.pipeline" not in src
+
+
+def test_one_module_imports_openai():
+    """The judge's client (termqa.judge.llm) is the only place the openai package is imported, lazily: every
+    other module reaches the model through it."""
+    import ast
+
+    importers = set()
+    for base in ("termqa", "formats", "reports"):
+        for path in (ROOT / base).rglob("*.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                         else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+                if any(n == "openai" or n.startswith("openai.") for n in names):
+                    importers.add(path.relative_to(ROOT).as_posix())
+    assert importers == {"termqa/judge/llm.py"}
+    top = ast.parse((ROOT / "termqa" / "judge" / "llm.py").read_text(encoding="utf-8")).body
+    assert not any(isinstance(n, (ast.Import, ast.ImportFrom)) and "openai" in ast.dump(n) for n in top)  # lazily

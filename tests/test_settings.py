@@ -49,9 +49,9 @@ def test_the_defaults():
     assert s.variants is DEFAULT_VARIANTS is VariantLevel.DYNAMIC
     assert s.lemmatiser is DEFAULT_LEMMATISER is LemmatiserMode.AUTO
     assert s.annotate_level is AnnotateLevel.FLAGGED
-    from termqa.judge.llm import JudgeSettings
+    from termqa.judge.settings import JudgeSettings
 
-    assert JudgeSettings(model="m").timeout == DEFAULT_JUDGE_TIMEOUT
+    assert JudgeSettings(model="m").judge_timeout == DEFAULT_JUDGE_TIMEOUT
 
 
 def test_strings_become_members_and_bad_values_are_refused():
@@ -104,9 +104,9 @@ def test_the_cli_takes_its_choices_from_the_enums():
 def test_the_judge_gets_the_records_options():
     s = Settings(judge_model="m", judge_base_url="http://127.0.0.1:9/v1", judge_timeout=7.5, cache="c.db",
                  price=("m=1,2",))
-    from termqa.judge.llm import judge_settings
+    from termqa.judge.settings import judge_settings
 
     j = judge_settings(s, environ={})
-    assert (j.model, j.base_url, j.timeout, j.cache_path, j.prices["m"]) == ("m", "http://127.0.0.1:9/v1", 7.5,
+    assert (j.model, j.judge_base_url, j.judge_timeout, j.cache, j.prices["m"]) == ("m", "http://127.0.0.1:9/v1", 7.5,
                                                                                "c.db", (1.0, 2.0, None))
     assert judge_settings(Settings(), environ={}) is None

@@ -241,10 +241,10 @@ def epilog(*examples: str, codes: str = "") -> str:
 
 
 def judge_of(settings):
-    """The judge's settings of a run (termqa.judge.llm.judge_settings), or None in counting mode: the judge
+    """The judge's settings of a run (termqa.judge.settings.judge_settings), or None in counting mode: the judge
     (and what it imports) loads only when a judge model is configured."""
     if not settings.judge_model:
         return None
-    from termqa.judge.llm import judge_settings
+    from termqa.judge.settings import judge_settings
 
     return judge_settings(settings)

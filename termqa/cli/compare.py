@@ -17,6 +17,8 @@ from termqa.cli.common import (
 from termqa.cli.options import input_options, judge_options
 from termqa.config import Settings
 from termqa.evaluate import compare as cmp
+from termqa.evaluate.compare_output import render_text
+from termqa.evaluate.ranking import DEFAULT_ALPHA, DEFAULT_RESAMPLES, DEFAULT_SEED
 from termqa.fileio import atomic_write
 from termqa.reports.compare_html import write_compare_html
 
@@ -67,9 +69,9 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
     result = cmp.compare(
         list(files), list(s.glossary), names=list(names), tgt_langs=list(tgt or ()),
         penalties=penalties, judge=judge, **s.check_options(),
-        alpha=cmp.DEFAULT_ALPHA if alpha is None else alpha,
-        resamples=cmp.DEFAULT_RESAMPLES if resamples is None else resamples,
-        seed=cmp.DEFAULT_SEED if seed is None else seed, progress=progress,
+        alpha=DEFAULT_ALPHA if alpha is None else alpha,
+        resamples=DEFAULT_RESAMPLES if resamples is None else resamples,
+        seed=DEFAULT_SEED if seed is None else seed, progress=progress,
     )
     end_progress(progress)
     for alert in result.alerts:  # inputs that do not fit: said first, whatever else is printed
@@ -89,7 +91,7 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
             atomic_write(out / f"{safe}.json", json_data=res.to_dict())
         wrote(out, quiet, f"{len(result.runs)} results")
     if not quiet:
-        click.echo(cmp.render_text(data))
+        click.echo(render_text(data))
     # judge questions that failed after their retries: say so and exit 3, as `termqa check` does
     reasons: Counter = Counter()
     for system in data["systems"]:

@@ -60,8 +60,7 @@ def _summary(data: dict, *, judge_configured: bool) -> str:
         return _rest(data, lines, judge_configured)
     lines.append(scores_block(data))
     m = data["metrics"]["overall"]
-    lines.append("counting metrics (higher is better): " + ", ".join(
-        f"{METRIC_TEXT.get(k, (k,))[0]} {_fmt(v['value'], pct=True)} (n={v['scored']})" for k, v in m.items()))
+    lines.append("counting metrics (higher is better): " + metrics_text(m))
     var = data["metrics"].get("variation") or {}
     if var:
         level = data["signature"].get("variants", "none")
@@ -103,9 +102,14 @@ def language_blocks(data: dict) -> list[str]:
         lines.append("  " + scores_block(part))
         m = part["metrics"]["overall"]
         if m:
-            lines.append("  counting metrics: " + ", ".join(
-                f"{k} {_fmt(v['value'], pct=True)} (n={v['scored']})" for k, v in m.items()))
+            lines.append("  counting metrics (higher is better): " + metrics_text(m))
     return lines
+
+
+def metrics_text(metrics: dict) -> str:
+    """The counting metrics by their names in words ("EM term accuracy 89.0% (n=82)"), never their keys."""
+    return ", ".join(f"{METRIC_TEXT.get(k, (k,))[0]} {_fmt(v['value'], pct=True)} (n={v['scored']})"
+                     for k, v in metrics.items())
 
 
 def judge_lines(a: dict) -> list[str]:

@@ -5,11 +5,9 @@ import click
 
 from termqa.cli.common import epilog
 from termqa.config import ENV_API_KEY, ENV_BASE_URL, Settings, env_value
-from termqa.errors import UsageError
 from termqa.judge.batch import BATCH_DISCOUNT, collect, ingest_file
 from termqa.judge.cache import VerdictCache
-from termqa.judge.costs import estimate_cost
-from termqa.judge.llm import DEFAULT_PRICES, OPENAI_URL, PLACEHOLDER_KEY, endpoint_kind, price_for
+from termqa.judge.costs import DEFAULT_PRICES, estimate_cost, price_for
 
 
 @click.group("judge", epilog=epilog(
@@ -54,12 +52,9 @@ def collect_command(cache, judge_base_url, config_path):
             click.echo("no judge batch is waiting")
             return
         base_url = s.judge_base_url or env_value(ENV_BASE_URL) or open_batches[0]["base_url"]
-        key = env_value(ENV_API_KEY) or (PLACEHOLDER_KEY if endpoint_kind(base_url) == "local" else None)
-        if not key:
-            raise UsageError(f"no API key for the batches at {base_url or OPENAI_URL}", fix="set OPENAI_API_KEY")
-        import openai  # lazy, like the backend
+        from termqa.judge.llm import open_client  # the one module that imports openai
 
-        with openai.OpenAI(api_key=key, base_url=base_url or OPENAI_URL, max_retries=3) as client:
+        with open_client(base_url, env_value(ENV_API_KEY), "the batches", max_retries=3) as client:
             statuses = collect(vc, client)
     for st in statuses:
         line = f"batch {st.batch_id} ({st.requests} questions, {st.model}): {st.status}"

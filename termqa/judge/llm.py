@@ -8,248 +8,33 @@ What it guarantees to the judge built on top of it:
 - answers are parsed JSON objects with the keys the schema requires, or a `JudgeError`;
 - every answer is written to the cache the moment it arrives (Ctrl-C loses nothing paid for);
 - `--max-calls` / `--max-cost` stop new calls with `BudgetExceeded`; answers already given stay;
-- the `Accounting` says what the run cost.
+- the `Accounting` (termqa.judge.accounting) says what the run cost.
+
+Its settings are termqa.judge.settings; `settings_from_env` is imported here too, where README shows it.
 """
 from __future__ import annotations
 
-import ipaddress
 import json
 import random
-import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field, replace
-from types import MappingProxyType
-from typing import Any, Iterable, Mapping, Optional, Sequence, Union
-from urllib.parse import urlparse
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Mapping, Optional, Union
 
-from termqa.config import (
-    DEFAULT_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, Settings, env_value,
-)
-from termqa.errors import BudgetExceeded, ConfigError, JudgeError, OfflineCacheMiss, UsageError
+from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss, UsageError
+from termqa.judge.accounting import Accounting
 from termqa.judge.answers import Expect, answers_every, parse_json_answer
-from termqa.judge.batch import BATCH_DISCOUNT, BatchPending, collect, request_line, submit, write_file
+from termqa.judge.batch import BatchPending, collect, request_line, submit, write_file
 from termqa.judge.cache import VerdictCache, cache_key
-from termqa.judge.costs import Price, as_price, estimate_cost, read_usage
+from termqa.judge.costs import read_usage
 from termqa.judge.retry import RetryPolicy, retry_after
-
-OPENAI_URL = "https://api.openai.com/v1"
-# A local server (llama.cpp, vLLM, Ollama) ignores the key, but the client insists on one.
-PLACEHOLDER_KEY = "sk-local-no-key-needed"
-
-# USD per 1M tokens (input, output, cached input), list prices of the OpenAI models most likely to
-# be used as judges; cached input is what OpenAI bills for prompt tokens served from its prompt
-# cache (a repeated prefix of 1,024 tokens or more). Used only for the estimate and --max-cost; the
-# user's own table is merged over this one.
-DEFAULT_PRICES = MappingProxyType({
-    "gpt-4.1": Price(2.00, 8.00, 0.50),
-    "gpt-4.1-mini": Price(0.40, 1.60, 0.10),
-    "gpt-4.1-nano": Price(0.10, 0.40, 0.025),
-    "gpt-4o": Price(2.50, 10.00, 1.25),
-    "gpt-4o-mini": Price(0.15, 0.60, 0.075),
-    "gpt-5": Price(1.25, 10.00, 0.125),
-    "gpt-5-mini": Price(0.25, 2.00, 0.025),
-    "gpt-5-nano": Price(0.05, 0.40, 0.005),
-})
+from termqa.judge.settings import OPENAI_URL, PLACEHOLDER_KEY, JudgeSettings, endpoint_kind
+from termqa.judge.settings import settings_from_env  # noqa: F401  (public: README imports it from here)
 
 JSON_SCHEMA = "json_schema"
 JSON_OBJECT = "json_object"  # with the schema alongside: llama.cpp's server constrains output with it
 JSON_PLAIN = "json_object_plain"  # for servers that refuse even that extra key
-
-_LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "host.docker.internal"}
-
-
-# --- settings -----------------------------------------------------------------------------------
-
-
-def endpoint_kind(base_url: Optional[str]) -> str:
-    """"openai" (no URL, or api.openai.com), "local" (loopback, private network, *.local), or
-    "custom" (any other server). Goes into the run signature; a local server needs no key."""
-    if not base_url:
-        return "openai"
-    host = (urlparse(base_url if "//" in base_url else "//" + base_url).hostname or "").lower()
-    if host == "api.openai.com":
-        return "openai"
-    if host in _LOCAL_HOSTS or host.endswith(".local") or host.endswith(".localhost"):
-        return "local"
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        return "custom"
-    return "local" if (ip.is_loopback or ip.is_private or ip.is_link_local) else "custom"
-
-
-def price_for(model: str, prices: Mapping[str, Sequence[Optional[float]]]) -> Optional[Price]:
-    """The price (input, output, cached input) of `model`: exact name, else the longest listed name
-    it starts with (dated snapshots such as gpt-4.1-mini-2025-04-14), also after a `provider/`
-    prefix."""
-    names = [model]
-    if "/" in model:
-        names.append(model.rsplit("/", 1)[1])
-    for name in names:
-        if name in prices:
-            return as_price(prices[name])
-    for name in names:
-        best = max((k for k in prices if name.startswith(k)), key=len, default=None)
-        if best is not None:
-            return as_price(prices[best])
-    return None
-
-
-def parse_price(text: str) -> tuple[str, Price]:
-    """`MODEL=IN,OUT[,CACHED_IN]` (USD per 1M input / output / cached input tokens) -> (model,
-    Price); for --price."""
-    model, sep, nums = text.partition("=")
-    parts = re.split(r"[,/:]", nums)
-    try:
-        if not sep or not model.strip() or len(parts) not in (2, 3):
-            raise ValueError
-        price = check_price(parts)
-    except ValueError:
-        raise UsageError(f"cannot read price {text!r}",
-                         fix="write MODEL=INPUT,OUTPUT[,CACHED_INPUT] in USD per million tokens, "
-                             "e.g. gpt-4.1-mini=0.4,1.6,0.1") from None
-    return model.strip(), price
-
-
-def check_price(values: Sequence[Any]) -> Price:
-    """A Price from 2 or 3 numbers, none negative; ValueError otherwise."""
-    if isinstance(values, (str, bytes)) or len(values) not in (2, 3):
-        raise ValueError("a price is [input, output] or [input, output, cached input]")
-    price = as_price(values)
-    if min(x for x in price if x is not None) < 0:
-        raise ValueError("a price cannot be negative")
-    return price
-
-
-@dataclass(frozen=True)
-class JudgeSettings:
-    """How to reach the judge and how much it may cost. `prices` is USD per 1M tokens."""
-
-    model: str
-    base_url: Optional[str] = None
-    api_key: Optional[str] = field(default=None, repr=False)
-    concurrency: int = DEFAULT_CONCURRENCY
-    timeout: float = DEFAULT_JUDGE_TIMEOUT  # seconds per request (--judge-timeout)
-    max_retries: int = 8
-    retry_budget: float = 120.0  # seconds per question, retries and waits included
-    max_calls: Optional[int] = None
-    max_cost: Optional[float] = None
-    offline: bool = False
-    cache_path: Optional[str] = None
-    prices: Mapping[str, Price] = field(default_factory=lambda: DEFAULT_PRICES, hash=False, repr=False)
-    temperature: float = 0.0
-    # A bound on runaway output; generous because reasoning models count their thinking in it.
-    max_tokens: Optional[int] = 4096
-    # Retry waits: base * 2**(attempt-1), jittered, capped; tests shrink these.
-    backoff_base: float = 1.0
-    backoff_max: float = 30.0
-    # The batch engine (termqa.judge.batch): None (ask now), "submit" (--judge-batch: a Batch API
-    # job) or "file" (--judge-batch-file: write `batch_file` only).
-    batch: Optional[str] = None
-    batch_file: Optional[str] = None
-
-    @property
-    def endpoint(self) -> str:
-        return endpoint_kind(self.base_url)
-
-    def price(self) -> Optional[Price]:
-        """Known price of the model, 0 on a local server, None when unknown."""
-        found = price_for(self.model, self.prices)
-        if found is None and self.endpoint == "local":
-            return Price(0.0, 0.0, 0.0)
-        return found
-
-    def check(self) -> None:
-        """Raise UsageError for settings that cannot work (called by settings_from_env)."""
-        if not self.model:
-            raise UsageError("no judge model given",
-                             fix="pass --judge-model NAME or set OPENAI_MODEL")
-        if self.concurrency < 1:
-            raise UsageError(f"--concurrency must be at least 1, not {self.concurrency}")
-        if self.max_retries < 0:
-            raise UsageError(f"max retries must be 0 or more, not {self.max_retries}")
-        if self.timeout <= 0:
-            raise UsageError(f"--judge-timeout must be positive, not {self.timeout}")
-        if self.batch not in (None, "submit", "file"):
-            raise UsageError(f"unknown batch mode {self.batch!r}")
-        if self.batch == "file" and not self.batch_file:
-            raise UsageError("--judge-batch-file needs a file name")
-        if self.retry_budget < 0:
-            raise UsageError(f"the judge retry budget must be 0 seconds or more, not {self.retry_budget}")
-        if self.max_calls is not None and self.max_calls < 0:
-            raise UsageError(f"--max-calls must be 0 or more, not {self.max_calls}")
-        if self.max_cost is not None:
-            if self.max_cost < 0:
-                raise UsageError(f"--max-cost must be 0 or more, not {self.max_cost}")
-            if self.price() is None:
-                raise UsageError(f"--max-cost needs a price for model {self.model!r}, which termqa does not know",
-                                 fix=f"add --price {self.model}=INPUT,OUTPUT[,CACHED_INPUT] (USD per million tokens)")
-        if not self.offline and not self.api_key and self.endpoint != "local":
-            raise UsageError(f"no API key for the judge at {self.base_url or OPENAI_URL}",
-                             fix="set OPENAI_API_KEY (a local server at localhost needs none)")
-
-
-def settings_from_env(environ: Optional[Mapping[str, str]] = None, **overrides: Any) -> JudgeSettings:
-    """Settings from OPENAI_API_KEY / OPENAI_BASE_URL / OPENAI_MODEL, with explicit options winning.
-
-    An empty variable counts as unset (CI systems often export empty secrets), and an option
-    passed as None counts as not given, so the CLI can forward its options unchanged. `prices`
-    given here are merged over DEFAULT_PRICES. A local base URL gets a placeholder key.
-    """
-    given = {k: v for k, v in overrides.items() if v is not None}
-    unknown = set(given) - set(JudgeSettings.__dataclass_fields__)
-    if unknown:
-        raise TypeError(f"unknown judge settings: {', '.join(sorted(unknown))}")
-
-    for opt, var in (("model", ENV_MODEL), ("base_url", ENV_BASE_URL), ("api_key", ENV_API_KEY)):
-        if isinstance(given.get(opt), str) and not given[opt].strip():
-            given.pop(opt)  # an empty option is as good as none
-        if opt not in given and env_value(var, environ) is not None:
-            given[opt] = env_value(var, environ)
-    if "prices" in given:
-        merged = dict(DEFAULT_PRICES)
-        merged.update({k: as_price(v) for k, v in dict(given["prices"]).items()})
-        given["prices"] = MappingProxyType(merged)
-    if not given.get("api_key") and endpoint_kind(given.get("base_url")) == "local":
-        given["api_key"] = PLACEHOLDER_KEY
-    if "cache_path" in given:
-        given["cache_path"] = str(given["cache_path"])
-    settings = JudgeSettings(**{"model": "", **given})
-    settings.check()
-    return settings
-
-
-def judge_settings(settings: Settings, environ: Optional[Mapping[str, str]] = None) -> Optional[JudgeSettings]:
-    """The judge's settings of a run (`termqa.config.Settings`) when a judge model is configured (flag,
-    config or OPENAI_MODEL), else None.
-
-    This record names what it holds by what it is (model, base_url, timeout, cache_path); the run's
-    options name it by the judge (judge_model, judge_base_url, judge_timeout, cache): this is the one
-    place one becomes the other."""
-    if not settings.judge_model:
-        return None
-    prices = {}
-    for m, pair in settings.prices.items():  # config: [prices] model = [input, output] or [in, out, cached in]
-        try:
-            prices[m] = check_price(pair if isinstance(pair, (list, tuple)) else "")
-        except (TypeError, ValueError):
-            raise ConfigError(f"config: price of {m} must be [input, output] or [input, output, cached_input] "
-                              "in USD per million tokens") from None
-    for text in settings.price:
-        m, pair = parse_price(text)
-        prices[m] = pair
-    batch, batch_file = None, None
-    if settings.judge_batch_file:
-        batch, batch_file = "file", str(settings.judge_batch_file)
-    elif settings.judge_batch:
-        batch = "submit"
-    return settings_from_env(environ, model=settings.judge_model, base_url=settings.judge_base_url,
-                             concurrency=settings.concurrency, max_calls=settings.max_calls,
-                             max_cost=settings.max_cost, cache_path=settings.cache, offline=settings.offline or None,
-                             timeout=settings.judge_timeout, batch=batch, batch_file=batch_file,
-                             prices=prices or None)
 
 
 # --- requests and answers -----------------------------------------------------------------------
@@ -290,110 +75,20 @@ class Answer:
     served_model: Optional[str] = None
 
 
-class Accounting:
-    """What the judge cost in this run. Thread-safe counters; `as_dict()` for the JSON report.
-
-    `calls` counts questions sent to the server (one per question, however many retries it took),
-    `cached` questions answered from the cache or shared with an identical question of the same
-    batch, `failed` questions that ended without a usable answer, `retries` extra attempts,
-    `not_sent` questions refused by the budget or by --offline. `tokens_in_cached` is the part of
-    `tokens_in` the server says it served from its prompt cache (termqa.judge.costs).
-    """
-
-    def __init__(self, settings: JudgeSettings):
-        self._lock = threading.Lock()
-        self.model = settings.model
-        self.endpoint = settings.endpoint
-        self._price = settings.price()
-        self.calls = 0
-        self.cached = 0
-        self.failed = 0
-        self.retries = 0
-        self.not_sent = 0
-        self.tokens_in = 0
-        self.tokens_in_cached = 0  # of tokens_in: prompt prefixes the provider had cached
-        self.tokens_out = 0
-        self.source_words = 0  # of the documents judged: the base of the per-1,000-words figures
-        self.batch_mode = settings.batch
-        self.batch_queued = 0  # questions written to this run's batch (or file)
-        self.batch_waiting = 0  # questions waiting in a batch submitted by an earlier run
-        self.batch_deferred = 0  # questions of later stages, waiting for the answers of a batch
-        self.batch_ingested = 0  # answers this run took from finished batches
-        self.batch_unusable = 0  # answers of finished batches that will be asked again
-        self.batch_tokens_in = 0  # tokens of those answers (paid at the batch price)
-        self.batch_tokens_in_cached = 0
-        self.batch_tokens_out = 0
-        self.batch_ids: list[str] = []  # batches this run submitted
-        self.batch_file: Optional[str] = None  # the file this run wrote
-        self.json_mode_fallback = False
-        self.adapted: list[str] = []  # request parameters changed because the server refused them
-        self.budget_exhausted = False
-        self.fatal_error: Optional[str] = None
-
-    def add(self, **counts: int) -> None:
-        with self._lock:
-            for name, n in counts.items():
-                setattr(self, name, getattr(self, name) + n)
-
-    @property
-    def cost(self) -> Optional[float]:
-        """Estimated USD spent in this run (cache hits cost nothing; prompt tokens the provider had
-        cached at the cached-input price); None if the price is unknown."""
-        if self._price is None:
-            return None
-        now = estimate_cost(self.tokens_in, self.tokens_in_cached, self.tokens_out, self._price)
-        batch = estimate_cost(self.batch_tokens_in, self.batch_tokens_in_cached, self.batch_tokens_out, self._price)
-        return now + batch * BATCH_DISCOUNT
-
-    @property
-    def batch_open(self) -> int:
-        """Questions the run could not answer because of batches: it is incomplete until they are."""
-        return self.batch_queued + self.batch_waiting + self.batch_deferred
-
-    def per_1000_words(self) -> Optional[dict[str, Any]]:
-        """Calls, tokens and estimated cost per 1,000 source words: what judging a project costs."""
-        if not self.source_words:
-            return None
-        k = 1000.0 / self.source_words
-        cost = self.cost
-        return {"calls": round(self.calls * k, 3), "tokens": round((self.tokens_in + self.tokens_out) * k, 1),
-                "estimated_cost_usd": None if cost is None else round(cost * k, 6)}
-
-    def batch_dict(self) -> dict[str, Any]:
-        return {"mode": self.batch_mode, "queued": self.batch_queued, "waiting": self.batch_waiting,
-                "deferred": self.batch_deferred, "ingested": self.batch_ingested, "unusable": self.batch_unusable,
-                "tokens_in": self.batch_tokens_in, "tokens_in_cached": self.batch_tokens_in_cached,
-                "tokens_out": self.batch_tokens_out,
-                "submitted": list(self.batch_ids), "file": self.batch_file, "price_share": BATCH_DISCOUNT}
-
-    def as_dict(self) -> dict[str, Any]:
-        cost = self.cost
-        return {
-            "model": self.model,
-            "endpoint": self.endpoint,
-            "calls": self.calls,
-            "cached": self.cached,
-            "failed": self.failed,
-            "retries": self.retries,
-            "not_sent": self.not_sent,
-            "tokens_in": self.tokens_in,
-            "tokens_in_cached": self.tokens_in_cached,
-            "tokens_out": self.tokens_out,
-            "estimated_cost_usd": None if cost is None else round(cost, 6),
-            "source_words": self.source_words,
-            "per_1000_source_words": self.per_1000_words(),
-            "price_per_million": None if self._price is None else list(self._price),
-            "json_mode_fallback": self.json_mode_fallback,
-            "adapted": list(self.adapted),
-            "budget_exhausted": self.budget_exhausted,
-            "fatal_error": self.fatal_error,
-            # questions that failed after their retries, or wait for a batch: re-run to finish (exit code 3)
-            "incomplete": self.failed > 0 or self.batch_open > 0,
-            **({"batch": self.batch_dict()} if self.batch_mode else {}),
-        }
-
-
 # --- the backend --------------------------------------------------------------------------------
+
+
+def open_client(base_url: Optional[str], api_key: Optional[str], what: str = "the judge", **options: Any):
+    """An `openai.OpenAI` client for `base_url` (None: OpenAI's); `options` go to the client. The one
+    place openai is imported, and only now: runs served from the cache never load it."""
+    import openai
+
+    key = api_key or (PLACEHOLDER_KEY if endpoint_kind(base_url) == "local" else None)
+    if not key:
+        raise UsageError(f"no API key for {what} at {base_url or OPENAI_URL}",
+                         fix="set OPENAI_API_KEY (a local server at localhost needs none)")
+    # Always pass the URL: the client would read an empty OPENAI_BASE_URL as a URL.
+    return openai.OpenAI(api_key=key, base_url=base_url or OPENAI_URL, **options)
 
 
 class _Retry(Exception):
@@ -439,7 +134,7 @@ class Backend:
     def __init__(self, settings: JudgeSettings, *, cache: Optional[VerdictCache] = None,
                  seed: Optional[int] = None):
         self.settings = settings
-        self.cache = cache if cache is not None else VerdictCache(settings.cache_path)
+        self.cache = cache if cache is not None else VerdictCache(settings.cache)
         self.account = Accounting(settings)
         self._lock = threading.Lock()
         self._client = None
@@ -626,7 +321,7 @@ class Backend:
             acc.fatal_error = f"could not {'write' if s.batch == 'file' else 'submit'} the judge batch: {exc}"
             return
         self.cache.add_batch(batch_id, list(queue), input_file_id=file_id, status=status, model=s.model,
-                             endpoint=s.endpoint, base_url=s.base_url)
+                             endpoint=s.endpoint, base_url=s.judge_base_url)
         acc.batch_ids.append(batch_id)
 
     # -- steps ----------------------------------------------------------------------------------
@@ -718,17 +413,9 @@ class Backend:
     def _openai(self):
         with self._lock:
             if self._client is None:
-                import openai  # lazy: runs served from the cache never load it
-
-                s = self.settings
-                key = s.api_key or (PLACEHOLDER_KEY if s.endpoint == "local" else None)
-                if not key:
-                    raise UsageError(f"no API key for the judge at {s.base_url or OPENAI_URL}",
-                                     fix="set OPENAI_API_KEY (a local server at localhost needs none)")
-                # Always pass the URL: the client would read an empty OPENAI_BASE_URL as a URL.
                 # Its own retries are off so that ours (with accounting) are the only ones.
-                self._client = openai.OpenAI(api_key=key, base_url=s.base_url or OPENAI_URL,
-                                             timeout=s.timeout, max_retries=0)
+                s = self.settings
+                self._client = open_client(s.judge_base_url, s.api_key, timeout=s.judge_timeout, max_retries=0)
             return self._client
 
     def _payload(self, request: Request, mode: str) -> dict[str, Any]:
@@ -865,4 +552,3 @@ class Backend:
 
 def _retry_after(exc) -> Optional[float]:
     return retry_after(getattr(getattr(exc, "response", None), "headers", None))
-

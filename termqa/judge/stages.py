@@ -28,12 +28,13 @@ from typing import Callable, Collection, Mapping, Optional, Sequence
 from termqa.config import VariantLevel
 from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss
 from termqa.judge.batch import BatchPending
-from termqa.judge.llm import Backend, JudgeSettings
+from termqa.judge.llm import Backend
 from termqa.judge.questions import (
     MAX_CHAIN_ITEMS, MAX_PRECEDING, AlignQuestion, AlignTerm, ChainOccurrence, ConceptInfo, ConsistencyQuestion,
     ErrorQuestion, ExcerptSentence, FormRenderings, ReferenceCheckQuestion, ReferenceQuestion, RenderingCount,
     SegmentText, ask_many, prompt_versions,
 )
+from termqa.judge.settings import JudgeSettings
 from termqa.labels import R_BATCH, R_BUDGET, R_NO_RENDERING, R_NOT_IN_SEGMENT, R_UNAVAILABLE  # noqa: F401
 from termqa.lang.langtags import language_name, primary
 from termqa.lang.normalise import loose, term_tokens

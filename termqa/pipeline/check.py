@@ -36,7 +36,7 @@ from termqa.store import conceptrows, indexcache
 from termqa.store.gcpause import without_gc
 
 if TYPE_CHECKING:  # a counting run never loads the judge (openai, its SQLite cache) nor the review code
-    from termqa.judge.llm import JudgeSettings
+    from termqa.judge.settings import JudgeSettings
     from termqa.pipeline.review import ReviewReport
 
 Progress = Callable[[str, int, int], None]
@@ -133,7 +133,7 @@ def check(
 
     `inputs` and `glossaries` are paths, or records already read (`BilingualFile`, `Glossary`).
 
-    With `judge` (a `termqa.judge.llm.JudgeSettings`), divergences counting cannot settle go to the LLM
+    With `judge` (a `termqa.judge.settings.JudgeSettings`), divergences counting cannot settle go to the LLM
     judge; without it the run is counting mode and such occurrences stay `unjudged`.
     `source_only_glossary`: the glossary is meant to have no target-language terms (consistency checking);
     otherwise such a glossary is refused. `decisions`: a reviewer decisions file (path or DecisionBook),

@@ -16,9 +16,8 @@ from __future__ import annotations
 import re
 
 from termqa.errors import UsageError
-from termqa.labels import CONSISTENCY_LABELS, ERROR_CODES
+from termqa.labels import CONSISTENCY_LABELS, ERROR_CODES, NOTHING_CHECKED
 from termqa.model import OUTCOMES
-from termqa.labels import NOTHING_CHECKED
 
 _SCORES = {"score": "system", "system": "system", "micro": "micro", "by_concept": "by_concept",
            "by_source_form": "by_source_form"}
@@ -40,9 +39,9 @@ def parse(conditions) -> list[tuple[str, str, float]]:
                 raise UsageError(f"--fail-on: unknown condition '{name}'",
                                  fix="use an outcome, a label, score/micro/by_concept/by_source_form or coverage")
             if name in _SCORES and not op:
-                raise UsageError(f"--fail-on: '{name}' needs a threshold, e.g. {name}>0.2")
+                raise UsageError(f"--fail-on: '{name}' needs a threshold", fix=f"e.g. '{name}>0.2'")
             if name == "coverage" and not op:
-                raise UsageError("--fail-on: 'coverage' needs a threshold, e.g. coverage<0.9")
+                raise UsageError("--fail-on: 'coverage' needs a threshold", fix="e.g. 'coverage<0.9'")
             out.append((name, op or ">", float(num) if num else 0.0))
     return out
 
