@@ -100,7 +100,7 @@ def test_the_cycle_finder_finds_cycles():
 
 def test_the_graph_sees_the_pipeline():
     graph = _import_graph()
-    assert "termqa.pipeline.detect" in graph["termqa.pipeline.check"]
+    assert "termqa.pipeline.occurrences" in graph["termqa.pipeline.passes"]
     assert "termqa.judge.llm" in graph["termqa.judge.stages"]
     # the package init loads the library lazily; nothing imports the package init for a name
     assert not any("termqa" in deps for deps in graph.values())

@@ -39,9 +39,9 @@ from termqa.evaluate.systems import check_same_source, documents_of, one_pair_pe
 from termqa.judge.llm import Backend
 from termqa.judge.stages import DocView, Stage, System, account, judge_part, judge_phases
 from termqa.pipeline import sanity
-from termqa.pipeline.check import (
-    TRAINED_MAX_WORDS, Lemmatisers, count, finish, prepare, project_words, read_glossary_cached,
-)
+from termqa.pipeline.check import count, finish, prepare
+from termqa.pipeline.lemmatisers import TRAINED_MAX_WORDS, Lemmatisers, project_words
+from termqa.pipeline.read import read_glossary_cached
 from termqa.pipeline.score import validate_table
 from termqa.store import indexcache
 

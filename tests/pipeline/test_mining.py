@@ -13,7 +13,7 @@ import pytest
 
 from termqa import formats
 from termqa.lang.lemma import get_lemmatiser
-from termqa.pipeline import align as al
+from termqa.pipeline import align as al, established as est, mining
 from termqa.pipeline.check import check
 
 from tests.conftest import SAMPLES
@@ -66,15 +66,15 @@ def test_find_looks_where_the_first_word_stands_and_finds_what_a_scan_finds(targ
 
 def test_needed_ngrams_are_those_of_ngrams(target_indexes):
     stop = al.stop_words("fr")
-    every = {g for idx in target_indexes for g in al.ngrams(idx, stop)}
+    every = {g for idx in target_indexes for g in mining.ngrams(idx, stop)}
     rng = random.Random(5)
     needed = set(rng.sample(sorted(every), len(every) // 3)) | {g[:1] for g in every}
     prefixes = frozenset(g[:m] for g in needed for m in range(1, len(g) + 1))
     firsts = frozenset(g[0] for g in needed)
     hits = 0
     for idx in target_indexes:
-        want = {g for g in al.ngrams(idx, stop) if g in needed}
-        assert al._needed_in(idx, stop, needed, prefixes, firsts) == want
+        want = {g for g in mining.ngrams(idx, stop) if g in needed}
+        assert mining._needed_in(idx, stop, needed, prefixes, firsts) == want
         hits += len(want)
     assert hits > 100
 
@@ -90,9 +90,9 @@ def test_counting_only_countable_ngrams_changes_no_result(tmp_path, monkeypatch)
 
     def every_ngram(work, todo, indexes, stop, pair_of):
         return {g for _k, members in todo for i in members if work[i].alignment is None
-                for g in al.ngrams(indexes[work[i].seg.index], stop)}
+                for g in mining.ngrams(indexes[work[i].seg.index], stop)}
 
-    monkeypatch.setattr(al, "_countable", every_ngram)
+    monkeypatch.setattr(est, "_countable", every_ngram)
     wide = check(*args, lemmatiser="lookup", index_cache=False).to_dict()
     assert json.dumps(wide, sort_keys=True) == json.dumps(narrow, sort_keys=True)
 
@@ -101,21 +101,21 @@ def test_pairs_seen_remembers_what_a_set_remembers_through_growth():
     """`PairsSeen` (the document counts' table of pairs already counted) answers as a set would, across
     the table's doublings, for keys that share their first bytes (the slot) and for an all-zero digest."""
     rng = random.Random(5)
-    keys = [bytes(rng.randrange(256) for _ in range(al.PairsSeen.WIDTH)) for _ in range(3000)]
+    keys = [bytes(rng.randrange(256) for _ in range(est.PairsSeen.WIDTH)) for _ in range(3000)]
     keys += [b"\x07" * 8 + bytes([i]) * 4 for i in range(1, 40)]  # same slot, different keys
-    seen, plain = al.PairsSeen(10), set()
+    seen, plain = est.PairsSeen(10), set()
     for k in keys + keys[::7]:
         assert seen.add(k) == (k not in plain), k
         plain.add(k)
     assert len(seen) == len(plain)
-    assert al.PairsSeen.EMPTY not in {al._pair_key("a b", "c d"), al._pair_key("", "")}
+    assert est.PairsSeen.EMPTY not in {est._pair_key("a b", "c d"), est._pair_key("", "")}
 
 
 def test_pair_keys_ignore_case_spacing_and_numbers_only():
     """Two segment pairs count once when they differ in case, spacing or the numbers they hold; any
     other difference, or the same words moved from source to target, makes two pairs."""
-    k = al._pair_key
+    k = est._pair_key
     assert k("Open the  valve 3", "Ouvrir la vanne 3") == k("open the valve 12", "OUVRIR LA  VANNE 7")
     assert k("Open the valve", "Ouvrir la vanne") != k("Open the valves", "Ouvrir la vanne")
     assert k("Open the valve", "Ouvrir la vanne") != k("Open the valve Ouvrir", "la vanne")
-    assert len(k("x", "y")) == al.PairsSeen.WIDTH
+    assert len(k("x", "y")) == est.PairsSeen.WIDTH

@@ -69,7 +69,7 @@ def test_a_noun_term_is_not_rendered_by_a_verb(tmp_path):
 
 
 def test_verb_only_words():
-    from termqa.pipeline.align import noun_term, verb_only
+    from termqa.pipeline.mining import noun_term, verb_only
 
     assert verb_only("entendre", "fr") and not verb_only("audience", "fr") and not verb_only("pouvoir", "fr")
     assert not verb_only("xqzt", "fr")  # unknown: no guess

@@ -399,20 +399,22 @@ def test_concept_heads_are_made_once_per_index(tmp_path):
     them back), equal to reading every entry again."""
     from termqa.store import indexcache
     from termqa.lang.lemma import get_lemmatiser
-    from termqa.pipeline import check as ck, detect as dt, variants as vr
+    from termqa.pipeline import sourcevariants as sv, variants as vr
+    from termqa.pipeline.read import read_glossary_cached
+    from termqa.pipeline.sourceindex import cached_source_index
     from tests.conftest import SAMPLES
 
     with indexcache.using(indexcache.IndexCache(tmp_path / "cache")):
-        concepts = ck.read_glossary_cached(SAMPLES / "pump-terms.tbx").concepts
+        concepts = read_glossary_cached(SAMPLES / "pump-terms.tbx").concepts
         lem = get_lemmatiser("en", mode="lookup")
-        ck.cached_source_index(concepts, "en", lem, "x", "dynamic")
-        trie, _heads = ck.cached_source_index(concepts, "en", lem, "x", "dynamic")  # read back
+        cached_source_index(concepts, "en", lem, "x", "dynamic")
+        trie, _heads = cached_source_index(concepts, "en", lem, "x", "dynamic")  # read back
     assert ("heads", "en") not in trie.derived
     want: dict = {}
     for e in trie.entries:
         h = vr.head_of(e.key, "en") if len(e.key) >= 2 else e.key[0]
         if h:
             want.setdefault(e.concept_id, []).append(h)
-    got = dt.concept_heads(trie, "en")
+    got = sv.concept_heads(trie, "en")
     assert got == want and "pump" in {h for hs in want.values() for h in hs}
-    assert dt.concept_heads(trie, "en") is got  # once per index
+    assert sv.concept_heads(trie, "en") is got  # once per index

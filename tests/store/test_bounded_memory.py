@@ -26,7 +26,9 @@ from termqa.fileio import Rows, atomic_write
 from termqa.formats import tmx
 from termqa.model import InlineCode, Segment
 from termqa.store.packed import PackedSegments, SegmentPacker, segment_texts
-from termqa.pipeline import align as al, check as ck, detect as dt
+from termqa.pipeline import align as al, check as ck, detect as dt, established, occurrences as occ, passes, read
+from termqa.pipeline import sourcevariants as sv
+from termqa.pipeline.sourceindex import cached_source_index
 from termqa.pipeline.check import check
 from termqa.results.serialise import result_dict, streamed_result
 from tests.conftest import SAMPLES
@@ -82,7 +84,7 @@ def test_a_big_project_keeps_the_files_it_has_read_packed(tmp_path, monkeypatch)
     plain = ck.prepare(xliffs, [gl])
     assert all(isinstance(d.segments, tuple) for d in plain.documents)
     whole = _result(xliffs, gl)
-    monkeypatch.setattr(ck, "PACK_PROJECT_BYTES", sum(p.stat().st_size for p in xliffs) - 1)
+    monkeypatch.setattr(read, "PACK_PROJECT_BYTES", sum(p.stat().st_size for p in xliffs) - 1)
     run = ck.prepare(xliffs, [gl])
     assert all(isinstance(d.segments, PackedSegments) for d in run.documents)
     assert [d.segments for d in run.documents] == [d.segments for d in plain.documents]
@@ -112,9 +114,9 @@ def test_big_document_gives_the_same_result_in_chunks(memory, monkeypatch):
     tm, gl = memory / "tmx" / "memory.tmx", memory / "glossary.tbx"
     whole = _result([tm], gl)
     monkeypatch.setattr(formats, "STREAM_MIN_BYTES", 0)  # packed segments
-    monkeypatch.setattr(ck, "BIG_DOCUMENT", 500)
-    monkeypatch.setattr(ck, "DETECT_CHUNK", 500)
-    monkeypatch.setattr(al, "COUNT_CHUNK", 300)
+    monkeypatch.setattr(occ, "BIG_DOCUMENT", 500)
+    monkeypatch.setattr(occ, "DETECT_CHUNK", 500)
+    monkeypatch.setattr(established, "COUNT_CHUNK", 300)
     assert _result([tm], gl) == whole
     assert json.loads(whole)["summary"]["occurrences"] > 300
 
@@ -123,23 +125,23 @@ def test_detection_in_chunks_keeps_no_tokens(memory, monkeypatch):
     """Tokens are asked again only for segments holding a match or a few segments after one, and for
     acronyms only where a bracket stands: never for the whole document."""
     monkeypatch.setattr(formats, "STREAM_MIN_BYTES", 0)
-    monkeypatch.setattr(ck, "BIG_DOCUMENT", 500)
-    monkeypatch.setattr(ck, "DETECT_CHUNK", 500)
+    monkeypatch.setattr(occ, "BIG_DOCUMENT", 500)
+    monkeypatch.setattr(occ, "DETECT_CHUNK", 500)
     asked: list[int] = []
-    real = ck._Tokens.__missing__
+    real = occ.SourceTokens.__missing__
 
     def spy(self, index):
         asked.append(index)
         return real(self, index)
 
-    monkeypatch.setattr(ck._Tokens, "__missing__", spy)
+    monkeypatch.setattr(occ.SourceTokens, "__missing__", spy)
     run = ck.prepare([str(memory / "tmx" / "memory.tmx")], [str(memory / "glossary.tbx")], lemmatiser="lookup")
     doc = run.documents[0]
-    trie, _heads = ck.cached_source_index(list(run.concepts), "en", run.lem("en"), doc.path, "dynamic")
-    matches, tokens = ck._detect_in_chunks(trie, doc.segments, run.lem("en"), "dynamic", "en", frozenset())
+    trie, _heads = cached_source_index(list(run.concepts), "en", run.lem("en"), doc.path, "dynamic")
+    matches, tokens = occ.detect_in_chunks(trie, doc.segments, run.lem("en"), "dynamic", "en", frozenset())
     assert len(tokens) == 0  # nothing kept: a dict of every segment's tokens would be the document again
     with_match = {m.segment.index for m in matches}
-    near = {i + d for i in with_match for d in range(dt.REDUCTION_WINDOW + 1)}
+    near = {i + d for i in with_match for d in range(sv.REDUCTION_WINDOW + 1)}
     assert asked and set(asked) <= near
     assert len(set(asked)) < len(doc.segments) / 2
 
@@ -167,7 +169,7 @@ def test_reductions_ask_only_segments_near_a_mention():
             asked.append(k)
             return dict.__getitem__(self, k)
 
-    finder = dt.VariantFinder(trie, "dynamic", frozenset())
+    finder = sv.VariantFinder(trie, "dynamic", frozenset())
     by_seg, taken = {}, {}
     for s in segs:
         found, t = finder.in_segment(s, tokens[s.index], dt.find_in_segment(trie, s, tokens[s.index]))
@@ -177,7 +179,7 @@ def test_reductions_ask_only_segments_near_a_mention():
             taken[s.index] = t
     matches = finder.finish(segs, by_seg, taken, Spy(tokens), "en")
     assert [(m.segment.index, m.entry.rule) for m in matches] == [(0, ""), (3, "reduction")]
-    assert set(asked) <= set(range(0, 1 + 3 + dt.REDUCTION_WINDOW + 1))
+    assert set(asked) <= set(range(0, 1 + 3 + sv.REDUCTION_WINDOW + 1))
 
 
 def test_targets_are_tokenised_a_chunk_at_a_time(memory, monkeypatch):
@@ -186,9 +188,9 @@ def test_targets_are_tokenised_a_chunk_at_a_time(memory, monkeypatch):
     from termqa.lang.lemma import Lemmatiser
 
     monkeypatch.setattr(formats, "STREAM_MIN_BYTES", 0)
-    monkeypatch.setattr(ck, "BIG_DOCUMENT", 500)
-    monkeypatch.setattr(ck, "DETECT_CHUNK", 500)
-    monkeypatch.setattr(al, "COUNT_CHUNK", 200)
+    monkeypatch.setattr(occ, "BIG_DOCUMENT", 500)
+    monkeypatch.setattr(occ, "DETECT_CHUNK", 500)
+    monkeypatch.setattr(established, "COUNT_CHUNK", 200)
     tm, gl = memory / "tmx" / "memory.tmx", memory / "glossary.tbx"
     doc = formats.read_bilingual(str(tm)).documents[0]
     targets = {s.target for s in doc.segments if s.target}
@@ -220,16 +222,16 @@ def test_open_targets_of_a_big_document_are_made_again(memory, monkeypatch):
     segments are kept, an index is made again when asked (a few latest kept), and pass 2 finds what it
     finds with every index held (the chunked run's result equals the whole one, above)."""
     monkeypatch.setattr(formats, "STREAM_MIN_BYTES", 0)
-    monkeypatch.setattr(ck, "BIG_DOCUMENT", 500)
-    monkeypatch.setattr(ck, "DETECT_CHUNK", 500)
-    monkeypatch.setattr(ck._OpenTargets, "KEEP", 8)
+    monkeypatch.setattr(occ, "BIG_DOCUMENT", 500)
+    monkeypatch.setattr(occ, "DETECT_CHUNK", 500)
+    monkeypatch.setattr(passes.OpenTargets, "KEEP", 8)
     seen = []
-    real = al.align_established
+    real = passes.align_established
 
     def spy(work, by_seg, indexes, *args, **kwargs):
-        assert isinstance(indexes, ck._OpenTargets)
+        assert isinstance(indexes, passes.OpenTargets)
         opened = [i for i in by_seg if i in indexes]
-        assert len(opened) > ck._OpenTargets.KEEP  # more open segments than are ever held as indexes
+        assert len(opened) > passes.OpenTargets.KEEP  # more open segments than are ever held as indexes
         assert not any(isinstance(v, al.TargetIndex) for v in indexes._open.values())
         first = indexes[opened[0]]
         assert first.tokens == al.TargetIndex(args[-1].tokenize(work[by_seg[opened[0]][0]].seg.target)).tokens
@@ -237,16 +239,16 @@ def test_open_targets_of_a_big_document_are_made_again(memory, monkeypatch):
         real(work, by_seg, indexes, *args, **kwargs)
         seen.append(len(indexes._recent))
 
-    monkeypatch.setattr(al, "align_established", spy)
+    monkeypatch.setattr(passes, "align_established", spy)
     check([memory / "tmx" / "memory.tmx"], [memory / "glossary.tbx"], index_cache=False, lemmatiser="lookup")
-    assert seen and max(seen) <= ck._OpenTargets.KEEP
+    assert seen and max(seen) <= passes.OpenTargets.KEEP
 
 
 def test_pass_two_gets_only_the_pendings_it_reads(memory, monkeypatch):
     """Pass 1 keeps the Pending of an occurrence only when pass 2 reads it: the occurrence is still open,
     or it is its chain's first (pass 2 takes the chain's forms from it)."""
     got = []
-    real = al.align_established
+    real = passes.align_established
 
     def spy(work, by_seg, indexes, pendings, *args, **kwargs):
         firsts = {}
@@ -258,7 +260,7 @@ def test_pass_two_gets_only_the_pendings_it_reads(memory, monkeypatch):
         got.append((len(work), len(pendings), len(opened)))
         real(work, by_seg, indexes, pendings, *args, **kwargs)
 
-    monkeypatch.setattr(al, "align_established", spy)
+    monkeypatch.setattr(passes, "align_established", spy)
     check([memory / "tmx" / "memory.tmx"], [memory / "glossary.tbx"], index_cache=False, lemmatiser="lookup")
     assert got and all(0 < kept < n for n, kept, _ in got), got  # some let go, some kept
     assert any(o > 0 for *_, o in got)

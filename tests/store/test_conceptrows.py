@@ -19,7 +19,8 @@ from termqa.store import indexcache
 from termqa.store.conceptrows import ConceptRows, by_id
 from termqa.inputs import merge_glossaries
 from termqa.model import Concept, Term
-from termqa.pipeline.check import check, read_glossary_cached
+from termqa.pipeline.check import check
+from termqa.pipeline.read import read_glossary_cached
 
 from tests.conftest import SAMPLES
 

@@ -24,8 +24,11 @@ from termqa.lang.lemma import get_lemmatiser
 from termqa.model import Glossary, terms_fingerprint
 from termqa.pipeline import align as al
 from termqa.pipeline import check as ck
+from termqa.pipeline import occurrences as occ
+from termqa.pipeline.sourceindex import cached_source_index, source_index
 from termqa.pipeline import parallel
-from termqa.pipeline.check import check, read_glossary_cached
+from termqa.pipeline.check import check
+from termqa.pipeline.read import read_glossary_cached
 
 from tests.conftest import SAMPLES
 from tests.helpers import run_cli_saying_spacy
@@ -112,7 +115,7 @@ def test_target_forms_are_kept_and_an_edited_target_term_is_derived_again(sample
 
 def _index_files_after(concepts, lemmatiser, folder) -> list[Path]:
     with indexcache.using(indexcache.IndexCache(folder)):
-        ck.cached_source_index(concepts, "en", lemmatiser, "x")
+        cached_source_index(concepts, "en", lemmatiser, "x")
     return _files(folder, "source-index")
 
 
@@ -335,8 +338,8 @@ def test_detection_in_chunks_gives_the_same_result(samples, tmp_path, monkeypatc
     project = gen.generate(12_000, 400, tmp_path, seed=5, words_per_file=12_000)
     for inputs, gl in (([samples], samples / "pump-terms.tbx"), ([project / "xliff"], project / "glossary.tbx")):
         whole = _result(inputs, gl, index_cache=False)
-        monkeypatch.setattr(ck, "BIG_DOCUMENT", 7)
-        monkeypatch.setattr(ck, "DETECT_CHUNK", 7)
+        monkeypatch.setattr(occ, "BIG_DOCUMENT", 7)
+        monkeypatch.setattr(occ, "DETECT_CHUNK", 7)
         chunked = _result(inputs, gl, index_cache=False)
         monkeypatch.undo()
         assert chunked == whole
@@ -351,8 +354,8 @@ def test_detection_in_chunks_finds_acronyms_defined_anywhere(tmp_path, monkeypat
     write_xliff(tmp_path / "a.xlf", pairs)
     write_csv(tmp_path / "g.csv", ["en", "fr"], [["variable frequency drive", "variateur de fréquence"]])
     whole = _result([tmp_path / "a.xlf"], tmp_path / "g.csv", index_cache=False)
-    monkeypatch.setattr(ck, "BIG_DOCUMENT", 4)
-    monkeypatch.setattr(ck, "DETECT_CHUNK", 4)
+    monkeypatch.setattr(occ, "BIG_DOCUMENT", 4)
+    monkeypatch.setattr(occ, "DETECT_CHUNK", 4)
     assert _result([tmp_path / "a.xlf"], tmp_path / "g.csv", index_cache=False) == whole
     assert '"source_text": "VFD"' in whole
 
@@ -487,12 +490,11 @@ def test_counting_and_the_result_run_with_the_collector_paused_and_resume_it(sam
     """Detection (inside `count`) and `result_dict` see the cyclic collector off; it is on again after."""
     import gc
 
-    from termqa.pipeline import detect as dt
     from termqa.results import serialise
 
     seen = []
-    real_detect, real_dict = dt.detect_document, serialise.occurrence_dict
-    monkeypatch.setattr(dt, "detect_document", lambda *a, **k: seen.append(("detect", gc.isenabled()))
+    real_detect, real_dict = occ.detect_document, serialise.occurrence_dict
+    monkeypatch.setattr(occ, "detect_document", lambda *a, **k: seen.append(("detect", gc.isenabled()))
                         or real_detect(*a, **k))
     monkeypatch.setattr(serialise, "occurrence_dict", lambda *a, **k: seen.append(("dict", gc.isenabled()))
                         or real_dict(*a, **k))
@@ -736,12 +738,12 @@ def test_source_entries_survive_the_cache_equal_and_the_read_trie_finds_the_same
     import dataclasses
     import pickle
 
-    from termqa.pipeline import detect as dt
+    from termqa.pipeline import detect as dt, sourcevariants as sv
 
     run = ck.prepare([str(samples / "pump-manual.xlf")], [str(samples / "pump-terms.tbx")], lemmatiser="lookup")
     doc, lem = run.documents[0], run.lem("en")
-    trie, heads = ck._source_index(list(run.concepts), "en", lem, doc.path, "dynamic")
-    dt.variant_indexes(trie, True)
+    trie, heads = source_index(list(run.concepts), "en", lem, doc.path, "dynamic")
+    sv.variant_indexes(trie, True)
     cache = indexcache.IndexCache(tmp_path / "cache")
     cache.store("source-index-test", (trie, heads))
     read, read_heads = cache.load("source-index-test")
@@ -763,6 +765,6 @@ def test_source_entries_survive_the_cache_equal_and_the_read_trie_finds_the_same
     words = {}
     assert all(words.setdefault(w, w) is w for x in read.entries for w in x.key)
     found = [(m.segment.index, m.start, m.end, m.entry)
-             for m in ck._detect_in_chunks(trie, doc.segments, lem, "dynamic", "en", frozenset())[0]]
-    assert found and found == [(m.segment.index, m.start, m.end, m.entry) for m in ck._detect_in_chunks(
+             for m in occ.detect_in_chunks(trie, doc.segments, lem, "dynamic", "en", frozenset())[0]]
+    assert found and found == [(m.segment.index, m.start, m.end, m.entry) for m in occ.detect_in_chunks(
         read, doc.segments, lem, "dynamic", "en", frozenset())[0]]
