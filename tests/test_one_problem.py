@@ -18,7 +18,7 @@ from termqa.reports.csvout import write_csv
 from termqa.reports.issues import group_flags
 from termqa.reports.xlsx import PROBLEM_COLUMNS, write_xlsx
 
-from .conftest import CORPUS, SAMPLES
+from tests.conftest import CORPUS, SAMPLES
 
 
 def _occ(unit, found, *, doc="a.xlf", outcome="error", label="A1", rule="forbidden_term", form="oil filter",
