@@ -31,6 +31,25 @@ def rendering_key(o: dict) -> Optional[str]:
     return " ".join(found.casefold().split())
 
 
+# languages whose nouns are written with a capital anywhere: a capital there is the word's, not the sentence's
+_NOUN_CAPITALS = frozenset({"de", "lb"})
+_SENTENCE_END = ".!?:;…\"«»“”'(["
+
+
+def opening_case_free(text: str, target: str, start: Optional[int], lang: str = "") -> str:
+    """A rendering with its first letter lowered when it opens the sentence ("Initiatives parlementaires"
+    at the start of a segment is "initiatives parlementaires"): that capital is the sentence's, so the two
+    are one rendering to judge. Kept as written where nouns take capitals (German) or mid-sentence."""
+    first = text.split()[0] if text.split() else ""
+    if start is None or not first[:1].isupper() or any(c.isupper() for c in first[1:]) \
+            or lang.split("-")[0] in _NOUN_CAPITALS:
+        return text  # no capital to lower, an abbreviation's own (CoV), or a language whose nouns take one
+    before = target[:start].rstrip()
+    if before and before[-1] not in _SENTENCE_END:
+        return text
+    return text[:1].lower() + text[1:]
+
+
 def problem_key(o: dict, lang: Optional[str] = None) -> tuple:
     """What makes occurrences one problem: (target language, concept, source form, rendering, rule).
 

@@ -48,6 +48,7 @@ from termqa.pipeline.prejudge import Rules
 from termqa.pipeline.reference import pseudo_reference
 from termqa.pipeline.review import REVIEWER
 from termqa.pipeline.score import penalty_for
+from termqa.problems import opening_case_free
 from termqa.signature import JudgePart
 from termqa.wordcount import source_words
 
@@ -561,9 +562,11 @@ def ask_q1_q2(stage: Stage, verdicts: Sequence[Verdict], references: Mapping, ta
     groups = defaultdict(list)
     for i in todo:
         o = verdicts[i].occurrence
-        # propagation: one question per distinct rendering; a missing rendering is about its own
-        # segment, so it is never shared
-        key = (o.doc_id, o.source_form, o.target_text) if o.target_text and not stage.exhaustive else (i,)
+        # propagation: one question per distinct rendering (a capital that only opens the sentence makes no
+        # other rendering); a missing rendering is about its own segment, so it is never shared
+        key = (o.doc_id, o.source_form, opening_case_free(
+            o.target_text, stage.segment(o).target or "", o.target_span and o.target_span.start,
+            stage.langs(o.doc_id)[1] or "")) if o.target_text and not stage.exhaustive else (i,)
         groups[key].append(i)
     forms_cache = {}
 
