@@ -29,11 +29,17 @@ def _numbers(text: str) -> set[str]:
     return {re.sub(r"\D", "", n) for n in _NUMBER.findall(text)}
 
 
+def _one_variant(text: str) -> str:
+    """The longest of a message's plural variants (Symfony's "one|many"): a language with one plural form
+    writes one variant where English writes two, and is no shorter translation for it."""
+    return max(text.split("|"), key=word_count) if "|" in text else text
+
+
 def misalignment(source: str, target: Optional[str]) -> Optional[str]:
     """A short reason when `target` does not look like a translation of `source`, else None."""
     if not target or not target.strip():
         return None
-    s, t = word_count(source), word_count(target)
+    s, t = word_count(_one_variant(source)), word_count(_one_variant(target))
     if s >= MIN_WORDS:
         ratio = t / s
         if ratio < RATIO_LOW or ratio > RATIO_HIGH:

@@ -24,3 +24,12 @@ def test_numbers_missing():
 def test_short_or_empty_segments_are_not_judged():
     assert misalignment("Pump", "Moteur") is None
     assert misalignment("Check the pump now please, carefully, before you start it.", "") is None
+
+
+def test_one_plural_variant_translating_two_is_no_misalignment():
+    # Symfony validators.ja.xlf unit 55: Japanese writes one form where English writes two
+    src = ("This collection should contain {{ limit }} element or less.|"
+           "This collection should contain {{ limit }} elements or less.")
+    assert misalignment(src, "要素は{{ limit }}個までです。") is None
+    # a target far too short is still one, variants or not
+    assert misalignment(src, "要素。") is not None
