@@ -145,7 +145,8 @@ def settle(items) -> list:
             out[i] = prev = it.char
             continue
         nxt = ""
-        for later in out[i + 1:n]:
+        for j in range(i + 1, n):  # the items after i are not replaced yet
+            later = out[j]
             if isinstance(later, str):
                 if later:
                     nxt = later[0]

@@ -45,7 +45,7 @@ from pathlib import Path
 
 from termqa.errors import UsageError
 from termqa.fileio import atomic_write
-from termqa.problems import problem_id
+from termqa.problems import document_languages, problem_id
 from termqa.shownpath import shown_path
 
 from .issues import display_names, expected_text, form_displays, what_to_do
@@ -107,7 +107,7 @@ def rows(result: dict, *, issues_only: bool = False):
     tgt = ((result.get("signature") or {}).get("settings") or {}).get("tgt_lang") or \
         (documents[0].get("tgt_lang") if documents else "") or ""
     doc_lang = {d["doc_id"]: d.get("tgt_lang") or "" for d in documents}
-    several = bool(result.get("languages"))  # each occurrence's expected term in its own document's language
+    several = document_languages(result)  # a problem is one within its own language (termqa.problems)
     for o in result.get("occurrences") or []:
         if issues_only and o["outcome"] not in ISSUE_ROWS:
             continue
@@ -131,7 +131,7 @@ def rows(result: dict, *, issues_only: bool = False):
             "reference_text": ref.get("text"), "reference_provenance": ref.get("provenance"),
             "source_segment": seg.get("source"), "target_segment": seg.get("target"),
             "language": doc_lang.get(o["doc_id"]) or tgt,  # the target language of the occurrence's document
-            "problem": problem_id(o, doc_lang.get(o["doc_id"]) if several else None),
+            "problem": problem_id(o, several.get(o["doc_id"])),
         }
 
 

@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from typing import Iterable, Optional
 
 from termqa.labels import label_info
-from termqa.problems import problem_id
+from termqa.problems import document_languages, problem_id
 
 ISSUE_OUTCOMES = ("error", "unjustified")  # what the translator has to fix
 FLAGGED_OUTCOMES = ("error", "unjustified", "unjudged", "justified")
@@ -117,7 +117,7 @@ def group_flags(result: dict, *, outcomes=FLAGGED_OUTCOMES, names: Optional[dict
     concepts = {c["id"]: c for c in result.get("concepts") or []}
     names = names or display_names(result.get("documents") or [])
     # several target languages: a flag is grouped, and its expected term read, within its own language
-    doc_lang = {d["doc_id"]: d.get("tgt_lang") for d in result.get("documents") or []} if result.get("languages") else {}
+    doc_lang = document_languages(result)
     groups: dict = {}
     for o in result.get("occurrences") or []:
         if o["outcome"] not in outcomes:

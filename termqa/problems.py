@@ -17,6 +17,8 @@ import json
 from collections import defaultdict
 from typing import Optional
 
+from termqa.lang.langtags import primary
+
 SPELLING_LABELS = ("F",)
 SPELLING_RULES = ("spelling",)
 
@@ -42,7 +44,7 @@ def opening_case_free(text: str, target: str, start: Optional[int], lang: str = 
     are one rendering to judge. Kept as written where nouns take capitals (German) or mid-sentence."""
     first = text.split()[0] if text.split() else ""
     if start is None or not first[:1].isupper() or any(c.isupper() for c in first[1:]) \
-            or lang.split("-")[0] in _NOUN_CAPITALS:
+            or primary(lang) in _NOUN_CAPITALS:
         return text  # no capital to lower, an abbreviation's own (CoV), or a language whose nouns take one
     before = target[:start].rstrip()
     if before and before[-1] not in _SENTENCE_END:

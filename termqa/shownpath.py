@@ -96,3 +96,22 @@ def scrub_all(value, names: Mapping[str, str]):
     if isinstance(value, (list, tuple)):
         return type(value)(scrub_all(v, names) for v in value)
     return value
+
+def with_path(path, message: str) -> str:
+    """`message` led by the file's path once: readers write some messages with the path (or a document id
+    made of it, `path#2`) and others without; whoever shows them adds it only where it is missing."""
+    p = str(path)
+    if message.startswith((f"{p}:", f"{p}#")):
+        return message
+    return f"{p}: {message}"
+
+
+def without_path(path, message: str) -> str:
+    """`message` without the file's path in front, for lines shown under the file's own name; a document id
+    `path#2` becomes `<file> #2`."""
+    p = str(path)
+    if message.startswith(f"{p}: "):
+        return message[len(p) + 2:]
+    if message.startswith(f"{p}#"):
+        return "<file> #" + message[len(p) + 1:]
+    return message

@@ -26,9 +26,10 @@ def count_words(text: Optional[str]) -> int:
     """The words of one text (see the module's definition)."""
     if not text:
         return 0
+    words = _WORD.findall(text)
     if segment.SCRIPT.search(text) is None:
-        return len(_WORD.findall(text))
-    return sum(segment.word_count(w) if segment.SCRIPT.search(w) else 1 for w in _WORD.findall(text))
+        return len(words)
+    return sum(segment.word_count(w) for w in words)  # a word without such a script counts 1 there too
 
 
 def source_words(documents: Iterable[Document]) -> int:

@@ -32,7 +32,6 @@ _KINDS_12 = {"g": "container", "mrk": "container", "sub": "container", "x": "emp
              "ex": "empty", "bpt": "native", "ept": "native", "ph": "native", "it": "native"}
 _KINDS_2 = {"pc": "container", "mrk": "container", "ph": "empty", "sc": "empty", "ec": "empty",
             "sm": "empty", "em": "empty", "cp": "char"}
-_CATEGORY = {"container": inline.CONTAINER, "empty": inline.EMPTY, "native": inline.NATIVE, "char": inline.CHAR}
 _PIECE = re.compile(r"&(#x[0-9a-fA-F]+|#[0-9]+|[A-Za-z][\w.-]*);|\r\n|\r|[^&\r]+")
 
 
@@ -93,7 +92,7 @@ class PlainMap:
                 continue
             known = c.ns == self.xliff_ns and c.local in self.kinds
             kind = self.kinds[c.local] if known else "container"
-            stand = inline.stand_in(c.local, _CATEGORY[kind], lambda n, c=c: c.get(n)) if known else None
+            stand = inline.stand_in(c.local, kind, lambda n, c=c: c.get(n)) if known else None
             if kind == "container":
                 if stand is not None:  # the opening edge (as inline.flatten places it)
                     self.parts.append(stand)

@@ -16,7 +16,8 @@ from termqa.cli.check import check_command
 from termqa.cli.common import EXIT_INPUT, Group, epilog, wrote
 from termqa.cli.console import rescore_table
 from termqa.fileio import atomic_write
-from termqa.inspect import inspect_file, render_text, without_path
+from termqa.inspect import inspect_file, render_text
+from termqa.shownpath import without_path
 from termqa.shownpath import shown_path
 from termqa.results.serialise import load_result
 from termqa.version import __version__

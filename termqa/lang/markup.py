@@ -90,8 +90,3 @@ def _icu_selectors(text: str) -> list[tuple[int, int]]:
             i += 1
     return out
 
-
-def boundaries(text: str) -> list[int]:
-    """Positions in `text` that no rendering may run across: word-breaking codes and plural separators
-    (as punctuation they break n-grams; this list is for spans found without tokens, e.g. the judge's)."""
-    return [i for i, ch in enumerate(text) if ch == SEP or ch == "|" or ch == "\n"]

@@ -66,10 +66,6 @@ def setting() -> str:
     return value
 
 
-def has_script(text: str) -> bool:
-    return SCRIPT.search(text) is not None
-
-
 def chars(text: str) -> list[tuple[str, int]]:
     """Characters (with their combining marks) as words: (text, offset) pairs."""
     return [(m.group(), m.start()) for m in _CLUSTER.finditer(text)]

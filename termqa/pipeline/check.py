@@ -19,7 +19,7 @@ from termqa.formats.decisions import DecisionBook, merge, read_decisions
 from termqa.formats.unitstate import Withheld, regrouped, withhold
 from termqa.glossaryscope import applicable, scope_notes
 from termqa.inputs import expand, merge_glossaries
-from termqa.inspect import with_path
+from termqa.shownpath import with_path
 from termqa.lang.langtags import normalise_tag
 from termqa.model import BilingualFile, Concept, Document, Glossary, Reference, Verdict
 from termqa.pipeline import parallel, sanity

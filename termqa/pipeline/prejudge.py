@@ -23,11 +23,11 @@ from termqa.labels import (  # noqa: F401 (the reasons this stage gives, importa
     R_IN_KEPT_NAME, R_MISALIGNED, R_MISSING, R_NO_REFERENCE, R_SHORT_FORM_KEPT, R_SPELLING_PSEUDO,
 )
 from termqa.pipeline.score import penalty_for
+from termqa.pipeline.variants import CONJUNCTIONS
 
 # variant rules of a target form that may leave out words of the designation (termqa.pipeline.align):
 # their renderings conform only when they keep the term's head noun
 _CUTTING_RULES = frozenset({"reduction", "coordination", "modifier_reduction"})
-_TARGET_CONJUNCTIONS = frozenset({"et", "ou", "and", "or", "y", "o", "und", "oder", "e"})
 _SHARED_HEAD_WINDOW = 6  # words between a coordinated rendering's conjunction and the head it shares
 
 
@@ -317,12 +317,12 @@ class Rules:
             return head == t.key or head in (t.keys or ())
 
         if lang in HEAD_FIRST:
-            before = [i for i in range(max(0, inside[0] - 3), inside[0]) if toks[i].key in _TARGET_CONJUNCTIONS]
+            before = [i for i in range(max(0, inside[0] - 3), inside[0]) if toks[i].key in CONJUNCTIONS]
             if not before:
                 return False
             j = before[-1]
             return any(is_head(t) for t in toks[max(0, j - _SHARED_HEAD_WINDOW):j])
-        after = [i for i in range(inside[-1] + 1, min(len(toks), inside[-1] + 2)) if toks[i].key in _TARGET_CONJUNCTIONS]
+        after = [i for i in range(inside[-1] + 1, min(len(toks), inside[-1] + 2)) if toks[i].key in CONJUNCTIONS]
         if not after:
             return False
         j = after[0]

@@ -4,7 +4,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from termqa.cli.main import main
-from termqa.inspect import with_path, without_path
+from termqa.shownpath import with_path, without_path
 from termqa.pipeline.check import check
 
 from tests.helpers import write_csv

@@ -2,7 +2,6 @@
 or a copy the target language's word list cannot judge, goes to the judge instead."""
 from __future__ import annotations
 
-import pytest
 
 from termqa.labels import R_COPY_UNKNOWN, R_SHORT_FORM_KEPT
 from termqa.model import Concept, Reference, Term
