@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from termqa.labels import METRIC_TEXT, RULE_NAMES, label_name
+from termqa.results.gate import coverage, not_checked
 from termqa.shownpath import result_names, scrub
 
 
@@ -13,10 +14,10 @@ def _fmt(x, pct=False):
 
 def scores_block(data: dict) -> str:
     s = data["scores"]
-    skipped = ((data.get("summary") or {}).get("occurrences_in_untranslated_segments") or 0)
-    # what `--fail-on coverage<X` reads (termqa.results.gate.coverage): those not checked count too
-    gate = (f"; {_fmt(s['scored'] / (s['scored'] + s['unjudged'] + skipped), pct=True)} with the {skipped} "
-            "in untranslated segments, as --fail-on coverage counts") if skipped else ""
+    skipped = not_checked(data)
+    # what `--fail-on coverage<X` reads: those not checked count too
+    gate = (f"; {_fmt(coverage(data), pct=True)} with the {skipped} in untranslated segments, as --fail-on "
+            "coverage counts") if skipped else ""
     return (f"TermJudge score (mean penalty, lower is better): system {_fmt(s['system'])}, "
             f"micro {_fmt(s['micro'])}, per source form {_fmt(s['by_source_form'])}, "
             f"per concept {_fmt(s['by_concept'])}; scored {s['scored']} of {s['scored'] + s['unjudged']} "

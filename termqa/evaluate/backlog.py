@@ -124,7 +124,7 @@ def backlog(result: Mapping, glossary=None, *, min_count: int = 2, examples: int
     tgt = docs[0].get("tgt_lang") if docs else None
     concepts = {c["id"]: c for c in result.get("concepts", [])}
     segments = {(s["doc_id"], s["unit_id"], s["segment_id"]): s for s in result.get("segments", [])}
-    occ = result.get("occurrences", [])
+    occ = list(result.get("occurrences", []))  # read three times below: a streamed result's rows made once
 
     in_glossary = {cid: {_key(t) for t in _lang_terms(c, tgt)} for cid, c in concepts.items()}
     erroneous = {(o["concept_id"], _key(o["target_text"])) for o in occ

@@ -17,7 +17,6 @@ from typing import Callable, Mapping
 
 from termqa.evaluate.backlog import backlog
 from termqa.lang.langtags import normalise_tag
-from termqa.store.packed import segment_texts
 from termqa.results.gate import failures
 from termqa.results.langslice import LANGUAGE_KEYS, language_of, slice_result, target_languages
 
@@ -54,8 +53,7 @@ def per_language(res, build: Callable) -> dict:
         out[lang] = {
             "documents": [d.doc_id for d in part.documents],
             "source_languages": sorted({normalise_tag(d.src_lang or "") for d in part.documents}),
-            "source_words": sum(len((source or "").split()) for d in part.documents
-                                for _i, source, _t in segment_texts(d.segments)),
+            "source_words": data["summary"]["source_words"],  # the one definition (termqa.wordcount)
             **{k: data[k] for k in LANGUAGE_KEYS},
             "backlog_candidates": backlog(data)["candidates"],
         }

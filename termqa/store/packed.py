@@ -57,10 +57,7 @@ class PackedSegments(Sequence):
     def texts(self) -> Iterator[tuple[int, str, Optional[str]]]:
         """(index, source, target) of every segment in order, without making Segment records (faster than
         iterating: counting words or n-grams needs the text only)."""
-        i, s, t = _SEGMENT_FIELDS.index("index"), _SEGMENT_FIELDS.index("source"), _SEGMENT_FIELDS.index("target")
-        for b in range(len(self._blocks)):
-            cols = self._columns(b)
-            yield from zip(cols[i], cols[s], cols[t])
+        return self.fields("index", "source", "target")
 
     def fields(self, *names: str) -> Iterator[tuple]:
         """The named fields of every segment in order, without making Segment records (as `texts`)."""

@@ -200,6 +200,7 @@ def test_languages_hold_what_single_language_runs_give(delivery, termbase):
         assert _occurrences(multi, part["documents"][0]) == _occurrences(single, part["documents"][0])
         for key in ("summary", "scores", "metrics"):
             assert part[key] == single[key], (lang, key)
+        assert part["source_words"] == single["summary"]["source_words"]  # one word count (termqa.wordcount)
         assert "languages" not in single  # a single-language result keeps its shape
         # a backlog candidate of a language comes from that language's documents only
         for cand in part["backlog_candidates"]:
