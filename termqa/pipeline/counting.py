@@ -18,7 +18,7 @@ from termqa.pipeline import align as al, detect as dt, parallel, passes
 from termqa.pipeline.metrics import Item
 from termqa.pipeline.occurrences import WithSource
 from termqa.pipeline.passes import Work
-from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING, Rules, verdict_fields
+from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING, Rules, one_verdict_per_copy, verdict_fields
 from termqa.pipeline.reference import glossary_reference, pseudo_reference
 from termqa.store.packed import segment_texts
 
@@ -179,7 +179,7 @@ def verdicts_of(work: list[Work], references: Mapping[tuple, Reference], rules: 
                           and (w.entry.term_type or "").lower() not in ("acronym", "abbreviation", "initialism")
                           and not dt.is_caps(w.source_text)))
     work.clear()
-    return verdicts, items
+    return one_verdict_per_copy(verdicts), items
 
 
 

@@ -10,7 +10,7 @@ term misspelt in its diacritics where the found word is not itself a form of the
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from termqa.lang.langtags import primary
@@ -178,6 +178,32 @@ def decide(*, kind: Optional[str], rendering: Optional[str], concept: Concept, r
         return Decision(CONFORMING, None, "matches the document's majority rendering (no glossary term)",
                         "pseudo_reference")
     return Decision(UNJUDGED, None, R_DIVERGES_MAJORITY)
+
+
+# a copy the rules could not call certain somewhere: its other places are no more certain
+_UNCERTAIN_COPY = (R_COPY_UNKNOWN, R_ACRONYM_KEPT, R_SHORT_FORM_KEPT)
+
+
+def one_verdict_per_copy(verdicts: list) -> list:
+    """The same source term kept the same way in one document is one problem with one verdict: where the
+    certainty rules left one of its places to the judge (a segment the word list does not know, the
+    abbreviation written otherwise), its "left untranslated" errors elsewhere go to the judge too."""
+    uncertain: dict = {}
+    for v in verdicts:
+        if v.reason in _UNCERTAIN_COPY and v.occurrence.target_text:
+            uncertain.setdefault(_copy_key(v.occurrence), v)
+    if not uncertain:
+        return verdicts
+    out = []
+    for v in verdicts:
+        u = uncertain.get(_copy_key(v.occurrence)) if v.label == "A4" and v.occurrence.target_text else None
+        out.append(v if u is None else replace(v, outcome=u.outcome, label=None, penalty=None, reason=u.reason,
+                                               judge=None, extra=u.extra))
+    return out
+
+
+def _copy_key(o) -> tuple:
+    return o.doc_id, o.concept_id, o.source_form, " ".join(o.target_text.casefold().split())
 
 
 def verdict_fields(d: Decision, table: Mapping[str, float]) -> dict:
