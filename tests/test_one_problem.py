@@ -12,7 +12,7 @@ from lxml import etree
 
 from termqa.formats.annotate import annotate, annotations_from_result
 from termqa.pipeline.check import check
-from termqa.problems import problem_id, problem_key, problems, split_verdicts
+from termqa.problems import problem_id, problem_key, problems, rendering_key, split_verdicts
 from termqa.reports.csvout import rows as csv_rows
 from termqa.reports.csvout import write_csv
 from termqa.reports.issues import group_flags
@@ -116,8 +116,26 @@ def samples_result():
     return check([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup").to_dict()
 
 
+def _one_verdict_whatever_the_rule(result) -> dict:
+    """(document, concept, source form, rendering) -> its verdicts, where they differ: the problem key holds
+    the rule that settled an occurrence, so two rules giving one rendering two verdicts would hide there."""
+    seen: dict = {}
+    for o in result["occurrences"]:
+        if o.get("target_text") is None or o.get("label") == "F" or o.get("rule") == "spelling":
+            continue
+        k = (o["doc_id"], o["concept_id"], o["source_form"], rendering_key(o))
+        seen.setdefault(k, set()).add((o["outcome"], o["label"]))
+    return {k: v for k, v in seen.items() if len(v) > 1}
+
+
+def test_a_split_is_found():
+    r = _result([_occ("1", "filtre d'huile"), _occ("2", "Filtre d'huile", outcome="unjudged", label=None)])
+    assert len(split_verdicts(r)) == 1
+
+
 def test_samples_one_verdict_per_problem(samples_result):
     assert split_verdicts(samples_result) == {}
+    assert _one_verdict_whatever_the_rule(samples_result) == {}
     by = problems(samples_result)
     assert 1 < len(by) < len(samples_result["occurrences"])  # some problems repeat
     # "Débit"/"DEBIT" conforming and "debit" misspelt: the spelling error stays a problem of its own
@@ -131,6 +149,7 @@ def test_tico19_one_verdict_per_problem(corpus):
               [str(base / "terminologies" / "f_en-fr_XX.csv"), str(base / "terminologies" / "g_en_fr-FR.csv")],
               lemmatiser="lookup").to_dict()
     assert split_verdicts(r) == {}
+    assert _one_verdict_whatever_the_rule(r) == {}
     assert len(problems(r)) < len(r["occurrences"]) / 4  # thousands of occurrences, a few hundred problems
 
 

@@ -28,6 +28,7 @@ def test_check_inspect_and_its_error_name_the_file_once(tmp_path):
     assert r.exit_code == 2
     lines = [ln for ln in r.output.splitlines() if "more than once" in ln]
     assert lines and all(ln.count("dup.xlf") <= 1 for ln in lines)
+    assert any(ln.count("dup.xlf") == 1 for ln in lines)  # named, once
 
 
 def test_with_and_without_path():

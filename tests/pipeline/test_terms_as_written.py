@@ -55,6 +55,7 @@ def test_a_conjunct_sharing_the_head_still_conforms(tmp_path):
     r = run(tmp_path, pairs, H, [["c1", "inlet valve", "vanne d'entrée", "preferred"],
                                  ["c2", "outlet valve", "vanne de sortie", "preferred"]])
     assert all(o["outcome"] == "conforming" for o in r["occurrences"]), _occ(r)
+    assert {o["concept_id"] for o in r["occurrences"]} == {"c1", "c2"}, _occ(r)  # both terms found
 
 
 def test_a_noun_term_is_not_rendered_by_a_verb(tmp_path):

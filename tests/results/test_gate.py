@@ -44,6 +44,8 @@ def test_scores_against_thresholds_and_a_missing_score_never_fails():
     r = result()
     assert failures(r, ["score>0.1"]) == ["score>0.1 (found 0.15)"]
     assert failures(r, ["micro>0.25", "by_concept>0.2", "by_source_form>0.2"]) == []
+    assert failures(r, ["micro>0.1", "by_concept>0.05", "by_source_form>0.1"]) == [
+        "micro>0.1 (found 0.2)", "by_concept>0.05 (found 0.1)", "by_source_form>0.1 (found 0.12)"]
     assert failures(result(scores={"system": None}), ["score>0"]) == []
 
 
