@@ -180,25 +180,48 @@ def decide(*, kind: Optional[str], rendering: Optional[str], concept: Concept, r
     return Decision(UNJUDGED, None, R_DIVERGES_MAJORITY)
 
 
-# a copy the rules could not call certain somewhere: its other places are no more certain
-_UNCERTAIN_COPY = (R_COPY_UNKNOWN, R_ACRONYM_KEPT, R_SHORT_FORM_KEPT)
+# a copy whose writing the rules could not call certain (an abbreviation, the glossary's short form)
+_UNCERTAIN_WRITING = (R_ACRONYM_KEPT, R_SHORT_FORM_KEPT)
 
 
 def one_verdict_per_copy(verdicts: list) -> list:
-    """The same source term kept the same way in one document is one problem with one verdict: where the
-    certainty rules left one of its places to the judge (a segment the word list does not know, the
-    abbreviation written otherwise), its "left untranslated" errors elsewhere go to the judge too."""
-    uncertain: dict = {}
+    """The same source term kept the same way in one document is one problem with one verdict.
+
+    Where a place of it was left to the judge for its writing (an abbreviation, the glossary's own short
+    form), every place goes to the judge. Where places differ only in what the word list knew of the text
+    around them (`copy_is_foreign`), the question is about the word, asked in several contexts: it is
+    "left untranslated" where most of its places said so, else every place goes to the judge (a kept
+    "sputum", vouched for once in six Indonesian segments, is for the judge; "SARS-CoV-2" kept in 40
+    French segments of 41 is untranslated)."""
+    a4: dict = {}
+    unsure: dict = {}
     for v in verdicts:
-        if v.reason in _UNCERTAIN_COPY and v.occurrence.target_text:
-            uncertain.setdefault(_copy_key(v.occurrence), v)
-    if not uncertain:
+        if not v.occurrence.target_text:
+            continue
+        if v.label == "A4":
+            a4.setdefault(_copy_key(v.occurrence), []).append(v)
+        elif v.reason in _UNCERTAIN_WRITING or v.reason == R_COPY_UNKNOWN:
+            unsure.setdefault(_copy_key(v.occurrence), []).append(v)
+    settle: dict = {}
+    for k, vs in unsure.items():
+        errors = a4.get(k)
+        if not errors:
+            continue
+        writing = next((u for u in vs if u.reason in _UNCERTAIN_WRITING), None)
+        if writing is not None or len(vs) >= len(errors):
+            settle[k] = writing or vs[0]  # to the judge, everywhere
+        else:
+            settle[k] = errors[0]  # untranslated, everywhere
+    if not settle:
         return verdicts
     out = []
     for v in verdicts:
-        u = uncertain.get(_copy_key(v.occurrence)) if v.label == "A4" and v.occurrence.target_text else None
-        out.append(v if u is None else replace(v, outcome=u.outcome, label=None, penalty=None, reason=u.reason,
-                                               judge=None, extra=u.extra))
+        s = settle.get(_copy_key(v.occurrence)) if v.occurrence.target_text else None
+        if s is None or (v.label != "A4" and v.reason not in _UNCERTAIN_WRITING and v.reason != R_COPY_UNKNOWN):
+            out.append(v)
+        else:
+            out.append(replace(v, outcome=s.outcome, label=s.label, penalty=s.penalty, reason=s.reason,
+                               judge=s.judge, extra=s.extra))
     return out
 
 

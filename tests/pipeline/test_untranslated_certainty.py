@@ -3,7 +3,7 @@ or a copy the target language's word list cannot judge, goes to the judge instea
 from __future__ import annotations
 
 
-from termqa.labels import R_COPY_UNKNOWN, R_SHORT_FORM_KEPT
+from termqa.labels import R_ACRONYM_KEPT, R_COPY_UNKNOWN, R_SHORT_FORM_KEPT
 from termqa.model import Concept, Reference, Term
 from termqa.pipeline.prejudge import contains_form, copy_is_foreign, decide, one_verdict_per_copy
 from termqa.model import Occurrence, Span, Verdict
@@ -76,6 +76,12 @@ def test_a_copy_uncertain_in_one_place_is_uncertain_in_all():
     assert [(v.outcome, v.label, v.reason, v.penalty) for v in out] == [("unjudged", None, R_COPY_UNKNOWN, None)] * 2
     other = _v("3", "sputa", "error", "A4", "left untranslated; the glossary gives 'dahak'")
     assert one_verdict_per_copy([other, unknown])[0] is other  # another rendering: its own problem
+    # the word list vouched for most places: the kept word is untranslated in all of them
+    most = [_v(str(n), "sputum", "error", "A4", "left untranslated; the glossary gives 'dahak'") for n in range(3)]
+    assert [(v.outcome, v.label) for v in one_verdict_per_copy([*most, unknown])] == [("error", "A4")] * 4
+    # an abbreviation's writing is no question of the word list: to the judge everywhere
+    kept = _v("5", "SPUTUM", "unjudged", None, R_ACRONYM_KEPT)
+    assert {v.reason for v in one_verdict_per_copy([*most, kept])} == {R_ACRONYM_KEPT}
 
 
 def test_indonesian_medical_words_kept_are_not_certain_errors(corpus):
