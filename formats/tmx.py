@@ -32,6 +32,10 @@ from . import xmlsafe, xmlstream
 from .inline import TMX, flatten
 from .xmlsafe import XML_LANG, ns
 
+# `tgt_lang` asking for every target language of a multilingual memory, each pair a document of its own
+# ("path#tgt"), read in one pass over the units (termqa.pipeline.pairs)
+EVERY_TARGET = "*every*"
+
 
 def _elements(el, name: str, uri: str):
     tag = f"{{{uri}}}{name}" if uri else name
@@ -184,10 +188,13 @@ def _read_units(path: str, uri: str, info: dict, tus, *, src_lang=None, tgt_lang
         raise InputError(path, "has no source language (header srclang is missing or *all*)", fix="pass --src-lang")
 
     others = [lang for lang in languages if lang != src]
-    if tgt_lang:
-        tgt = _resolve(path, tgt_lang, others, "target", "--tgt-lang", warnings) if others else normalise_tag(tgt_lang)
-    elif len(others) == 1:
-        tgt = others[0]
+    if tgt_lang == EVERY_TARGET and len(others) >= 2:
+        targets = others  # every pair, a document each (termqa.pipeline.pairs)
+    elif tgt_lang and tgt_lang != EVERY_TARGET:
+        targets = [_resolve(path, tgt_lang, others, "target", "--tgt-lang", warnings) if others
+                   else normalise_tag(tgt_lang)]
+    elif len(others) == 1 or (tgt_lang and others):
+        targets = others[:1]
     else:
         raise MissingLanguageError(
             path,
@@ -197,8 +204,9 @@ def _read_units(path: str, uri: str, info: dict, tus, *, src_lang=None, tgt_lang
             candidates=tuple(others),
         )
 
-    # Second pass: the segments of the chosen pair.
-    segments = SegmentPacker() if pack else []
+    # Second pass: the segments of the chosen pair (or of every pair, each its own document).
+    several = len(targets) > 1
+    by_target = {t: SegmentPacker() if pack else [] for t in targets}
     without_source = 0
     for n, tu in enumerate(tus(), start=1):
         uid = tu.get("tuid") or f"{n}"
@@ -207,26 +215,27 @@ def _read_units(path: str, uri: str, info: dict, tus, *, src_lang=None, tgt_lang
         if s_tuv is None:
             without_source += 1
             continue
-        t_tuv = _pick(tuvs, tgt, exclude=s_tuv)
         source, source_codes = _seg_text(s_tuv, uri)
-        if t_tuv is not None:
-            target, target_codes = _seg_text(t_tuv, uri)
-        else:
-            target, target_codes = None, ()
-        segments.append(
-            Segment(
-                doc_id=path,
-                unit_id=uid,
-                seg_id="",
-                source=source,
-                target=target,
-                src_lang=src,
-                tgt_lang=tgt,
-                index=len(segments),
-                source_codes=source_codes,
-                target_codes=target_codes,
+        for tgt, segments in by_target.items():
+            t_tuv = _pick(tuvs, tgt, exclude=s_tuv)
+            if t_tuv is not None:
+                target, target_codes = _seg_text(t_tuv, uri)
+            else:
+                target, target_codes = None, ()
+            segments.append(
+                Segment(
+                    doc_id=f"{path}#{tgt}" if several else path,
+                    unit_id=uid,
+                    seg_id="",
+                    source=source,
+                    target=target,
+                    src_lang=src,
+                    tgt_lang=tgt,
+                    index=len(segments),
+                    source_codes=source_codes,
+                    target_codes=target_codes,
+                )
             )
-        )
     if without_source:
         warnings.append(f"{without_source} translation unit(s) have no {src} text and were left out")
     dup = sorted(uid for uid, k in tuid_counts.items() if k > 1)
@@ -234,15 +243,16 @@ def _read_units(path: str, uri: str, info: dict, tus, *, src_lang=None, tgt_lang
         # TMX does not require unique tuids, but segment keys then collide: say so.
         warnings.append(f"tuid used by more than one <tu>: {_listing(dup[:10])}")
 
-    doc = Document(doc_id=path, path=path, format="tmx", src_lang=src, tgt_lang=tgt,
-                   segments=segments.done() if isinstance(segments, SegmentPacker) else tuple(segments))
+    docs = tuple(Document(doc_id=f"{path}#{tgt}" if several else path, path=path, format="tmx", src_lang=src,
+                          tgt_lang=tgt, segments=segments.done() if isinstance(segments, SegmentPacker)
+                          else tuple(segments)) for tgt, segments in by_target.items())
     return BilingualFile(
         path=path,
         format="tmx",
-        documents=(doc,),
+        documents=docs,
         version=info.get("version"),
         src_lang=src,
-        tgt_lang=tgt,
+        tgt_lang=None if several else targets[0],
         languages=tuple(languages),
         warnings=tuple(warnings),
         problems=tuple(problems),
