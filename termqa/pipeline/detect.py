@@ -36,6 +36,8 @@ _CLOSE = {")", "]"}
 
 
 GAPS = frozenset(("-", "‐", "‑", "–", "/"))
+# hyphens that glue the parts of one written word ("SARS-CoV-2"); an en dash or a slash joins two words
+_HYPHENS = frozenset(("-", "‐", "‑"))
 
 
 def is_gap(tok) -> bool:
@@ -265,6 +267,9 @@ def find_in_segment(trie: TermTrie, segment: Segment, tokens, prepared: Optional
         end, entries = trie.longest_at(keys, i)
         if entries:
             a, b = pos[i], pos[end - 1]
+            if part_of_name(tokens, a, b):
+                i = end  # "SARS" in "SARS-CoV-2": the glossary's term is not what the text names here
+                continue
             for e in entries[:1]:  # homographs across concepts: the first glossary entry wins
                 mark = e.text[:1]
                 if mark == "#" or mark == "@":
@@ -277,6 +282,39 @@ def find_in_segment(trie: TermTrie, segment: Segment, tokens, prepared: Optional
             i = end
         else:
             i += 1
+    return out
+
+
+def part_of_name(tokens, a: int, b: int) -> bool:
+    """Is the match over tokens a..b a proper part of one hyphen-joined name with a digit or an inner
+    capital elsewhere in it ("SARS" or "CoV" in "SARS-CoV-2", "Syndrome" in "Syndrome-Coronavirus-2")?
+
+    Such a word is a name of its own (a virus, a model, a standard), translated as a whole; the part is
+    not an occurrence of the glossary's concept, and asking about it makes false flags ("no rendering of
+    SARS") and judge questions. A hyphenated compound of plain words ("COVID-19-related", "beta-CoVs",
+    "non-SARS") keeps its match: there the term is named; so does a plain word ending the compound, its
+    head ("infected" in "SARS-CoV-2-infected", "epidemic" in "SIR-epidemic").
+    """
+    after = _glued(tokens, b, 1)
+    if not after and tokens[a].text[:1].islower():
+        return False
+    rest = _glued(tokens, a, -1) + after
+    return any(any(ch.isdigit() for ch in w) or any(ch.isupper() for ch in w[1:]) for w in rest)
+
+
+def _glued(tokens, i: int, step: int) -> list[str]:
+    """The words glued by hyphens (no space on either side) to token i, going left (-1) or right (1)."""
+    out = []
+    j = i
+    while 0 <= j + 2 * step < len(tokens):
+        h, w = tokens[j + step], tokens[j + 2 * step]
+        if h.text not in _HYPHENS:
+            break
+        left, right = (w, h) if step < 0 else (h, w)
+        if not (tokens[j].start == h.end if step < 0 else tokens[j].end == h.start) or left.end != right.start:
+            break
+        out.append(w.text)
+        j += 2 * step
     return out
 
 
