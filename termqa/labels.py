@@ -300,6 +300,8 @@ R_SPELLING_PSEUDO = "spelling differs from the document's majority rendering"
 R_ACRONYM_KEPT = "abbreviation kept as in the source; the glossary gives only a full form"
 R_MISALIGNED = "the target segment does not look like a translation of this source (misaligned?)"
 R_COPIED_WORD = "kept as in the source; it is also a word of the target language"
+R_SPELLING_VARIANT = ("written differently from the glossary term in a way usage allows (a hamza, a regional or extra "
+                      "accent, a contracted article)")
 R_IN_KEPT_NAME = "left in the source language inside a longer expression kept as it is (a name or title?)"
 # how the alert of a run that could check nothing begins (termqa.pipeline.sanity writes it, termqa.results.gate
 # and the report read it back from a result)

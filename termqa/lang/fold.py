@@ -16,7 +16,7 @@ _FOLD_EXTRA = {
 }
 _LOOSE_TABLE = str.maketrans(
     {**{c: "'" for c in _APOSTROPHES}, **{c: "-" for c in _DASHES if c != "\u00ad"},
-     "\u00ad": "", **_FOLD_EXTRA}
+     "\u00ad": "", "\u0640": "", **_FOLD_EXTRA}  # tatweel (ـ) only stretches an Arabic line
 )
 _ASCII_TABLE = str.maketrans({"`": "'"})
 
@@ -37,7 +37,7 @@ def loose(s: str) -> str:
     casefold; NFKD then drop combining marks (é -> e, ﬁ -> fi, full-width -> ASCII; the marks of kana,
     Thai, Lao, Myanmar and Khmer stay: they change the word); expand
     ligatures and fold stroke letters (œ -> oe, æ -> ae, ß -> ss, ø -> o, ł -> l); unify
-    apostrophes (’ ‘ ʼ ´ -> ') and dashes (‐ ‑ – — − -> -); drop soft hyphens.
+    apostrophes (’ ‘ ʼ ´ -> ') and dashes (‐ ‑ – — − -> -); drop soft hyphens and the Arabic tatweel.
     """
     if s.isascii():  # fast path: most words in running text
         return s.lower().translate(_ASCII_TABLE)

@@ -29,6 +29,7 @@ import gc
 import importlib.util
 import re
 import threading
+import unicodedata
 from typing import Optional, Sequence, Union
 
 from termqa.config import DEFAULT_LEMMATISER, LemmatiserMode
@@ -39,7 +40,9 @@ from termqa.lang.langtags import primary
 from termqa.lang.lookuptables import Table, load_table, lookups_version, table_names
 from termqa.lang.spacytok import blank, blank_language, chunk_rules, package_meta, spacy_version
 from termqa.lang.tokens import Piece, Token, make_token
-from termqa.lang.wordlists import ARTICLES, LEMMA_OVERRIDES, PLURAL_RULES, trained_package
+from termqa.lang.wordlists import (
+    ARTICLE_MIN_STEM, ARTICLE_PREFIXES, ARTICLES, LEMMA_OVERRIDES, PLURAL_RULES, trained_package,
+)
 from termqa.store.gcpause import paused_gc
 
 _HYPHENS = "-\u2010\u2011"
@@ -86,6 +89,7 @@ class Lemmatiser:
         self._trained = trained
         self._articles = ARTICLES.get(lang, frozenset())
         self._rules = PLURAL_RULES.get(lang, ())
+        self._article = ARTICLE_PREFIXES.get(lang)
         self._overrides = LEMMA_OVERRIDES.get(lang, {})
         self._words: dict[str, tuple[Piece, ...]] = {}
         self._chunks: dict[str, tuple[Piece, ...]] = {}
@@ -160,12 +164,23 @@ class Lemmatiser:
         return lem
 
     def _suffix_rules(self, low: str) -> str:
+        if self._article is not None:
+            low = self._without_article(low)
         if not low.isalpha():
             return low
         for suf, rep, minlen, blockers in self._rules:
             if low.endswith(suf) and len(low) >= minlen and not any(low.endswith(b) for b in blockers):
                 return low[: len(low) - len(suf)] + rep
         return low
+
+    def _without_article(self, low: str) -> str:
+        """The word without the article written onto it (wordlists.ARTICLE_PREFIXES), taken off as long as
+        ARTICLE_MIN_STEM letters stay (vowel signs do not count)."""
+        while True:
+            m = self._article.match(low)
+            if m is None or sum(c.isalpha() and not unicodedata.combining(c) for c in low[m.end():]) < ARTICLE_MIN_STEM:
+                return low
+            low = low[m.end():]
 
     def _piece(self, text: str, a: int, b: int, lemma: str) -> Piece:
         punct = _is_punct(text)
@@ -458,6 +473,7 @@ def _build(lang: str, mode: str, seg: Optional[segment.Segmenter] = None) -> Lem
         return Lemmatiser(lang, "lookup", name, nlp, None, load_nlp=lambda: blank(blank_lang),
                           load_table=lambda: load_table(lang), load_rules=lambda: chunk_rules(blank_lang))
     rules = " + plural rules" if lang in PLURAL_RULES else ""
+    rules += " + article rules" if lang in ARTICLE_PREFIXES else ""
     name = f"{head} + fallback:{lang} (no lookup table{rules})"
     return Lemmatiser(lang, "fallback", name, nlp, None, load_nlp=lambda: blank(blank_lang),
                       load_rules=lambda: chunk_rules(blank_lang))

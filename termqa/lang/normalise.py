@@ -107,6 +107,24 @@ class SpellingRule:
     unaccented_capitals: bool = False
     equivalences: tuple[tuple[str, str], ...] = ()
     note: str = ""
+    optional_marks: str = ""  # marks a writer may put or leave out: their presence is no spelling question
+    # marks whose omission is common but may be a spelling fault: a difference there is for the judge
+    uncertain_marks: str = ""
+    # accents the language's norms write both ways (pairs of lowercase letters): for the judge too
+    uncertain_swaps: tuple[tuple[str, str], ...] = ()
+
+
+# Arabic-script vowel signs (harakat: fatha, damma, kasra, their tanwin, shadda, sukun, the dagger alif) and
+# the tatweel that only stretches a line: everyday text leaves them out, a glossary may write them, and
+# either way the word is spelt the same. Hamza and the letters ى/ي, ة/ه are letters, not marks: they count.
+ARABIC_OPTIONAL = "".join(map(chr, range(0x064B, 0x0653))) + "\u0670\u0640"
+# Hebrew points and cantillation marks (niqqud): modern text is written without them.
+HEBREW_OPTIONAL = "".join(chr(c) for c in range(0x0591, 0x05C8) if unicodedata.combining(chr(c)))
+# Hamza and madda on alif (أ إ آ for ا): standard spelling writes them, much everyday text leaves them out, and
+# usage differs between regions (أسبانيا / إسبانيا): not a certain misspelling either way.
+ARABIC_UNCERTAIN = "\u0653\u0654\u0655"
+_ARABIC_NOTE = ("Vowel signs (harakat, shadda, sukun) and the tatweel are optional: مؤكَّدة = مؤكدة. A hamza "
+                "or madda on alif written or not (أ إ آ ا) goes to the judge. ى/ي and ة/ه are letters.")
 
 
 # THE table of per-language spelling rules (issue #7). Languages not listed use DEFAULT_RULE:
@@ -125,9 +143,16 @@ SPELLING_RULES: dict[str, SpellingRule] = {
     "es": SpellingRule(
         note="RAE: capitals keep their accents (CAMIÓN, Camión); a missing accent is always an issue.",
     ),
-    "pt": SpellingRule(note="Capitals keep their accents."),
+    "pt": SpellingRule(
+        uncertain_swaps=(("é", "ê"), ("ó", "ô"), ("á", "â")),
+        note="Capitals keep their accents. Brazil and Portugal accent some words differently (eletrônico / "
+             "eletrónico, Antônio / António): an é/ê, ó/ô or á/â difference goes to the judge.",
+    ),
     "it": SpellingRule(note="Capitals keep their accents (È, not E')."),
     "ca": SpellingRule(note="IEC: capitals keep their accents."),
+    "ru": SpellingRule(equivalences=(("ё", "е"),),
+                       note="ё is written as е in most text (легких for лёгких): the same spelling."),
+    "be": SpellingRule(equivalences=(("ё", "е"),), note="As Russian."),
     "de": SpellingRule(
         equivalences=(("ä", "ae"), ("ö", "oe"), ("ü", "ue"), ("ß", "ss")),
         note="ä/ae, ö/oe, ü/ue, ß/ss are accepted transliterations (Swiss German writes ss "
@@ -142,6 +167,12 @@ SPELLING_RULES: dict[str, SpellingRule] = {
     "sv": SpellingRule(equivalences=(("ä", "ae"), ("ö", "oe")),
                        note="ä/ae, ö/oe transliterations; å has none."),
 }
+for _lg in ("ar", "fa", "ur", "ps", "sd", "ug", "ckb"):  # languages written in Arabic script
+    SPELLING_RULES[_lg] = SpellingRule(optional_marks=ARABIC_OPTIONAL, uncertain_marks=ARABIC_UNCERTAIN,
+                                       note=_ARABIC_NOTE)
+for _lg in ("he", "yi"):
+    SPELLING_RULES[_lg] = SpellingRule(optional_marks=HEBREW_OPTIONAL,
+                                       note="Points (niqqud) and cantillation marks are optional.")
 DEFAULT_RULE = SpellingRule(note="Accents count on every letter, capitals included.")
 
 # Typographic variants that are never spelling differences.
@@ -160,6 +191,8 @@ def _typo(s: str) -> str:
 
 def _fold(s: str, rule: SpellingRule) -> str:
     s = _typo(s).lower()
+    if rule.optional_marks:
+        s = "".join(c for c in s if c not in rule.optional_marks)
     for a, b in rule.equivalences:
         s = s.replace(a, b)
     return s
@@ -248,6 +281,52 @@ def spelling_issue(found: Sequence[Token], expected: Sequence[Token], lang: str)
     if not bad:
         return None
     return f"spelled '{surface(term_tokens(found))}', the glossary spells it '{surface(term_tokens(expected))}'"
+
+
+def uncertain_spelling(found: Sequence[Token], expected: Sequence[Token], lang: str) -> bool:
+    """Is every word of `found` that `spelling_issue` faults one whose difference from its word of
+    `expected` usage allows, so that the judge, not a rule, decides? Those differences are:
+
+    * marks the language's rule leaves open (`SpellingRule.uncertain_marks`: Arabic hamza on alif) or
+      accents its norms write both ways (`SpellingRule.uncertain_swaps`: Portuguese é/ê, ó/ô, á/â);
+    * accents on a found word whose glossary word is written without any ("período", "Ébola" where the
+      glossary writes "periodo", "ebola"): a glossary typed without accents, or a spelling the language
+      allows both ways ("debit" for "débit", a missing accent, stays an issue, and so does "côté" for
+      "côte");
+    * function words that differ in letters ("de" for "da"): a contraction, not a misspelling.
+    """
+    lg = primary(lang)
+    rule = SPELLING_RULES.get(lg, DEFAULT_RULE)
+    f_toks = [t for t in term_tokens(found) if t.key != HYPHEN]
+    e_toks = [t for t in term_tokens(expected) if t.key != HYPHEN]
+    if len(f_toks) != len(e_toks):
+        return False
+    faults = [(f, e) for f, e in zip(f_toks, e_toks) if not _word_ok(f, e, lg, rule)]
+    # where the rule has letters of its own, compare the lemmas too: an Arabic word without the article
+    # written onto it, a Portuguese word without its plural ("epidêmicas" for "epidémica")
+    lemmas_too = bool(rule.uncertain_marks or rule.uncertain_swaps)
+    return bool(faults) and all(_usage_allows(f.text, e.text, lg, rule) or (
+        lemmas_too and _usage_allows(f.lemma, e.lemma, lg, rule)) for f, e in faults)
+
+
+def _usage_allows(found: str, expected: str, lang: str, rule: SpellingRule) -> bool:
+    f = unicodedata.normalize("NFC", _fold(found, rule))
+    e = unicodedata.normalize("NFC", _fold(expected, rule))
+    for a, b in rule.uncertain_swaps:
+        f, e = f.replace(b, a), e.replace(b, a)
+    if rule.uncertain_marks:
+        f, e = (unicodedata.normalize("NFC", "".join(c for c in unicodedata.normalize("NFKD", x)
+                                                     if c not in rule.uncertain_marks)) for x in (f, e))
+    if f == e:
+        return True
+    if strip_marks(e) == e and strip_marks(f) == e:
+        return True  # a glossary word written without any accent, found with them
+    if loose(f) != loose(e):
+        from termqa.lang.identify import spacy_stop_words
+
+        stop = {loose(w) for w in spacy_stop_words(lang)}
+        return loose(found) in stop and loose(expected) in stop
+    return False
 
 
 def _word_ok(f: Token, e: Token, lang: str, rule: SpellingRule) -> bool:

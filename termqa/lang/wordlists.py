@@ -3,6 +3,8 @@ suffixes, and the name of each language's trained spaCy package. Data the lemmat
 the code that reads it."""
 from __future__ import annotations
 
+import re
+
 # Articles by language, as loose keys. Contracted preposition+article forms (fr du/au, es del/al,
 # it della/nel..., de im/zum...) count as articles: they carry one, and a span that starts with
 # one should lose it exactly as it would lose "le". Only used to flag tokens; stripping happens
@@ -63,3 +65,16 @@ PLURAL_RULES: dict[str, tuple[_SuffixRule, ...]] = {
     "ca": (("s", "", 4, ("ss", "us", "is")),),
     "nl": (("en", "", 5, ()), ("s", "", 4, ("ss",))),
 }
+
+
+# Articles written as part of the word, with the conjunction and preposition that may come before them,
+# taken off a word the lookup table does not know (or every word in fallback mode): Arabic "الأعراض",
+# "والأعراض", "بالأعراض", "للمرضى" are "أعراض", "مرضى" with "the" (and "and", "with", "for"); a glossary
+# writes either. Taken off again while the rest keeps at least ARTICLE_MIN_STEM letters, so that a word and
+# the same word with the article always get one key, even where the word itself starts like an article
+# ("التهاب" and "الالتهاب" both key as "تهاب"). Prepositions and conjunctions alone ("بكوفيد", "وحمى") are
+# not taken off: "فيروس" and "وصول" start with those letters too, and the key would merge words.
+ARTICLE_PREFIXES: dict[str, re.Pattern] = {
+    "ar": re.compile("^(?:[\u0648\u0641]?[\u0628\u0643]?\u0627\u0644|[\u0648\u0641]?\u0644\u0644)"),
+}
+ARTICLE_MIN_STEM = 3

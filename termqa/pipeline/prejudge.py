@@ -15,12 +15,12 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 from termqa.lang.langtags import primary
 from termqa.lang.lemma import Lemmatiser, Token
-from termqa.lang.normalise import spelling_issue, term_key, term_tokens
+from termqa.lang.normalise import spelling_issue, term_key, term_tokens, uncertain_spelling
 from termqa.model import CONFORMING, ERROR, GENERATED, GLOSSARY, PREFERRED, UNJUDGED, Concept, Reference, Segment, Span
 from termqa.pipeline.align import TargetForm
 from termqa.labels import (  # noqa: F401 (the reasons this stage gives, importable from it as before)
     R_ACRONYM_KEPT, R_COPIED_WORD, R_COPY_UNKNOWN, R_DIVERGES_GLOSSARY, R_DIVERGES_MAJORITY, R_HAPAX, R_HEAD_DROPPED,
-    R_IN_KEPT_NAME, R_MISALIGNED, R_MISSING, R_NO_REFERENCE, R_SHORT_FORM_KEPT, R_SPELLING_PSEUDO,
+    R_IN_KEPT_NAME, R_MISALIGNED, R_MISSING, R_NO_REFERENCE, R_SHORT_FORM_KEPT, R_SPELLING_PSEUDO, R_SPELLING_VARIANT,
 )
 from termqa.pipeline.score import penalty_for
 from termqa.pipeline.variants import CONJUNCTIONS
@@ -262,6 +262,11 @@ class Rules:
             self._spelling[k] = spelling_issue(term_tokens(lt.tokenize(rendering)), exp, lang)
         return self._spelling[k]
 
+    def uncertain(self, lang: str, rendering: str, expected: str) -> bool:
+        """Is the spelling issue of `rendering` one the language leaves to the judge (normalise.uncertain_spelling)?"""
+        lt = self.lem(lang)
+        return uncertain_spelling(lt.tokenize(rendering), lt.tokenize(expected), lang)
+
     def reference_key(self, lang: str, text: str) -> tuple:
         """(lemma key, tokens) of a reference text."""
         k = (lang, text)
@@ -292,6 +297,8 @@ class Rules:
         if kind == "glossary" and form is not None and form.rule in _CUTTING_RULES and \
                 self.drops_head(lang, form, segment, target_span):
             return Decision(UNJUDGED, None, R_HEAD_DROPPED), None
+        if spelling and kind == "glossary" and self.uncertain(lang, rendering, form.text):
+            return Decision(UNJUDGED, None, R_SPELLING_VARIANT), None
         if spelling and kind == "glossary" and self.inflected_copy(lang, rendering, rendering_key, segment, source_span):
             # "diesels" for "diesel" (glossary "diésel"): the source word kept, inflected, as the copy
             # "diesel" is, and a word of the target language: the same uncertain case, one verdict
