@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Optional
 
+from termqa.lang.fold import loose
 from termqa.lang.langtags import primary
 
 # Languages with a stop-word list in spaCy and words separated by spaces.
@@ -52,6 +53,24 @@ def spacy_stop_words(lang: str) -> frozenset:
         return frozenset(module.STOP_WORDS)
     except (ImportError, AttributeError, OSError, SyntaxError):
         return frozenset()
+
+
+@lru_cache(maxsize=None)
+def stop_words(lang: str) -> frozenset:
+    """spaCy's stop words for the language, loose-normalised (empty when spaCy has none).
+
+    Read from spaCy's `lang/<xx>/stop_words.py` alone (spacy_stop_words): importing the language
+    package would also compile its tokenizer exceptions, seconds of work for French that this does not need.
+    """
+    words = spacy_stop_words(lang)
+    if not words:
+        try:  # an unusual spaCy layout: ask spaCy the ordinary way
+            from spacy.util import get_lang_class
+
+            words = get_lang_class(lang).Defaults.stop_words
+        except Exception:  # unknown language: no stop list, mining is just less selective
+            words = ()
+    return frozenset(loose(w) for w in words)
 
 
 @dataclass(frozen=True)

@@ -156,14 +156,15 @@ class Lemmatiser:
                 if hit:
                     lem = hit[1]
         if lem is None:
-            lem = self._suffix_rules(word_n.lower())
+            lem = self._rule_lemma(word_n.lower())
         lem = lem.lower()
         if len(self._lemmas) > self._WORD_CACHE_MAX:
             self._lemmas.clear()
         self._lemmas[word] = lem
         return lem
 
-    def _suffix_rules(self, low: str) -> str:
+    def _rule_lemma(self, low: str) -> str:
+        """The lemma of a word no table knows: the article written onto it taken off, then the plural rules."""
         if self._article is not None:
             low = self._without_article(low)
         if not low.isalpha():

@@ -24,6 +24,7 @@ from typing import Optional, Sequence
 from termqa.lang.fold import (  # noqa: F401 (loose, strip_marks: part of this family)
     _APOSTROPHES, _DASHES, loose, strip_marks,
 )
+from termqa.lang.identify import stop_words
 from termqa.lang.langtags import primary
 from termqa.lang.lemma import Token
 from termqa.lang.lexicon import is_target_word, known_form, lemmas_of
@@ -269,16 +270,10 @@ def spelling_issue(found: Sequence[Token], expected: Sequence[Token], lang: str)
 
     lg = primary(lang)
     rule = SPELLING_RULES.get(lg, DEFAULT_RULE)
-    f_toks = [t for t in term_tokens(found) if t.key != HYPHEN]
-    e_toks = [t for t in term_tokens(expected) if t.key != HYPHEN]
-    if len(f_toks) != len(e_toks):
+    pairs = _word_pairs(found, expected)
+    if pairs is None:
         return None  # not a loose match: not a spelling question
-    bad = False
-    for f, e in zip(f_toks, e_toks):
-        if not _word_ok(f, e, lg, rule):
-            bad = True
-            break
-    if not bad:
+    if all(_word_ok(f, e, lg, rule) for f, e in pairs):
         return None
     return f"spelled '{surface(term_tokens(found))}', the glossary spells it '{surface(term_tokens(expected))}'"
 
@@ -297,16 +292,20 @@ def uncertain_spelling(found: Sequence[Token], expected: Sequence[Token], lang: 
     """
     lg = primary(lang)
     rule = SPELLING_RULES.get(lg, DEFAULT_RULE)
-    f_toks = [t for t in term_tokens(found) if t.key != HYPHEN]
-    e_toks = [t for t in term_tokens(expected) if t.key != HYPHEN]
-    if len(f_toks) != len(e_toks):
-        return False
-    faults = [(f, e) for f, e in zip(f_toks, e_toks) if not _word_ok(f, e, lg, rule)]
+    faults = [(f, e) for f, e in _word_pairs(found, expected) or () if not _word_ok(f, e, lg, rule)]
     # where the rule has letters of its own, compare the lemmas too: an Arabic word without the article
     # written onto it, a Portuguese word without its plural ("epidêmicas" for "epidémica")
     lemmas_too = bool(rule.uncertain_marks or rule.uncertain_swaps)
     return bool(faults) and all(_usage_allows(f.text, e.text, lg, rule) or (
         lemmas_too and _usage_allows(f.lemma, e.lemma, lg, rule)) for f, e in faults)
+
+
+def _word_pairs(found: Sequence[Token], expected: Sequence[Token]) -> Optional[list[tuple[Token, Token]]]:
+    """The words of `found` beside those of `expected` (hyphens and articles left out); None when they
+    do not pair up one to one."""
+    f_toks = [t for t in term_tokens(found) if t.key != HYPHEN]
+    e_toks = [t for t in term_tokens(expected) if t.key != HYPHEN]
+    return list(zip(f_toks, e_toks)) if len(f_toks) == len(e_toks) else None
 
 
 def _usage_allows(found: str, expected: str, lang: str, rule: SpellingRule) -> bool:
@@ -322,9 +321,7 @@ def _usage_allows(found: str, expected: str, lang: str, rule: SpellingRule) -> b
     if strip_marks(e) == e and strip_marks(f) == e:
         return True  # a glossary word written without any accent, found with them
     if loose(f) != loose(e):
-        from termqa.lang.identify import spacy_stop_words
-
-        stop = {loose(w) for w in spacy_stop_words(lang)}
+        stop = stop_words(lang)
         return loose(found) in stop and loose(expected) in stop
     return False
 

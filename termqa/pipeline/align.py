@@ -25,11 +25,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Optional, Sequence
 
 from termqa.config import VariantLevel
-from termqa.lang.identify import spacy_stop_words
+from termqa.lang.identify import stop_words  # noqa: F401 (stages import it from here)
 from termqa.lang.langtags import primary
 from termqa.lang.lexicon import is_target_word
 from termqa.lang.normalise import loose
@@ -358,21 +357,3 @@ def assign(pendings: Sequence[Pending], cands: dict[int, list[tuple]]) -> dict[i
         done[i] = al
         taken.append((al.start, al.end))
     return done
-
-
-@lru_cache(maxsize=None)
-def stop_words(lang: str) -> frozenset:
-    """spaCy's stop words for the language, loose-normalised (empty when spaCy has none).
-
-    Read from spaCy's `lang/<xx>/stop_words.py` alone (termqa.lang.identify): importing the language
-    package would also compile its tokenizer exceptions, seconds of work for French that this does not need.
-    """
-    words = spacy_stop_words(lang)
-    if not words:
-        try:  # an unusual spaCy layout: ask spaCy the ordinary way
-            from spacy.util import get_lang_class
-
-            words = get_lang_class(lang).Defaults.stop_words
-        except Exception:  # unknown language: no stop list, mining is just less selective
-            words = ()
-    return frozenset(loose(w) for w in words)

@@ -11,19 +11,14 @@ from termqa.formats.xmlsafe import parse_bytes
 from termqa.errors import InputError
 
 from tests.conftest import corpus_files, is_invalid_name
-from tests.helpers import read_streamed_and_compared
 
 FOLDERS = ("formats/xliff12", "formats/sdlxliff", "formats/mqxliff")
 VALID = [p for sub in FOLDERS for p in corpus_files(sub) if not is_invalid_name(p)]
 X12 = "urn:oasis:names:tc:xliff:document:1.2"
 
 
-@pytest.fixture(autouse=True, params=["tree", "streamed"])
-def reading(request, monkeypatch):
-    """Every test runs twice: files read as a parsed tree, then read streaming as a big file is (and
-    compared with the tree reader's record or error: tests/helpers.read_streamed_and_compared)."""
-    if request.param == "streamed":
-        read_streamed_and_compared(monkeypatch)
+# every test runs twice: read as a parsed tree, then streamed and compared (tests/formats/conftest.py)
+pytestmark = pytest.mark.usefixtures("tree_and_streamed")
 
 
 def _read(path, **kw):

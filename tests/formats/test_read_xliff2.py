@@ -6,7 +6,6 @@ import pytest
 
 from termqa.errors import InputError
 from tests.conftest import corpus_files, is_invalid_name
-from tests.helpers import read_streamed_and_compared
 
 from termqa.formats import read_bilingual
 
@@ -18,12 +17,8 @@ HEAD20 = '<?xml version="1.0"?>\n<xliff xmlns="urn:oasis:names:tc:xliff:document
 HEAD22 = '<?xml version="1.0"?>\n<xliff xmlns="urn:oasis:names:tc:xliff:document:2.2" version="2.2" srcLang="en" trgLang="fr">'
 
 
-@pytest.fixture(autouse=True, params=["tree", "streamed"])
-def reading(request, monkeypatch):
-    """Every test runs twice: files read as a parsed tree, then read streaming as a big file is (and
-    compared with the tree reader's record or error: tests/helpers.read_streamed_and_compared)."""
-    if request.param == "streamed":
-        read_streamed_and_compared(monkeypatch)
+# every test runs twice: read as a parsed tree, then streamed and compared (tests/formats/conftest.py)
+pytestmark = pytest.mark.usefixtures("tree_and_streamed")
 
 
 def _write(tmp_path, text: str, name: str = "t.xlf") -> str:

@@ -191,18 +191,25 @@ def test_rejected_pseudo_reference_is_regenerated(server, tmp_path):
     assert o["u3"]["outcome"] == "conforming" and o["u3"]["reference"]["provenance"] == "generated"
 
 
-def test_cli_judge_end_to_end_writes_json(server, tmp_path):
+def _cli_check(server, tmp_path, model, *extra, env=None):
+    """`termqa check` of the PAIRS project by the CLI, judged by `model` on the scripted server:
+    (click result, path of the JSON result)."""
     from click.testing import CliRunner
 
     from termqa.cli.main import main
 
-    server.default = Script()
     x = write_xliff(tmp_path / "doc.xlf", PAIRS)
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSS)
     out = tmp_path / "r.json"
-    res = CliRunner().invoke(main, ["check", x, "-g", g, "--judge-model", "scripted-judge", "--judge-base-url",
-                                    server.url, "--cache", str(tmp_path / "c.db"), "--json", str(out),
-                                    "--lemmatiser", "lookup"], env={"OPENAI_API_KEY": ""})
+    res = CliRunner().invoke(main, ["check", x, "-g", g, "--judge-model", model, "--judge-base-url", server.url,
+                                    "--cache", str(tmp_path / "c.db"), "--json", str(out), "--lemmatiser", "lookup",
+                                    *extra], env=env)
+    return res, out
+
+
+def test_cli_judge_end_to_end_writes_json(server, tmp_path):
+    server.default = Script()
+    res, out = _cli_check(server, tmp_path, "scripted-judge", env={"OPENAI_API_KEY": ""})
     assert res.exit_code == 0, res.output
     data = json.loads(out.read_text())
     assert data["accounting"]["calls"] > 0 and "calls_per_scored_occurrence" in data["accounting"]
@@ -226,18 +233,13 @@ def test_price_option_gives_a_cost_estimate(server, tmp_path):
     from termqa.cli.main import main
 
     server.default = Script()
-    x = write_xliff(tmp_path / "doc.xlf", PAIRS)
-    g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSS)
-    out = tmp_path / "r.json"
-    res = CliRunner().invoke(main, ["check", x, "-g", g, "--judge-model", "priced-model", "--judge-base-url",
-                                    server.url, "--cache", str(tmp_path / "c.db"), "--json", str(out),
-                                    "--price", "priced-model=1000,2000", "--lemmatiser", "lookup", "-q"])
+    res, out = _cli_check(server, tmp_path, "priced-model", "--price", "priced-model=1000,2000", "-q")
     assert res.exit_code == 0, res.output
     acc = json.loads(out.read_text())["accounting"]
     # the scripted server reports 100 tokens in, 10 out per answer
     assert acc["estimated_cost_usd"] == pytest.approx(acc["calls"] * (100 * 1000 + 10 * 2000) / 1e6)
-    bad = CliRunner().invoke(main, ["check", x, "-g", g, "--judge-model", "m", "--judge-base-url", server.url,
-                                    "--price", "nonsense"])
+    bad = CliRunner().invoke(main, ["check", str(tmp_path / "doc.xlf"), "-g", str(tmp_path / "g.csv"),
+                                    "--judge-model", "m", "--judge-base-url", server.url, "--price", "nonsense"])
     assert bad.exit_code == 2 and "cannot read price" in bad.stderr
 
 
@@ -659,19 +661,10 @@ def test_cached_prompt_tokens_are_counted_priced_and_shown(server, tmp_path):
     """Against a server that caches prompt prefixes the way OpenAI documents it, the questions of a
     kind after the first reuse the shared instructions: the accounting keeps exactly what the server
     reported, prices it at the cached-input price, and the console line shows it."""
-    from click.testing import CliRunner
-
-    from termqa.cli.main import main
-
     server.default = Script(align={"coupling guard": "protège-accouplement", "wear ring": "bague d'usure"})
     server.prompt_caching = True
-    x = write_xliff(tmp_path / "doc.xlf", PAIRS)
-    g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSS)
-    out = tmp_path / "r.json"
-    res = CliRunner().invoke(main, ["check", x, "-g", g, "--judge-model", "priced-model", "--judge-base-url",
-                                    server.url, "--cache", str(tmp_path / "c.db"), "--json", str(out),
-                                    "--price", "priced-model=1000,2000,250", "--lemmatiser", "lookup",
-                                    "--concurrency", "1"])
+    res, out = _cli_check(server, tmp_path, "priced-model", "--price", "priced-model=1000,2000,250",
+                          "--concurrency", "1")
     assert res.exit_code == 0, res.output
     acc = json.loads(out.read_text())["accounting"]
     tin = sum(u["prompt_tokens"] for u in server.reported)
