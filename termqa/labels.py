@@ -310,6 +310,9 @@ R_SHORT_FORM_KEPT = "kept as in the source, as the glossary's own target term wr
 R_COPY_UNKNOWN = ("kept as in the source; the target language's word list knows too little of this text to tell "
                   "whether it is also a target-language word")
 R_HEAD_DROPPED = "rendering drops the head noun of the glossary term (a reduction that may name something else)"
+# a form of the glossary term the word lists cannot call the same word for certain: likely fine, to review
+R_INFLECTED = "an inflected form of the glossary term (same stem; likely fine, check that the form fits)"
+R_DERIVED = "a word derived from the glossary term (an adjective from the noun, ...; likely fine, check it)"
 # the judge (termqa.judge.stages, termqa.judge.batch)
 R_BUDGET = "not judged: the judge budget (--max-calls / --max-cost) was reached"
 # A question that still failed after its retries: the run is incomplete (exit code 3) and a re-run
