@@ -19,6 +19,7 @@ from termqa.pipeline.check import check as run_check
 from termqa.results.gate import nothing_checked, parse as parse_gate
 from termqa.results.languages import gate as language_gate, gate_message
 from termqa.results.serialise import streamed_result
+from termqa.results.verdict import with_verdicts
 from termqa.shownpath import result_names, scrub
 
 EPILOG = epilog(
@@ -91,6 +92,7 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
     for lang, failed in by_language.items():  # each language's own gate, in every output (termqa.results.languages)
         if lang in data.get("languages", {}):
             data["languages"][lang]["gate"] = {"passed": not failed, "failed": failed}
+    with_verdicts(data, fail_on)  # the words every output says (termqa.results.verdict), under this gate
     stdout_is_json = json_out == "-"
     if stdout_is_json:  # for pipes (jq, other tools): the JSON is the only thing on stdout
         try:
@@ -135,7 +137,7 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
         if any(by_language.values()):
             click.echo(f"termqa: QA failed: {gate_message(by_language)}", err=True)
             sys.exit(EXIT_INCOMPLETE if incomplete else EXIT_QA_FAILED)
-        if not quiet and not incomplete:
-            click.echo("termqa: QA gate passed", err=True)
+        if not quiet and not incomplete:  # passed, in words that say what is left (never "clean" over REVIEW)
+            click.echo(f"termqa: QA gate passed ({data['verdict']['line']})", err=True)
     if incomplete:
         sys.exit(EXIT_INCOMPLETE)

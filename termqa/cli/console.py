@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from termqa.labels import METRIC_TEXT, RULE_NAMES, label_name
 from termqa.results.gate import coverage, not_checked
+from termqa.results.verdict import run_verdict
 from termqa.shownpath import result_names, scrub
 
 
@@ -32,7 +33,9 @@ def summary(data: dict, *, judge_configured: bool) -> str:
 
 def _summary(data: dict, *, judge_configured: bool) -> str:
     sm = data["summary"]
-    lines = [f"termqa {data['signature']['tool'].split()[-1]}  {data['signature']['string']}"]
+    # the verdict first (termqa.results.verdict): what was decided and what is left, before how it was run
+    verdict = data.get("verdict") or run_verdict(data)
+    lines = [verdict["line"], f"termqa {data['signature']['tool'].split()[-1]}  {data['signature']['string']}"]
     for f in data["inputs"]:
         lines.append(f"  read {f['path']}: {f['format']}{' (' + f['dialect'] + ')' if f['dialect'] else ''}, "
                      f"{f['documents']} document(s), {f['segments']} segments")
@@ -98,7 +101,8 @@ def language_blocks(data: dict) -> list[str]:
     lines = [f"{len(data['languages'])} target languages (totals above; scores and metrics per language):"]
     for lang, part in data["languages"].items():
         sm = part["summary"]
-        lines.append(f"[{lang}] {sm['occurrences']} occurrences of {sm['concepts_found']} concepts in "
+        lines.append(f"[{lang}] {(part.get('verdict') or run_verdict(part))['line']}")
+        lines.append(f"  {sm['occurrences']} occurrences of {sm['concepts_found']} concepts in "
                      f"{sm['documents']} document(s); " + ", ".join(f"{k} {v}" for k, v in sm["outcomes"].items()))
         lines.append("  " + scores_block(part))
         m = part["metrics"]["overall"]
