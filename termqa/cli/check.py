@@ -27,9 +27,10 @@ EPILOG = epilog(
     "termqa check project/ -g terms.tbx --xlsx issues.xlsx --csv all.csv",
     "termqa check manual.xlf -g terms.tbx --fail-on 'error,score>0.2'   # quote: > is a shell redirect",
     "termqa check manual.xlf -g terms.tbx --json - | jq .scores",
-    codes="  0 checked (and the --fail-on gate passed)\n  1 a --fail-on condition holds\n"
-          "  2 bad input or usage (one line on stderr), or nothing checked: no segment holding a term has a\n"
-          "    translation (the files asked for are written and say so)\n"
+    codes="  0 checked (and the --fail-on gate passed): the first line says PASS, REVIEW (occurrences left\n"
+          "    undecided) or ERRORS\n  1 a --fail-on condition holds (FAIL)\n"
+          "  2 bad input or usage (one line on stderr), or NOT CHECKED: no glossary term occurs in the source,\n"
+          "    or no segment holding one has a translation (the files asked for are written and say so)\n"
           "  3 incomplete: judge questions failed or wait in a batch (re-run to finish; answers are cached)\n"
           "  130 interrupted (finished judgements stay cached)",
 )
