@@ -113,14 +113,32 @@ class OutputPlan:
                 if os.path.exists(dest) and _same(dest, r):
                     hint = ("name another file for --annotate" if not names_folder(self.annotate) else
                             "name another folder for --annotate")
-                    what = f"the input {r}" if _same(src, r) else f"{r}, a file this run reads"
-                    raise UsageError(f"--annotate {self.annotate} would write the annotated copy over {what}",
-                                     fix=f"{hint}, or use --in-place to write the notes into the input "
-                                         "itself (a .bak copy is kept)")
+                    if not _same(src, r):  # another file this run reads: --in-place would not help
+                        raise UsageError(f"--annotate {self.annotate} would write the annotated copy of {src} "
+                                         f"over {r}, a file this run reads", fix=hint)
+                    raise UsageError(f"--annotate {self.annotate} would write the annotated copy over the input {r}",
+                                     fix=f"{hint}, or use --in-place to write the notes into the input itself "
+                                         "(a .bak copy is kept)")
             for path, option in written.items():
                 if os.path.abspath(dest) == os.path.abspath(path):
                     raise UsageError(f"--annotate and {option} both write {dest}",
                                      fix="name different paths")
+            if holds_translations(dest) and not self._annotated_before(dest):
+                raise UsageError(f"--annotate would write over {dest}, a translation file termqa did not write",
+                                 fix="name another path for --annotate (or delete that file first if it is an "
+                                     "annotated copy you no longer need)")
+
+    def _annotated_before(self, dest: str) -> bool:
+        """`dest` is an annotated copy termqa wrote: listed beside it or in the --annotate folder, or
+        holding termqa's notes (a copy written before the lists were kept)."""
+        path = Path(dest).resolve()
+        if path in marked_copies(path.parent) or path in marked_copies(self.annotate):
+            return True
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return False
+        return any(mark in data for mark in _NOTE_MARKS)
 
 
 def plan(outputs: Mapping[str, Optional[str]], *, annotate: Optional[str] = None) -> OutputPlan:
@@ -219,6 +237,10 @@ def _listed(mark: Path) -> list[str]:
         return []
     return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
 
+
+# What termqa's notes and comments carry in an annotated file (formats/annotate/names.py: from="termqa",
+# creatoruser="termqa", user="termqa", category="termqa", the XLIFF 2 notes' namespace)
+_NOTE_MARKS = (b'="termqa"', b"urn:x-termqa:note")
 
 # What the first bytes of a bilingual file hold (XLIFF, TMX, Qt TS, PO): a file like that at an output
 # path is the user's, never overwritten by a report.

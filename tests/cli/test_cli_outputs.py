@@ -120,8 +120,17 @@ def test_an_output_on_an_input_or_on_another_output_is_refused(project, monkeypa
         assert r.exit_code == 2 and len(error_lines(r)) == 1, (args, r.stderr)
         assert said in r.stderr, (args, r.stderr)
     assert manual.read_bytes() == before
-    r = invoke("check", manual, "-g", GLOSSARY, "--xlsx", project / "pump-service.xlf")  # not an input, but a translation
+    service = project / "pump-service.xlf"  # not an input of the runs below, but a translator's file
+    r = invoke("check", manual, "-g", GLOSSARY, "--xlsx", service)
     assert r.exit_code == 2 and "is a translation file" in r.stderr
+    r = invoke("check", manual, "-g", GLOSSARY, "--annotate", service)
+    assert r.exit_code == 2 and "a translation file termqa did not write" in r.stderr
+    other = project.parent / "de"
+    other.mkdir()
+    shutil.copy(manual, other / "pump-manual.xlf")  # another language's file of the same name
+    r = invoke("check", project, "-g", GLOSSARY, "--annotate", other)
+    assert r.exit_code == 2 and "a translation file termqa did not write" in r.stderr
+    assert service.read_bytes() == (SAMPLES / "pump-service.xlf").read_bytes()
 
 
 def test_no_hint_advises_what_would_do_the_wrong_thing(project):
@@ -186,3 +195,12 @@ def test_plan_names_the_file_and_makes_no_folder_before_it_is_asked(tmp_path):
     with pytest.raises(UsageError, match="is a folder"):
         (tmp_path / "d" / "report.html").mkdir(parents=True)
         plan({"--report": str(tmp_path / "d")})
+
+
+def test_an_annotated_copy_from_before_the_lists_may_be_written_again(tmp_path):
+    """A copy holding termqa's notes is termqa's, listed or not (copies written by an older termqa)."""
+    args = ("check", SAMPLES / "pump-manual.xlf", "-g", GLOSSARY, "--annotate", tmp_path / "notes.xlf")
+    assert invoke(*args).exit_code == 0
+    (tmp_path / ANNOTATED_MARK).unlink()
+    r = invoke(*args)
+    assert r.exit_code == 0 and "wrote" in r.stderr, r.stderr
