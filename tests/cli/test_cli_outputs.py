@@ -41,10 +41,13 @@ def error_lines(r) -> list[str]:
 def test_a_rerun_into_an_annotate_folder_inside_the_inputs_reads_the_same_documents(project):
     args = ("check", project, "-g", GLOSSARY, "--annotate", project / "annotated",
             "--report", project / "report.html", "--json", project / "result.json", "--csv", project / "all.csv")
+    written = ["report.html", "result.json", "all.csv", "annotated/pump-manual.xlf", "annotated/pump-service.xlf"]
     first = invoke(*args)
     first_json = json.loads((project / "result.json").read_text(encoding="utf-8"))
+    first_bytes = [(project / name).read_bytes() for name in written]
     second = invoke(*args)
     second_json = json.loads((project / "result.json").read_text(encoding="utf-8"))
+    assert [(project / name).read_bytes() for name in written] == first_bytes  # the same outputs, byte for byte
     assert first.exit_code == second.exit_code == 0, second.stderr
     assert [d["doc_id"] for d in second_json["documents"]] == [d["doc_id"] for d in first_json["documents"]]
     assert len(second_json["documents"]) == 2
