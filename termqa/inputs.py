@@ -74,8 +74,8 @@ def scan(paths: Sequence[str], exclude: Iterable[str] = ()) -> Scan:
 
 def _files_under(top: Path, left_out: set) -> Iterator[tuple[Path, bool]]:
     """Every file under `top` but the paths in `left_out` (real paths, a folder with all it holds), each
-    with whether it is an annotated copy an earlier run wrote (listed in an ANNOTATED_MARK above it). Folders are walked top down, so a list of copies is read before
-    the files it names."""
+    with whether it is an annotated copy an earlier run wrote (listed in an ANNOTATED_MARK above it).
+    Folders are walked top down, so a list of copies is read before the files it names."""
     copies: set = set()
     for folder, subfolders, names in os.walk(top):
         subfolders[:] = sorted(s for s in subfolders if os.path.realpath(os.path.join(folder, s)) not in left_out)
