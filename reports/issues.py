@@ -6,11 +6,10 @@ the result dict (`termqa check --json`).
 """
 from __future__ import annotations
 
-import posixpath
-import re
 from collections import Counter, defaultdict
-from typing import Iterable, Optional
+from typing import Optional
 
+from termqa.docnames import base_name, document_names as display_names  # base_name: re-exported for the reports
 from termqa.labels import label_info
 from termqa.lang.langtags import language_name, primary
 from termqa.problems import document_languages, problem_id
@@ -19,35 +18,6 @@ from termqa.results.triage import review_class
 
 ISSUE_OUTCOMES = ("error", "unjustified")  # what the translator has to fix
 FLAGGED_OUTCOMES = ("error", "unjustified", "unjudged", "justified")
-
-
-def base_name(path: Optional[str]) -> str:
-    """The last part of a path or URL-ish name, whatever the separator."""
-    if not path:
-        return ""
-    return posixpath.basename(str(path).replace("\\", "/").rstrip("/")) or str(path)
-
-
-def display_names(documents: Iterable[dict], extra_ids: Iterable[str] = ()) -> dict:
-    """doc_id -> a short name a person recognises: the document's `original` (base name) when the
-    file has one, else the file's base name; a counter only when two documents would read alike."""
-    docs = list(documents)
-    raw = {}
-    for d in docs:
-        did = d["doc_id"]
-        name = base_name(d.get("original")) or base_name(d.get("path")) or base_name(re.sub(r"#\d+$", "", did)) or did
-        raw[did] = name
-    for did in extra_ids:
-        raw.setdefault(did, base_name(re.sub(r"#\d+$", "", did)) or did)
-    counts = Counter(raw.values())
-    seen: Counter = Counter()
-    out = {}
-    for did, name in raw.items():
-        if counts[name] > 1:  # two documents read alike: number them, in input order
-            seen[name] += 1
-            name = f"{name} ({seen[name]})"
-        out[did] = name
-    return out
 
 
 def form_displays(result: dict) -> dict:

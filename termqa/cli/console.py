@@ -1,6 +1,7 @@
 """The console summary `termqa check` prints: what was read, outcomes, scores, metrics, what is left."""
 from __future__ import annotations
 
+from termqa.docnames import document_names
 from termqa.labels import METRIC_TEXT, RULE_NAMES, label_name
 from termqa.results.gate import coverage, not_checked
 from termqa.results.verdict import run_verdict
@@ -77,8 +78,9 @@ def _rest(data: dict, lines: list, judge_configured: bool) -> str:
     sm = data["summary"]
     if len(data["documents"]) > 1:
         lines.append("per document:")
+        names = document_names(data["documents"])  # the names the report and the spreadsheet use
         for d in data["documents"]:
-            lines.append(f"  {d['doc_id']}: score {_fmt(d['score'])}, {d['occurrences']} occurrences, "
+            lines.append(f"  {names[d['doc_id']]}: score {_fmt(d['score'])}, {d['occurrences']} occurrences, "
                          f"{d['outcomes']['error']} errors, {d['unjudged']} unjudged")
     if sm["needs_judge"]:
         lines.append(f"{sm['needs_judge']} occurrences need a judge:")

@@ -146,7 +146,7 @@ def test_documents_go_by_their_original_or_base_name():
             {"doc_id": "/y/b.xlf", "path": "/y/b.xlf", "original": "same.docx"}]
     assert display_names(docs) == {
         "/abs/path/file.xlf#1": "Manual A.docx", "/abs/path/file.xlf#2": "guide.docx",
-        "/abs/other.tmx": "other.tmx", "/x/a.xlf": "same.docx (1)", "/y/b.xlf": "same.docx (2)"}
+        "/abs/other.tmx": "other.tmx", "/x/a.xlf": "a.xlf", "/y/b.xlf": "b.xlf"}  # an original two files share
     assert units_text([("a", "1"), ("a", "2"), ("b", "9")]) == "a: 1, 2; b: 9"
     assert units_text([("a", str(i)) for i in range(5)], limit=2) == "a: 0, 1 (+3 more)"
 
