@@ -115,3 +115,37 @@ def test_several_languages_read_as_their_worst():
     v = with_verdicts(r)["verdict"]
     assert v["state"] == "not_checked" and v["line"].startswith("NOT CHECKED in de; ")
     assert r["languages"]["fr"]["verdict"]["state"] == run_verdict(r)["state"] == "errors"
+
+
+@pytest.mark.parametrize("project", ["samples", pytest.param("tico19", marks=pytest.mark.corpus)])
+def test_xlsx_of_a_real_project_reads_alone(tmp_path, project):
+    """The spreadsheet of the samples and of a TICO-19 project: Summary first with the verdict of the other
+    outputs, Issues worst first (the Problems order), Problems = Fix first then Review first, instructions."""
+    openpyxl = pytest.importorskip("openpyxl")
+    from termqa.reports.html import build_view
+    from termqa.reports.xlsx import write_xlsx
+    from tests import golden
+    from tests.conftest import CORPUS
+
+    if project == "tico19":
+        if CORPUS is None:
+            pytest.skip("../shared/corpus is not present")
+        data, _ = golden.tico_run(CORPUS)
+    else:
+        data, _ = golden.samples_run()
+    wb = openpyxl.load_workbook(write_xlsx(data, tmp_path / "qa.xlsx"), read_only=True)
+    assert wb.sheetnames[:3] == ["Summary", "Issues", "Problems"]
+    summary = {r[0]: r[1] for r in wb["Summary"].iter_rows(values_only=True) if r and r[0]}
+    assert summary["Verdict"] == data["verdict"]["word"] and summary["In words"] == data["verdict"]["line"]
+    rows = list(wb["Problems"].iter_rows(values_only=True))
+    head, body = rows[0], [dict(zip(rows[0], r)) for r in rows[1:]]
+    groups = fix_first(data)
+    assert [(b["Problem"], b["Occurrences"]) for b in body] == [(g["problem"], g["count"]) for g in groups]
+    v = build_view(data)
+    assert len(body) == v["todo_total"] + v["review_total"]
+    assert all(b["What to do"].startswith(("Replace", "Translate", "Keep", "Fix", "Check")) for b in body)
+    issues = list(wb["Issues"].iter_rows(values_only=True))
+    col = issues[0].index("Problem")
+    place = {b["Problem"]: i for i, b in enumerate(body)}
+    order = [place[r[col]] for r in issues[1:] if r[col] in place]
+    assert order == sorted(order) and len(order) == sum(g["count"] for g in groups)
