@@ -92,8 +92,8 @@ def _line(state: str, word: str, c: dict, failed: list, empty: str) -> str:
     parts = [head, f"{c['decided']:,} of {_plural(total, 'occurrence')} decided{pct}"]
     words, checked = c["source_words"], c["checked_words"]
     if words and checked is not None and checked < words:
-        parts.append(f"{checked:,} of {words:,} source words checked ({_pct(checked / words)}; the rest is not "
-                     "translated yet)")
+        parts.append(f"{checked:,} of {words:,} source words checked ({_pct(checked / words)}; the rest has no "
+                     "translation to check)")
     return "; ".join(parts)
 
 
