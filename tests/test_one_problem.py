@@ -19,6 +19,7 @@ from termqa.reports.issues import group_flags
 from termqa.reports.xlsx import PROBLEM_COLUMNS, write_xlsx
 
 from tests.conftest import CORPUS, SAMPLES
+from tests.notecheck import repeated_notes
 
 
 def _occ(unit, found, *, doc="a.xlf", outcome="error", label="A1", rule="forbidden_term", form="oil filter",
@@ -90,23 +91,51 @@ def test_fix_first_csv_and_xlsx_carry_one_id_per_problem(tmp_path):
 
 
 def test_notes_name_the_other_places_of_the_same_problem():
+    """Counted in units, never in occurrences: the other units of this file by id, those of other files
+    counted (#34)."""
     notes = {(a.doc_id, a.unit_id): a.text for a in annotations_from_result(_three_of_one_problem(), level="all")}
-    assert notes[("a.xlf", "12")].endswith("Same problem in unit 40 and in other files (3 in all).")
-    assert notes[("a.xlf", "40")].endswith("Same problem in unit 12 and in other files (3 in all).")
-    assert notes[("b.xlf", "7")].endswith("Same problem in other files (3 in all).")
+    assert notes[("a.xlf", "12")].endswith(
+        "replace it. Also in 2 other units: 40 in this file and 1 in another file.")
+    assert notes[("a.xlf", "40")].endswith("Also in 2 other units: 12 in this file and 1 in another file.")
+    assert notes[("b.xlf", "7")].endswith("replace it. Also in 2 other units, in another file.")
     assert ("a.xlf", "13") not in notes  # conforming: no note
+    assert not any("in all" in t for t in notes.values())
+
+
+def test_many_other_units_are_counted_as_units():
+    # the problem twice in unit 1, once in units 2..13 of a.xlf, and in two units of each of two other files
+    occs = [_occ("1", "filtre d'huile"), _occ("1", "filtre d'huile")] + [_occ(str(u), "filtre d'huile")
+                                                                          for u in range(2, 14)]
+    occs += [_occ(u, "filtre d'huile", doc=d) for d in ("b.xlf", "c.xlf") for u in ("7", "8")]
+    notes = {(a.doc_id, a.unit_id): a.text for a in annotations_from_result(_result(occs, ("a.xlf", "b.xlf", "c.xlf")))}
+    assert len(notes) == 13 + 4  # one note per unit
+    assert notes[("a.xlf", "1")].endswith(
+        "replace it. \u00d72 in this unit. Also in 16 other units: 2, 3, 4, 5, 6, 7, 8, 9 and 4 more in this file "
+        "and 4 in other files.")
+    assert notes[("a.xlf", "2")].endswith("replace it. Also in 16 other units: 1, 3, 4, 5, 6, 7, 8, 9 and 4 more "
+                                          "in this file and 4 in other files.")
+    assert notes[("b.xlf", "7")].endswith("replace it. Also in 16 other units: 8 in this file and 15 in other files.")
 
 
 def test_a_problem_seen_once_keeps_its_note_as_it_was():
     r = _result([_occ("1", "filtre d'huile"), _occ("2", "filtre à huile", rule="glossary", outcome="conforming",
                                                     label=None)])
     (a,) = annotations_from_result(r, level="all")
-    assert "Same problem" not in a.text
+    assert a.text == 'termqa error: "filtre d\'huile" is a deprecated term in the glossary: replace it.'
 
 
-def test_twice_in_one_unit_says_this_unit():
-    r = _result([_occ("5", "filtre d'huile"), _occ("5", "filtre d'huile")])
-    assert all(a.text.endswith("Same problem in this unit (2 in all).") for a in annotations_from_result(r))
+def test_twice_in_one_unit_is_one_note():
+    r = _result([_occ("5", "filtre d'huile"), _occ("5", "Filtre d'huile")])
+    (a,) = annotations_from_result(r)
+    assert a.text.endswith("replace it. \u00d72 in this unit.") and "Also in" not in a.text
+    assert [p.target_text for p in a.places()] == ["filtre d'huile", "Filtre d'huile"]
+
+
+def test_two_problems_that_read_the_same_are_one_note():
+    # the same term in two glossaries: two concepts, so two problems, but the translator would read one line twice
+    r = _result([_occ("5", "filtre d'huile", concept="g1:7"), _occ("5", "filtre d'huile", concept="g2:3")])
+    (a,) = annotations_from_result(r)
+    assert a.text.endswith("replace it. \u00d72 in this unit.")
 
 
 # --- real runs: one verdict per problem, notes written schema-valid ----------------------------------
@@ -175,7 +204,8 @@ def test_samples_notes_written_back_are_schema_valid(samples_result, tmp_path, c
     assert _schema_errors(out, rel) <= before
     text = out.read_text(encoding="utf-8")
     if name == "pump-manual.xlf":  # "bearing bracket" untranslated in u30 and u31: one problem, said in both
-        assert "Same problem in unit u31 (2 in all)." in text and "Same problem in unit u30 (2 in all)." in text
+        assert "Also in 1 other unit: u31." in text and "Also in 1 other unit: u30." in text
+    assert repeated_notes(out.read_bytes()) == []
 
 
 def test_csv_rows_of_a_multilingual_result_keep_languages_apart():

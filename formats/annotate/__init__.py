@@ -45,7 +45,8 @@ from termqa.fileio import atomic_write
 from termqa.formats.xmlsafe import local, parse_bytes
 
 from .names import ITS_NS, MQ_NS, SDL_NS, XLIFF12_NS
-from .notes import OUTCOMES_BY_LEVEL, Annotation, annotations_from_result, note_text, priority, trados_severity
+from .notes import (OUTCOMES_BY_LEVEL, Annotation, Place, annotations_from_result, merged, note_text, priority,
+                    trados_severity)
 
 if TYPE_CHECKING:
     from .place import Placement, XFile
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 # The writers, `place` and `strip` (and the XML splicing under them) are imported by the functions that
 # write: every check reads replies through this package (`replies`), and only --annotate writes.
 
-__all__ = ["AnnotateReport", "Annotation", "ITS_NS", "MQ_NS", "OUTCOMES_BY_LEVEL", "SDL_NS", "XLIFF12_NS",
+__all__ = ["AnnotateReport", "Annotation", "ITS_NS", "MQ_NS", "OUTCOMES_BY_LEVEL", "Place", "SDL_NS", "XLIFF12_NS",
            "annotate", "annotate_bytes", "annotate_files", "annotations_from_result", "note_text", "priority",
            "trados_severity"]
 
@@ -116,7 +117,7 @@ def annotate_bytes(data: bytes, annotations, *, its: bool = False, path: str = "
             writer.counts.not_found.extend(f"{doc_id} {unit_id}" for _ in anns)
             continue
         k = f.files.index(file_el) + 1
-        writer.unit(unit, f"{k}", anns)
+        writer.unit(unit, f"{k}", merged(anns))  # never the same line twice in a unit
     writer.finish()
     text = splice.apply(text, writer.edits)
     out = dec.encode(text)

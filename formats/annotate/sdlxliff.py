@@ -32,7 +32,14 @@ class SdlWriter(Placement):
         taken: dict = {}
         notes = []
         for i, a in enumerate(anns):
-            container, placed = self.place_span(unit, a, taken)
+            # One comment per note, on the first of its occurrences that can be marked (a Trados comment
+            # is one marker with one definition); the note itself says how often the unit has it.
+            container, placed = None, None
+            for k, one in enumerate(a.places()):
+                c, placed = self.place_span(unit, one, taken)
+                container = container if k else c
+                if placed is not None:
+                    break
             cid = guid(doc_key, a, i)
             if placed is not None:
                 rs, re_, parent = placed
