@@ -81,15 +81,24 @@ def repeated_notes_under(folder: Path, seen: dict | None = None) -> list[str]:
     """`repeated_notes` of every XLIFF file under `folder` that termqa annotated, as "path: finding".
     `seen` (path -> (size, mtime)) skips files already read unchanged."""
     found = []
-    for p in sorted(folder.rglob("*")):
-        if p.suffix.lower() not in SUFFIXES or not p.is_file():
+    try:
+        paths = sorted(folder.rglob("*"))
+    except OSError:
+        return found
+    for p in paths:
+        if p.suffix.lower() not in SUFFIXES:
             continue
-        st = p.stat()
-        if seen is not None:
-            if seen.get(p) == (st.st_size, st.st_mtime_ns):
+        try:  # (pytest may remove an old session's folder while this one reads it)
+            if not p.is_file():
                 continue
+            st = p.stat()
+            if seen is not None and seen.get(p) == (st.st_size, st.st_mtime_ns):
+                continue
+            data = p.read_bytes()
+        except OSError:
+            continue
+        if seen is not None:
             seen[p] = (st.st_size, st.st_mtime_ns)
-        data = p.read_bytes()
         if not any(mark in data for mark in _MARKS):  # never annotated by termqa: nothing to read
             continue
         found += [f"{p}: {f}" for f in repeated_notes(data)]

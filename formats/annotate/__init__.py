@@ -10,20 +10,26 @@ notes), `memoq` (MQXLIFF: memoQ comments), `sdlxliff` (Trados comments), `xliff2
 notes). They share `place` (finding a unit, its segment and the target span in the file's text, and
 recording insertions as edits) and `its` (ITS 2.0 Localization Quality Issue markup, asked for with
 `its=True`; not for SDLXLIFF). `notes` decides which occurrences become annotations and what they say:
-one line for the translator (what was found, what the glossary or the document wants, and why), the
-same in every channel (note, memoQ or Trados comment, ITS comment); penalty and run id only where a
-format has attributes for them (XLIFF 2 notes).
+one line for the translator per problem per unit (its first words say whether it is an error or a
+question; then what was found, what the glossary or the document wants, and why; then where else the
+problem is, in units), the same in every channel (note, memoQ or Trados comment, ITS comment); penalty,
+run id and problem id only where a format has attributes for them (XLIFF 2 notes). A unit never gets
+the same line twice: annotations of a unit with the same outcome and text are written as one
+(`notes.merged`), their spans all marked with ITS, the Trados comment on the first.
 
-In a unit with several segments, notes start with "Segment <id>: ". Units are found by id within the
+In a unit with several segments, notes name them after their first words ("termqa error (segment 2):
+..."; a text without those words starts "Segment 2: "). Units are found by id within the
 `<file>` the annotation's doc_id names (the first unit when a file repeats an id, as XLIFF 1.0 tools do).
 When a span does not map cleanly onto the file's text (no span, text inside CDATA, a span crossing an
 inline code boundary or another marker), the ITS issues of that unit go into one standoff block
 referenced from the unit's start tag; the report counts these as `unit_level`.
 
-Note priority (XLIFF 1 to 10, 1 = most important): error with penalty >= 3 -> 1, other error -> 2,
-unjustified -> 3, unjudged -> 5, justified -> 8, conforming -> 10. Trados severity (its three levels
-are shown as Error, Warning and For your information): error -> High, unjustified -> Medium, anything
-else -> Low.
+Note priority (XLIFF 1 to 10, 1 = most important) follows certainty: error with penalty >= 3 -> 1,
+other error -> 2, unjustified -> 3, unjudged -> 4 (likely wrong: a different word than the glossary's,
+no rendering, kept in the source language), 5 (cannot tell) or 6 (likely fine: a form of the glossary
+term), justified -> 8, conforming -> 10. Trados severity (its three levels are shown as Error, Warning
+and For your information): error -> High, unjustified and a question likely wrong -> Medium, anything
+else -> Low. memoQ comments carry no severity termqa sets: their first words say it.
 
 Idempotent: before writing, termqa's own earlier annotations are removed (`strip`: notes from="termqa" /
 category="termqa", cmt-defs whose comments are all by user "termqa" and their markers, memoQ comments by

@@ -8,7 +8,9 @@ doc-info as the first child of `<xliff>` declaring the SDL default namespace, cm
 child of doc-info). Dates are .NET xs:dateTime in UTC (fraction without trailing zeros). GUIDs are
 derived from the annotation, and a comment that is re-written keeps its first date, so re-running
 termqa on an unchanged file gives the same bytes. No ITS markup: the comment is the native channel.
-A unit with no target to hang a comment on gets an XLIFF 1.2 note, which Trados keeps.
+A unit with no target to hang a comment on gets an XLIFF 1.2 note, which Trados keeps. A note that
+stands for several occurrences in the unit (`Annotation.also`) is one comment, on the first of them
+that can be marked: a comment is one marker with one definition, and its text says how often.
 """
 from __future__ import annotations
 
