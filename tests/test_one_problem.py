@@ -5,12 +5,13 @@ occurrences of one problem different verdicts (checked on the samples and on TIC
 from __future__ import annotations
 
 import csv
+import re
 import shutil
 
 import pytest
 from lxml import etree
 
-from termqa.formats.annotate import annotate, annotations_from_result
+from termqa.formats.annotate import annotate, annotate_files, annotations_from_result
 from termqa.pipeline.check import check
 from termqa.problems import problem_id, problem_key, problems, rendering_key, split_verdicts
 from termqa.reports.csvout import rows as csv_rows
@@ -214,3 +215,67 @@ def test_csv_rows_of_a_multilingual_result_keep_languages_apart():
     r["documents"][1]["tgt_lang"] = "de"
     ids = {(row["document"], row["unit_id"]): row["problem"] for row in csv_rows(r)}
     assert ids[("a.xlf", "12")] == ids[("a.xlf", "40")] != ids[("b.xlf", "7")]
+
+
+# --- real text: a term repeated in one unit gets one note (#34) -------------------------------------
+
+X12 = "urn:oasis:names:tc:xliff:document:1.2"
+X20 = "urn:oasis:names:tc:xliff:document:2.0"
+
+
+def _tico_xliff(corpus, path, first: int, count: int, v2: bool):
+    """TICO-19 EN-FR units [first, first + count) as an XLIFF 1.2 or 2.0 file, written with lxml: the
+    translation memory's own text and ids (it has "PPE" four times in one sentence, rendered "EPI")."""
+    tmx = etree.parse(str(corpus / "eval" / "tico19-enfr" / "data" / "TM" / "all.en-fr.tmx")).getroot()
+    ns = X20 if v2 else X12
+    root = etree.Element(f"{{{ns}}}xliff", nsmap={None: ns}, version="2.0" if v2 else "1.2")
+    if v2:
+        root.set("srcLang", "en")
+        root.set("trgLang", "fr")
+        parent = etree.SubElement(root, f"{{{ns}}}file", id="f1")
+    else:
+        f = etree.SubElement(root, f"{{{ns}}}file", original="tico19.txt", datatype="plaintext",
+                             **{"source-language": "en", "target-language": "fr"})
+        parent = etree.SubElement(f, f"{{{ns}}}body")
+    for tu in tmx.iter("tu"):
+        if first > 0:
+            first -= 1
+            continue
+        if count == 0:
+            break
+        count -= 1
+        src, tgt = (tuv.findtext("seg") for tuv in tu.iter("tuv"))
+        unit = etree.SubElement(parent, f"{{{ns}}}{'unit' if v2 else 'trans-unit'}", id=tu.get("tuid"))
+        holder = etree.SubElement(unit, f"{{{ns}}}segment") if v2 else unit
+        etree.SubElement(holder, f"{{{ns}}}source").text = src
+        etree.SubElement(holder, f"{{{ns}}}target").text = tgt
+    path.write_bytes(etree.tostring(root, xml_declaration=True, encoding="UTF-8"))
+    return str(path)
+
+
+def test_tico19_a_term_repeated_in_a_unit_gets_one_note(corpus, tmp_path):
+    data = corpus / "eval" / "tico19-enfr" / "data" / "terminologies"
+    files = [_tico_xliff(corpus, tmp_path / "tico.xlf", 2000, 50, v2=False),
+             _tico_xliff(corpus, tmp_path / "tico2.xlf", 2000, 50, v2=True)]
+    result = check(files, [str(data / "f_en-fr_XX.csv"), str(data / "g_en_fr-FR.csv")], lemmatiser="lookup")
+    r = result.to_dict()
+    unit = "Wikipedia_handpicked_7:2045"
+    epi = [o for o in r["occurrences"] if o["unit_id"] == unit and o["target_text"] == "EPI"]
+    assert len(epi) == 8 and len({problem_id(o) for o in epi}) == 1  # four times in each file, one problem
+    annotate_files(result.files, annotations_from_result(r), out=str(tmp_path / "out"))
+    for name, rel in (("tico.xlf", "xliff12/xliff-core-1.2-transitional.xsd"),
+                      ("tico2.xlf", "xliff20/xliff_core_2.0.xsd")):
+        out = tmp_path / "out" / name
+        assert repeated_notes(out.read_bytes()) == []
+        assert _schema_errors(out, rel) == set()
+        root = etree.parse(str(out)).getroot()
+        notes = [n for u in root.iter("{*}trans-unit", "{*}unit") if u.get("id") == unit
+                 for n in u.iter("{*}note") if "EPI" in (n.text or "")]
+        assert len(notes) == 1, [n.text for n in notes]
+        # a question termqa could not decide, likely wrong (a different word than the glossary's): priority 4,
+        # the other units counted as units
+        assert notes[0].get("priority") == "4"
+        assert notes[0].text.startswith('termqa question: check whether "EPI" is right for "PPE" here: it differs '
+                                        'from the glossary term "\u00e9quipement de protection individuelle".')
+        assert re.search(r"\u00d74 in this unit\. Also in \d+ other units: [^.]+ in this file and \d+ in another "
+                         r"file\.$", notes[0].text), notes[0].text
