@@ -61,8 +61,8 @@ if TYPE_CHECKING:
 # write: every check reads replies through this package (`replies`), and only --annotate writes.
 
 __all__ = ["AnnotateReport", "Annotation", "ITS_NS", "MQ_NS", "OUTCOMES_BY_LEVEL", "Place", "SDL_NS", "XLIFF12_NS",
-           "annotate", "annotate_bytes", "annotate_files", "annotations_from_result", "note_text", "priority",
-           "trados_severity"]
+           "annotate", "annotate_bytes", "annotate_files", "annotations_from_result", "merged", "note_text",
+           "priority", "trados_severity"]
 
 
 @dataclass(frozen=True)
