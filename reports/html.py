@@ -31,13 +31,13 @@ from termqa.labels import (
     ALIGN_METHOD_TEXT, CODE_DESCRIPTIONS, CONSISTENCY_DESCRIPTIONS, ERROR_CODES, METRIC_TEXT,
     OUTCOME_TEXT, OUTCOMES, PLAIN_WORDS, PROVENANCE_TEXT, RULE_NAMES, label_info, label_name, setting_text,
 )
-from termqa.labels import NOTHING_CHECKED
-from termqa.results.gate import failures, nothing_checked
+from termqa.results.gate import nothing_checked
+from termqa.results.verdict import run_verdict
 from termqa.results.langslice import language_of
 from termqa.shownpath import result_names, scrub_all
 
 from .decide_view import decide_data, run_book
-from .issues import ISSUE_OUTCOMES, base_name, display_names, form_displays, group_flags, units_text
+from .issues import FIX_FIRST_OUTCOMES, ISSUE_OUTCOMES, base_name, display_names, form_displays, group_flags, units_text
 from .languages_view import combined_gate, language_views
 
 RESULT_VERSION = 1
@@ -238,34 +238,14 @@ def _minibar(outcomes: dict, width: float = 120.0) -> dict:
 
 
 def gate_view(result: dict, fail_on) -> dict:
-    """The verdict on the first screen: PASS/FAIL under `--fail-on`, else the plain state."""
-    summary = result.get("summary") or {}
-    oc = summary.get("outcomes") or {}
-    errors, unjust, unjudged = oc.get("error", 0), oc.get("unjustified", 0), oc.get("unjudged", 0)
-    conditions = [c for raw in (fail_on or []) for c in str(raw).split(",") if c.strip()]
-    parts = []
-    if errors:
-        parts.append(f"{errors} error{'s' if errors != 1 else ''}")
-    if unjust:
-        parts.append(f"{unjust} unjustified variant{'s' if unjust != 1 else ''}")
-    if unjudged:
-        parts.append(f"{unjudged} not judged")
-    found = ", ".join(parts) if parts else "no terminology problem found"
-    empty = nothing_checked(result)
-    if empty:  # nothing checked is never a pass, whatever the gate
-        return {"state": "fail", "word": "NOT CHECKED", "conditions": ",".join(c.strip() for c in conditions),
-                "failed": failures(result, conditions), "found": empty[len(NOTHING_CHECKED) + 2:]}
-    if conditions:
-        failed = failures(result, conditions)
-        return {"state": "fail" if failed else "pass", "word": "FAIL" if failed else "PASS",
-                "conditions": ",".join(c.strip() for c in conditions), "failed": failed, "found": found}
-    if errors or unjust:
-        state, word = "problems", "Problems found"
-    elif unjudged:
-        state, word = "open", "Not fully checked"
-    else:
-        state, word = "clean", "No problems found"
-    return {"state": state, "word": word, "conditions": "", "failed": [], "found": found}
+    """The verdict on the first screen (termqa.results.verdict, the words every output uses): its state
+    (the banner's colour), word, the gate's conditions and failures, and `found`, what the word rests on."""
+    verdict = run_verdict(result, fail_on)
+    line = verdict["line"]
+    found = line[len(verdict["word"]) + 2:] if line.startswith(verdict["word"] + ": ") else line
+    return {"state": verdict["state"], "word": verdict["word"], "conditions": ",".join(verdict["gate"] or ()),
+            "failed": verdict["failed"], "found": found, "to_review": verdict["to_review"],
+            "errors": verdict["errors"]}
 
 
 def _headline(result: dict, source_words: Optional[int]) -> dict:
@@ -275,14 +255,18 @@ def _headline(result: dict, source_words: Optional[int]) -> dict:
     total = sum(oc.get(k, 0) for k in OUTCOMES)
     issues = sum(oc.get(k, 0) for k in ISSUE_OUTCOMES)
     ok = oc.get("conforming", 0) + oc.get("justified", 0)
-    if source_words is None:  # the one word count (termqa.wordcount), carried by the result
-        source_words = (result.get("summary") or {}).get("source_words")
+    summary = result.get("summary") or {}
+    total_words = summary.get("source_words") if source_words is None else source_words
+    if source_words is None:  # the one word count (termqa.wordcount), carried by the result: over the words
+        # checked, since words nobody translated yet hold no issue and would make the rate read better
+        source_words = summary.get("checked_words", summary.get("source_words"))
     per_k = (1000.0 * issues / source_words) if source_words else None
     if nothing_checked(result):  # "0 issues per 1,000 words" would read as a clean file
         per_k = None
     return {
         "issues": issues, "total": total, "ok": ok, "unjudged": oc.get("unjudged", 0),
-        "words": source_words,
+        "words": source_words, "total_words": total_words,
+        "unchecked_words": (total_words - source_words) if total_words and source_words is not None else 0,
         "per_k": None if per_k is None else fmt_rate(per_k),
         "ok_share": fmt_pct(ok / total) if total else "—",
     }
@@ -291,7 +275,20 @@ def _headline(result: dict, source_words: Optional[int]) -> dict:
 def _todo_line(g: dict, concept_name: str) -> str:
     found = f"found “{g['found']}”" if g["found"] is not None else "term missing in the target"
     expected = f", expected “{g['expected']}”" if g["expected"] else ""
-    return f"{concept_name}: {found}{expected}, ×{g['count']}, in units {units_text(g['units'])}"
+    why = f" [to review: {g['review']}]" if g.get("review") else ""
+    return f"{concept_name}: {found}{expected}{why}, ×{g['count']}, in units {units_text(g['units'])}"
+
+
+def todo_views(groups: list, concept_name: dict, concept_anchor: dict) -> tuple[list, list]:
+    """The first screen's two lists from `fix_first`'s one: (errors to fix, questions to review), each
+    group with its line, concept name and anchor."""
+    fix, review = [], []
+    for g in groups:
+        name = concept_name.get(g["concept_id"], str(g["concept_id"]))
+        view = dict(g, line=_todo_line(g, name), name=name, anchor=concept_anchor.get(g["concept_id"]),
+                    units_text=units_text(g["units"], limit=6), unit_count=len(g["units"]))
+        (review if g["kind"] == "review" else fix).append(view)
+    return fix, review
 
 
 def _backlog_view(result: dict, limit: int = 10) -> Optional[dict]:
@@ -532,15 +529,15 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
 
     concept_name = {cv["c"]["id"]: cv["name"] for cv in concept_views}
     concept_anchor_of = {cv["c"]["id"]: cv["anchor"] for cv in concept_views}
-    todo = [dict(g, line=_todo_line(g, concept_name.get(g["concept_id"], str(g["concept_id"]))),
-                 name=concept_name.get(g["concept_id"], str(g["concept_id"])),
-                 anchor=concept_anchor_of.get(g["concept_id"]), units_text=units_text(g["units"], limit=6))
-            for g in all_groups if g["outcome"] in ISSUE_OUTCOMES]
+    # one list, as the spreadsheet's Problems sheet reads it (issues.fix_first): errors, then questions
+    todo, review = todo_views([dict(g, kind="review" if g["outcome"] == "unjudged" else "fix")
+                               for g in all_groups if g["outcome"] in FIX_FIRST_OUTCOMES],
+                              concept_name, concept_anchor_of)
     inputs = [dict(i, name=base_name(i.get("path")) or i.get("path")) for i in result.get("inputs") or []]
     # a delivery in several target languages: a row, a "Fix first" and a backlog per language (languages_view)
     languages = language_views(result, fail_on, gate=gate_view, headline=_headline, backlog_view=_backlog_view,
                                names=names, concept_name=concept_name, concept_anchor=concept_anchor_of,
-                               todo_line=_todo_line)
+                               todo_views=todo_views)
     if languages:
         filter_data["languages"] = [{"lang": lv["lang"], "name": lv["name"]} for lv in languages]
         filter_data["doc_langs"] = {doc_key[d["doc_id"]]: language_of(d) for d in documents}
@@ -553,7 +550,9 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         "pair_text": _pair_text(documents, src_lang, tgt_lang),
         "gate": gate, "headline": _headline(result, source_words),
         "todo": todo[:10], "todo_more": max(0, len(todo) - 10), "todo_total": len(todo),
-        "todo_text": "\n".join(t["line"] for t in todo),
+        "review": review[:10], "review_more": max(0, len(review) - 10), "review_total": len(review),
+        "review_occurrences": sum(g["count"] for g in review),
+        "todo_text": "\n".join(t["line"] for t in todo + review),
         "backlog": _backlog_view(result),
         "input_names": [i["name"] for i in inputs],
         "sig": sig, "settings": settings, "src_lang": src_lang, "tgt_lang": tgt_lang,

@@ -6,45 +6,18 @@ the result dict (`termqa check --json`).
 """
 from __future__ import annotations
 
-import posixpath
-import re
 from collections import Counter, defaultdict
-from typing import Iterable, Optional
+from typing import Optional
 
+from termqa.docnames import base_name, document_names as display_names  # base_name: re-exported for the reports
 from termqa.labels import label_info
+from termqa.lang.langtags import language_name, primary
 from termqa.problems import document_languages, problem_id
+from termqa.results import triage
+from termqa.results.triage import review_class
 
 ISSUE_OUTCOMES = ("error", "unjustified")  # what the translator has to fix
 FLAGGED_OUTCOMES = ("error", "unjustified", "unjudged", "justified")
-
-
-def base_name(path: Optional[str]) -> str:
-    """The last part of a path or URL-ish name, whatever the separator."""
-    if not path:
-        return ""
-    return posixpath.basename(str(path).replace("\\", "/").rstrip("/")) or str(path)
-
-
-def display_names(documents: Iterable[dict], extra_ids: Iterable[str] = ()) -> dict:
-    """doc_id -> a short name a person recognises: the document's `original` (base name) when the
-    file has one, else the file's base name; a counter only when two documents would read alike."""
-    docs = list(documents)
-    raw = {}
-    for d in docs:
-        did = d["doc_id"]
-        name = base_name(d.get("original")) or base_name(d.get("path")) or base_name(re.sub(r"#\d+$", "", did)) or did
-        raw[did] = name
-    for did in extra_ids:
-        raw.setdefault(did, base_name(re.sub(r"#\d+$", "", did)) or did)
-    counts = Counter(raw.values())
-    seen: Counter = Counter()
-    out = {}
-    for did, name in raw.items():
-        if counts[name] > 1:  # two documents read alike: number them, in input order
-            seen[name] += 1
-            name = f"{name} ({seen[name]})"
-        out[did] = name
-    return out
 
 
 def form_displays(result: dict) -> dict:
@@ -87,23 +60,51 @@ def expected_text(o: dict, refs: dict, concepts: dict, tgt_lang: str = "") -> Op
     return terms[0].get("text") if terms else None
 
 
-def what_to_do(o: dict, expected: Optional[str]) -> str:
-    """One imperative line for the translator (empty when nothing is to be done)."""
-    outcome, found = o["outcome"], o.get("target_text")
+def what_to_do(o: dict, expected: Optional[str], provenance: Optional[str] = None) -> str:
+    """One instruction for the translator (empty when nothing is to be done): "Replace X with Y (glossary)"
+    for an error, "Check whether X is right for S" for a question termqa could not decide, by its class
+    (termqa.results.triage). `provenance`: where `expected` comes from (the glossary, the document's own
+    usage, the judge); default: the occurrence's reference."""
+    outcome, found, src = o["outcome"], o.get("target_text"), o.get("source_text") or ""
     info = label_info(o.get("label")) or {}
+    prov = provenance or (o.get("reference") or {}).get("provenance") or ("glossary" if expected else None)
+    whence = f" ({_WHENCE.get(prov, prov)})" if prov and expected else ""
     if outcome in ISSUE_OUTCOMES:
         if o.get("label") == "A5":
-            return f"keep “{o.get('source_text')}” unchanged" + (f" (found “{found}”)" if found else "")
+            return f"Keep “{src}” unchanged" + (f" (found “{found}”)" if found else "")
         if found and expected and found != expected:
-            return f"replace “{found}” with “{expected}”"
+            return f"Replace “{found}” with “{expected}”{whence}"
         if not found and expected:
-            return f"translate the term as “{expected}”"
+            return f"Translate “{src}” as “{expected}”{whence}"
         if info.get("name"):
-            return f"fix: {info['name']}"
-        return "fix the term"
+            return f"Fix: {info['name']}" + (f" (“{found}” for “{src}”)" if found else f" (“{src}”)")
+        return f"Fix the translation of “{src}”"
     if outcome == "unjudged":
-        return "check: not judged" + (f" ({o['reason']})" if o.get("reason") else "")
+        return _question(review_class(o), found, src, expected)
     return ""
+
+
+# where an expected rendering comes from, in words (a reference's provenance)
+_WHENCE = {"glossary": "glossary", "validated": "as elsewhere in the document", "pseudo": "as elsewhere in the document",
+           "generated": "the judge's suggestion"}
+
+
+def _question(c, found: Optional[str], src: str, expected: Optional[str]) -> str:
+    """The instruction for an undecided occurrence: a question, never an order."""
+    exp = f"; the glossary says “{expected}”" if expected else ""
+    if c is triage.NOT_FOUND or not found:
+        return f"Check how “{src}” is translated" + (f": “{expected}” (glossary) was not found" if expected else "")
+    if c is triage.KEPT:
+        return f"Check whether “{found}” may stay untranslated here" + exp
+    if c is triage.SPELLING:
+        return f"Check the spelling of “{found}”" + (f"; the glossary writes “{expected}”" if expected else "")
+    if c is triage.INFLECTED:
+        return f"Check that “{found}” is a right form of “{expected or src}”"
+    if c is triage.DERIVED:
+        return f"Check that “{found}”, made from “{expected or src}”, is right here"
+    if c is triage.MISALIGNED:
+        return f"Check that this target segment translates its source (“{src}” → “{found}”)"
+    return f"Check whether “{found}” is right for “{src}”" + exp
 
 
 def group_flags(result: dict, *, outcomes=FLAGGED_OUTCOMES, names: Optional[dict] = None,
@@ -141,21 +142,58 @@ def group_flags(result: dict, *, outcomes=FLAGGED_OUTCOMES, names: Optional[dict
         g["penalty"] += o.get("penalty") or 0.0
     out = []
     rank = {k: i for i, k in enumerate(("error", "unjustified", "unjudged", "justified"))}
+    refs_prov = {k: r.get("provenance") for k, r in refs.items()}
+    doc_src = {d["doc_id"]: d.get("src_lang") for d in result.get("documents") or ()}
     for g in groups.values():
         occs = g["occurrences"]
         units = list(dict.fromkeys((names.get(o["doc_id"], o["doc_id"]), o["unit_id"]) for o in occs))
         found = g["founds"].most_common(1)[0][0] if g["founds"] else g["found"]
+        first = occs[0]
+        review = review_class(first) if g["outcome"] == "unjudged" else None
+        expected = g["expected"].most_common(1)[0][0] if g["expected"] else None
+        prov = (first.get("reference") or {}).get("provenance") or \
+            refs_prov.get((first["doc_id"], first["concept_id"], first["source_form"]))
         out.append({
             "problem": g["problem"], "concept_id": g["concept_id"], "found": found, "outcome": g["outcome"],
             "label": g["label"], "count": len(occs), "penalty": g["penalty"],
-            "expected": g["expected"].most_common(1)[0][0] if g["expected"] else None,
+            "expected": expected,
             "surfaces": [s for s, _ in g["surfaces"].most_common()],
             "reason": g["reasons"].most_common(1)[0][0] if g["reasons"] else "",
             "units": units, "occurrences": occs,
+            # an undecided problem's class ("different word", "inflected form"...) and how likely it is wrong
+            "review": _review_text(review, doc_src.get(first["doc_id"])) if review else None, "review_key": review.key if review else None,
+            "likely": review.likely if review else None,
+            "what_to_do": what_to_do(dict(first, target_text=found), expected, prov),
+            "_rank": review.rank if review else 0,
         })
-    out.sort(key=lambda g: (rank.get(g["outcome"], 9), -g["penalty"], -g["count"], str(g["concept_id"]),
-                            g["found"] or ""))
+    # errors worst first; then the questions, those most likely wrong first (termqa.results.triage), the
+    # most repeated first within a class
+    out.sort(key=lambda g: (rank.get(g["outcome"], 9), g.pop("_rank"), -g["penalty"], -g["count"],
+                            str(g["concept_id"]), g["found"] or ""))
     return out
+
+
+def _review_text(c, src_lang: Optional[str]) -> str:
+    """The class in words; "kept in English" rather than "kept in the source language" when it is known."""
+    if c is triage.KEPT and src_lang:
+        name = language_name(primary(src_lang))
+        if name and name != primary(src_lang):
+            return f"kept in {name}"
+    return c.text
+
+
+FIX_FIRST_OUTCOMES = ("error", "unjustified", "unjudged")
+
+
+def fix_first(result: dict, *, names: Optional[dict] = None, tgt_lang: str = "") -> list[dict]:
+    """The problems a person has to act on, in the order to act: the errors to fix (worst first), then the
+    questions termqa could not decide (most likely wrong first). The report's "Fix first" and "Review
+    first" panels, the spreadsheet's Problems sheet and the console read this one list, so they agree on
+    which problems there are, how many and in which order. Each group has `kind`: "fix" or "review"."""
+    groups = group_flags(result, outcomes=FIX_FIRST_OUTCOMES, names=names, tgt_lang=tgt_lang)
+    for g in groups:
+        g["kind"] = "review" if g["outcome"] == "unjudged" else "fix"
+    return groups
 
 
 def units_text(units: list, limit: int = 12) -> str:

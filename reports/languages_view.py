@@ -12,8 +12,9 @@ from typing import Callable, Mapping, Optional
 from termqa.labels import CODE_DESCRIPTIONS
 from termqa.lang.langtags import language_name
 from termqa.results.langslice import slice_result
+from termqa.results.verdict import STATES
 
-from .issues import ISSUE_OUTCOMES, group_flags, units_text
+from .issues import fix_first
 
 
 def _top_problem(summary: Mapping) -> str:
@@ -31,7 +32,7 @@ def _top_problem(summary: Mapping) -> str:
 
 def language_views(result: Mapping, fail_on, *, gate: Callable, headline: Callable, backlog_view: Callable,
                    names: Mapping, concept_name: Mapping, concept_anchor: Mapping,
-                   todo_line: Callable, limit: int = 5) -> Optional[list[dict]]:
+                   todo_views: Callable, limit: int = 5) -> Optional[list[dict]]:
     """One view per target language of a multilingual result (None for a single-language one)."""
     langs = result.get("languages")
     if not langs:
@@ -39,31 +40,34 @@ def language_views(result: Mapping, fail_on, *, gate: Callable, headline: Callab
     out = []
     for lang, part in langs.items():
         sub = slice_result(result, lang)
-        todo = [dict(g, line=todo_line(g, concept_name.get(g["concept_id"], str(g["concept_id"]))),
-                     name=concept_name.get(g["concept_id"], str(g["concept_id"])),
-                     anchor=concept_anchor.get(g["concept_id"]), units_text=units_text(g["units"], limit=6))
-                for g in group_flags(sub, names=names, tgt_lang=lang) if g["outcome"] in ISSUE_OUTCOMES]
+        todo, review = todo_views(fix_first(sub, names=names, tgt_lang=lang), concept_name, concept_anchor)
         g = gate(sub, fail_on)
         out.append({
             "lang": lang, "name": language_name(lang), "gate": g, "failed": g["state"] == "fail",
-            "headline": headline(sub, part.get("source_words")),
+            "headline": headline(sub, None),  # over its checked words, as the whole run
             "top_problem": _top_problem(part["summary"]), "documents": len(part["documents"]),
             "occurrences": part["summary"]["occurrences"], "scores": part["scores"],
             "todo": todo[:limit], "todo_more": max(0, len(todo) - limit), "todo_total": len(todo),
+            "review": review[:limit], "review_more": max(0, len(review) - limit), "review_total": len(review),
+            "review_occurrences": sum(g["count"] for g in review),
             "backlog": backlog_view(sub, limit),
         })
     return out
 
 
 def combined_gate(overall: dict, views: Optional[list]) -> dict:
-    """The first screen's verdict over several languages: under `--fail-on`, FAIL when any language
-    fails (the gate holds per language), naming the languages; else the totals' plain state."""
-    if not views or not overall.get("conditions"):
+    """The first screen's verdict over several languages: the worst language's word (a language nothing
+    was checked in, or one that fails the gate, is never hidden by the totals), naming the languages."""
+    if not views:
         return overall
+    rank = {k: r for k, (_w, r) in STATES.items()}
+    bad = max(views, key=lambda lv: rank[lv["gate"]["state"]])["gate"]
     failed = [f"{lv['lang']}: {f}" for lv in views for f in lv["gate"]["failed"]]
-    bad = [lv["name"] for lv in views if lv["gate"]["failed"]]
-    return dict(overall, state="fail" if failed else "pass", word="FAIL" if failed else "PASS", failed=failed,
-                found=overall["found"] + (f"; failed: {', '.join(bad)}" if bad else "; every language passes"))
+    if rank[bad["state"]] <= rank[overall["state"]]:
+        return dict(overall, failed=failed or overall["failed"])
+    langs = [lv["name"] for lv in views if lv["gate"]["state"] == bad["state"]]
+    return dict(overall, state=bad["state"], word=bad["word"], failed=failed,
+                found=f"{bad['word']} in {', '.join(langs)}; " + overall["found"])
 
 
 __all__ = ["language_views", "combined_gate"]

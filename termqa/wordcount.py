@@ -37,6 +37,21 @@ def source_words(documents: Iterable[Document]) -> int:
     return sum(count_words(source) for d in documents for _i, source, _t in segment_texts(d.segments))
 
 
+def source_and_checked_words(documents: Iterable[Document]) -> tuple[int, int]:
+    """(source words, checked words) of `documents` in one pass: the checked words are the source words of
+    the segments that have a translation, the only ones whose terms were checked (a unit not translated yet
+    had its target taken away). Rates are given over those: "0 issues per 1,000 words" over words nobody
+    translated yet would read as a clean file."""
+    total = checked = 0
+    for d in documents:
+        for _i, source, target in segment_texts(d.segments):
+            n = count_words(source)
+            total += n
+            if target and target.strip():
+                checked += n
+    return total, checked
+
+
 def target_words(documents: Iterable[Document]) -> int:
     """The target words of every segment of `documents`, by the same definition."""
     return sum(count_words(target) for d in documents for _i, _s, target in segment_texts(d.segments))

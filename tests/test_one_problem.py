@@ -78,7 +78,7 @@ def test_fix_first_csv_and_xlsx_carry_one_id_per_problem(tmp_path):
 
     openpyxl = pytest.importorskip("openpyxl")
     wb = openpyxl.load_workbook(write_xlsx(r, tmp_path / "qa.xlsx"))
-    assert wb.sheetnames == ["Issues", "Problems", "Concepts", "Run"]
+    assert wb.sheetnames == ["Summary", "Issues", "Problems", "Concepts", "Run"]
     issues = wb["Issues"]
     col = [c.value for c in issues[1]].index("Problem")
     assert [row[col].value for row in issues.iter_rows(min_row=2)] == [pid] * 3
@@ -88,7 +88,7 @@ def test_fix_first_csv_and_xlsx_carry_one_id_per_problem(tmp_path):
     assert len(body) == 1
     row = dict(zip([t for t, _w in PROBLEM_COLUMNS], body[0]))
     assert (row["Problem"], row["Verdict"], row["Occurrences"]) == (pid, "Error", 3)
-    assert row["Units"] == "a.xlf: 12, 40; b.xlf: 7"
+    assert row["Where"] == "a.xlf: 12, 40; b.xlf: 7" and row["Units"] == 3
 
 
 def test_notes_name_the_other_places_of_the_same_problem():

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Optional
 from termqa.errors import InputError, TermqaError, UsageError
 from termqa.fileio import atomic_write
 from termqa.formats.xmlsafe import local, parse_bytes
+from termqa.outputs import XLIFF_SUFFIXES, annotated_destinations, mark_annotated, names_folder
 
 from .names import ITS_NS, MQ_NS, SDL_NS, XLIFF12_NS
 from .notes import (OUTCOMES_BY_LEVEL, Annotation, Place, annotations_from_result, merged, note_text, priority,
@@ -153,7 +154,8 @@ def annotate(path_in, annotations, *, out=None, in_place: bool = False, its: boo
         raise InputError(path_in, "does not exist" if not src.exists() else "is not a file")
     dest = src if in_place else Path(out)
     if not in_place and dest.exists() and dest.resolve() == src.resolve():
-        raise UsageError(f"the output path is the input file {path_in}", fix="use --in-place to overwrite it")
+        raise UsageError(f"the output path is the input file {path_in}",
+                         fix="name another output path, or annotate in place (in_place=True, --in-place)")
     data = src.read_bytes()
     new, report = annotate_bytes(data, annotations, its=its, path=str(path_in), now=now)
     bak = None
@@ -177,14 +179,20 @@ def annotate_files(files, annotations, *, out: Optional[str] = None, in_place: b
     xliffs = [f for f in files if f.format.startswith("xliff")]
     if not xliffs:
         raise TermqaError("nothing to annotate: notes are written into XLIFF files only")
-    out_dir = None
     if out and len(xliffs) > 1:
         out_dir = Path(out)
-        if out_dir.exists() and not out_dir.is_dir() or not out_dir.exists() and out_dir.suffix.lower() in (
-                ".xlf", ".xliff", ".sdlxliff", ".mqxliff", ".mxliff"):
+        if out_dir.exists() and not out_dir.is_dir() or not out_dir.exists() and not names_folder(out) and \
+                out_dir.suffix.lower() in XLIFF_SUFFIXES:
             raise UsageError(f"{out}: several files are annotated, so this must be a folder",
                              fix="name a folder (it is created if missing)")
-        out_dir.mkdir(parents=True, exist_ok=True)
+    # where each copy goes: the same rule the CLI checked before the run (termqa.outputs)
+    dests = annotated_destinations([f.path for f in xliffs], out, [f.path for f in files]) if out else {}
+    inputs = {os.path.realpath(f.path) for f in files}
+    for dest in dests.values():
+        if os.path.realpath(dest) in inputs:
+            raise UsageError(f"{dest}: the annotated copy would overwrite an input file",
+                             fix="name another path for the annotated copies, or use --in-place to write "
+                                 "the notes into the inputs themselves (a .bak copy is kept)")
     reports = []
     for f in xliffs:
         doc_ids = {d.doc_id for d in f.documents}
@@ -192,10 +200,8 @@ def annotate_files(files, annotations, *, out: Optional[str] = None, in_place: b
         if in_place:
             reports.append(annotate(f.path, mine, in_place=True, its=its, backup=backup, now=now))
             continue
-        dest = out_dir / Path(f.path).name if out_dir else Path(out)
-        if dest.is_dir():
-            dest = dest / Path(f.path).name
-        if os.path.realpath(dest) == os.path.realpath(f.path):
-            raise UsageError(f"{dest}: refusing to overwrite the input", fix="use --in-place to annotate it")
-        reports.append(annotate(f.path, mine, out=str(dest), its=its, now=now))
+        reports.append(annotate(f.path, mine, out=dests[f.path], its=its, now=now))
+    if dests:  # listed as copies beside them: a later run scanning the folder does not read them as input
+        folder = out if len(xliffs) > 1 or names_folder(out) else os.path.dirname(os.path.abspath(out))
+        mark_annotated(folder, dests.values())
     return reports

@@ -7,18 +7,19 @@ import click
 
 from termqa.cli.common import (
     EXIT_INCOMPLETE, EXIT_INPUT, EXIT_QA_FAILED, Command, check_annotate_target, check_bilingual_inputs,
-    end_progress, epilog, incomplete_message, judge_of, progress_bar, silence_stdout, wrote,
+    end_progress, epilog, incomplete_message, judge_of, planned_inputs, progress_bar, silence_stdout, wrote,
 )
 from termqa.cli.console import summary
 from termqa.cli.options import input_options, judge_options
 from termqa.config import DEFAULT_ANNOTATE_LEVEL, AnnotateLevel, Settings
 from termqa.fileio import atomic_write, dump_json
-from termqa.formats.decisions import find_decisions
-from termqa.inputs import expand
+from termqa.formats.decisions import DEFAULT_NAME as DECISIONS_FILE, find_decisions
+from termqa.outputs import plan as plan_outputs
 from termqa.pipeline.check import check as run_check
 from termqa.results.gate import nothing_checked, parse as parse_gate
 from termqa.results.languages import gate as language_gate, gate_message
 from termqa.results.serialise import streamed_result
+from termqa.results.verdict import with_verdicts
 from termqa.shownpath import result_names, scrub
 
 EPILOG = epilog(
@@ -26,9 +27,10 @@ EPILOG = epilog(
     "termqa check project/ -g terms.tbx --xlsx issues.xlsx --csv all.csv",
     "termqa check manual.xlf -g terms.tbx --fail-on 'error,score>0.2'   # quote: > is a shell redirect",
     "termqa check manual.xlf -g terms.tbx --json - | jq .scores",
-    codes="  0 checked (and the --fail-on gate passed)\n  1 a --fail-on condition holds\n"
-          "  2 bad input or usage (one line on stderr), or nothing checked: no segment holding a term has a\n"
-          "    translation (the files asked for are written and say so)\n"
+    codes="  0 checked (and the --fail-on gate passed): the first line says PASS, REVIEW (occurrences left\n"
+          "    undecided) or ERRORS\n  1 a --fail-on condition holds (FAIL)\n"
+          "  2 bad input or usage (one line on stderr), or NOT CHECKED: no glossary term occurs in the source,\n"
+          "    or no segment holding one has a translation (the files asked for are written and say so)\n"
           "  3 incomplete: judge questions failed or wait in a batch (re-run to finish; answers are cached)\n"
           "  130 interrupted (finished judgements stay cached)",
 )
@@ -39,16 +41,20 @@ EPILOG = epilog(
 @input_options
 @click.option("--tgt-lang", help="Target language, overriding the files (picks one pair of a multilingual TMX; "
               "without it, every pair is checked).")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
-              help="Write the full result as JSON ('-' for standard output).")
-@click.option("--csv", "csv_out", type=click.Path(dir_okay=False), help="Write one row per occurrence (CSV).")
-@click.option("--xlsx", "xlsx_out", type=click.Path(dir_okay=False),
+@click.option("--json", "json_out", type=click.Path(allow_dash=True),
+              help="Write the full result as JSON ('-' for standard output; a folder: FOLDER/result.json).")
+@click.option("--csv", "csv_out", type=click.Path(),
+              help="Write one row per occurrence (CSV; a folder: FOLDER/occurrences.csv).")
+@click.option("--xlsx", "xlsx_out", type=click.Path(),
               help="Write a spreadsheet: the issues (frozen header, filters, status/comment columns for the "
-                   "translator) and a summary per concept.")
+                   "translator) and a summary per concept (a folder: FOLDER/issues.xlsx).")
 @click.option("--issues-only", is_flag=True, help="CSV: only errors, unjustified variants and occurrences not judged.")
-@click.option("--report", type=click.Path(dir_okay=False), help="Write the HTML report.")
+@click.option("--report", type=click.Path(), help="Write the HTML report (a folder: FOLDER/report.html). A folder "
+              "is an existing one or a path ending in '/' (made if its parent exists); every output path is checked "
+              "before the run.")
 @click.option("--annotate", type=click.Path(), help="Write annotated copies of the XLIFF files here "
-              "(a file for one input, a folder for several).")
+              "(a file for one input, a folder for several; a folder inside the input folder is not read "
+              "as input).")
 @click.option("--in-place", is_flag=True, help="Annotate the input files themselves (atomically, after a .bak backup).")
 @click.option("--its", is_flag=True, default=None, help="Also write ITS 2.0 Localization Quality Issue markup.")
 @click.option("--annotate-level", type=click.Choice(AnnotateLevel.choices()), default=None,
@@ -67,9 +73,16 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
     s = Settings.build(config_path, penalties_file=penalties_file, **flags)
     fail_on = list(s.fail_on)
     parse_gate(fail_on)  # a bad condition is refused before the run, not after it
-    inputs = expand(list(files))
+    # every output path checked before anything is read; a folder named for a file gets its file name
+    outputs = plan_outputs({"--json": json_out, "--csv": csv_out, "--xlsx": xlsx_out, "--report": report},
+                           annotate=annotate)
+    json_out, csv_out, xlsx_out, report = (outputs.get(o) for o in ("--json", "--csv", "--xlsx", "--report"))
+    inputs = planned_inputs(files, outputs, quiet)  # without this run's outputs (an --annotate folder inside)
     check_bilingual_inputs(inputs)
     check_annotate_target(inputs, annotate, in_place)
+    outputs.check_inputs(inputs, reads=[*s.glossary, s.decisions or DECISIONS_FILE, s.penalties_file, s.config,
+                                        s.cache])
+    outputs.make_folders()
     penalties = s.penalty_table()
     judge = judge_of(s)
     progress = progress_bar(quiet)
@@ -91,6 +104,7 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
     for lang, failed in by_language.items():  # each language's own gate, in every output (termqa.results.languages)
         if lang in data.get("languages", {}):
             data["languages"][lang]["gate"] = {"passed": not failed, "failed": failed}
+    with_verdicts(data, fail_on)  # the words every output says (termqa.results.verdict), under this gate
     stdout_is_json = json_out == "-"
     if stdout_is_json:  # for pipes (jq, other tools): the JSON is the only thing on stdout
         try:
@@ -135,7 +149,7 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
         if any(by_language.values()):
             click.echo(f"termqa: QA failed: {gate_message(by_language)}", err=True)
             sys.exit(EXIT_INCOMPLETE if incomplete else EXIT_QA_FAILED)
-        if not quiet and not incomplete:
-            click.echo("termqa: QA gate passed", err=True)
+        if not quiet and not incomplete:  # passed, in words that say what is left (never "clean" over REVIEW)
+            click.echo(f"termqa: QA gate passed ({data['verdict']['line']})", err=True)
     if incomplete:
         sys.exit(EXIT_INCOMPLETE)

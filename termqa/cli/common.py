@@ -15,6 +15,8 @@ import click
 from termqa.errors import InputError, TermqaError, UsageError
 from termqa.formats.sniff import detect_text, looks_binary, text_start
 from termqa.labels import R_BATCH, R_UNAVAILABLE
+from termqa.inputs import scan
+from termqa.outputs import ANNOTATED_MARK, XLIFF_SUFFIXES, OutputPlan, names_folder
 from termqa.store.gcpause import no_collection_at_exit
 
 EXIT_OK = 0
@@ -177,9 +179,6 @@ def check_bilingual_inputs(paths) -> None:
                               "export the translation from the CAT tool as XLIFF"))
 
 
-XLIFF_SUFFIXES = (".xlf", ".xliff", ".sdlxliff", ".mqxliff", ".mxliff")
-
-
 def check_annotate_target(inputs, annotate, in_place: bool) -> None:
     """Refuse before the run (not after a long judged one) what the write-back would refuse at the
     end: both --annotate and --in-place, or one output file for several XLIFF inputs."""
@@ -190,9 +189,20 @@ def check_annotate_target(inputs, annotate, in_place: bool) -> None:
     xliffs = [p for p in inputs if Path(p).suffix.lower() in XLIFF_SUFFIXES]
     out = Path(annotate)
     if len(xliffs) > 1 and ((out.exists() and not out.is_dir())
-                            or (not out.exists() and out.suffix.lower() in XLIFF_SUFFIXES)):
+                            or (not names_folder(annotate) and out.suffix.lower() in XLIFF_SUFFIXES)):
         raise UsageError(f"{annotate}: several files are annotated, so --annotate must name a folder",
                          fix="name a folder (it is created if missing)")
+
+
+def planned_inputs(files, outputs: OutputPlan, quiet: bool) -> list[str]:
+    """The files a run reads: `files` expanded without the run's own outputs (termqa.inputs.scan); the
+    annotated copies an earlier run left in a folder are named on stderr, not read."""
+    found = scan(list(files), outputs.excluded())
+    if found.skipped and not quiet:
+        some = ", ".join(found.skipped[:3]) + (f" and {len(found.skipped) - 3} more" if len(found.skipped) > 3 else "")
+        click.echo(f"termqa: not read: {len(found.skipped)} annotated cop{'y' if len(found.skipped) == 1 else 'ies'} "
+                   f"an earlier run wrote ({some}; listed in {ANNOTATED_MARK}): name a file to check it", err=True)
+    return found.files
 
 
 def progress_bar(quiet: bool):

@@ -20,6 +20,7 @@ from termqa.evaluate import compare as cmp
 from termqa.evaluate.compare_output import render_text
 from termqa.evaluate.ranking import DEFAULT_ALPHA, DEFAULT_RESAMPLES, DEFAULT_SEED
 from termqa.fileio import atomic_write
+from termqa.outputs import plan as plan_outputs
 from termqa.reports.compare_html import write_compare_html
 
 
@@ -39,8 +40,9 @@ from termqa.reports.compare_html import write_compare_html
 @click.option("--resamples", type=int, default=None, help="Random sign patterns when there are more than 12 "
               "documents (default 10000; up to 12 documents the test is exact).")
 @click.option("--seed", type=int, default=None, help="Seed of the permutation test.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the comparison as JSON.")
-@click.option("--report", type=click.Path(dir_okay=False), help="Write the HTML comparison report.")
+@click.option("--json", "json_out", type=click.Path(),
+              help="Write the comparison as JSON (a folder: FOLDER/result.json).")
+@click.option("--report", type=click.Path(), help="Write the HTML comparison report (a folder: FOLDER/report.html).")
 @click.option("--results-dir", type=click.Path(file_okay=False),
               help="Also write each system's full check result (<name>.json) into this folder.")
 @judge_options
@@ -61,6 +63,11 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
 
     tgt = flags.pop("tgt_lang")
     s = Settings.build(config_path, penalties_file=penalties_file, **flags)
+    # output paths checked before the run (termqa.outputs): a folder gets the file's default name
+    outputs = plan_outputs({"--json": json_out, "--report": report})
+    outputs.check_inputs(list(files), reads=[*s.glossary, s.penalties_file, s.config, s.cache])
+    outputs.make_folders()
+    json_out, report = outputs.get("--json"), outputs.get("--report")
     if not tgt and s.tgt_lang:
         tgt = [s.tgt_lang]
     penalties = s.penalty_table()

@@ -1,8 +1,10 @@
 """The console summary `termqa check` prints: what was read, outcomes, scores, metrics, what is left."""
 from __future__ import annotations
 
+from termqa.docnames import document_names
 from termqa.labels import METRIC_TEXT, RULE_NAMES, label_name
 from termqa.results.gate import coverage, not_checked
+from termqa.results.verdict import run_verdict
 from termqa.shownpath import result_names, scrub
 
 
@@ -32,7 +34,9 @@ def summary(data: dict, *, judge_configured: bool) -> str:
 
 def _summary(data: dict, *, judge_configured: bool) -> str:
     sm = data["summary"]
-    lines = [f"termqa {data['signature']['tool'].split()[-1]}  {data['signature']['string']}"]
+    # the verdict first (termqa.results.verdict): what was decided and what is left, before how it was run
+    verdict = data.get("verdict") or run_verdict(data)
+    lines = [verdict["line"], f"termqa {data['signature']['tool'].split()[-1]}  {data['signature']['string']}"]
     for f in data["inputs"]:
         lines.append(f"  read {f['path']}: {f['format']}{' (' + f['dialect'] + ')' if f['dialect'] else ''}, "
                      f"{f['documents']} document(s), {f['segments']} segments")
@@ -74,8 +78,9 @@ def _rest(data: dict, lines: list, judge_configured: bool) -> str:
     sm = data["summary"]
     if len(data["documents"]) > 1:
         lines.append("per document:")
+        names = document_names(data["documents"])  # the names the report and the spreadsheet use
         for d in data["documents"]:
-            lines.append(f"  {d['doc_id']}: score {_fmt(d['score'])}, {d['occurrences']} occurrences, "
+            lines.append(f"  {names[d['doc_id']]}: score {_fmt(d['score'])}, {d['occurrences']} occurrences, "
                          f"{d['outcomes']['error']} errors, {d['unjudged']} unjudged")
     if sm["needs_judge"]:
         lines.append(f"{sm['needs_judge']} occurrences need a judge:")
@@ -98,7 +103,8 @@ def language_blocks(data: dict) -> list[str]:
     lines = [f"{len(data['languages'])} target languages (totals above; scores and metrics per language):"]
     for lang, part in data["languages"].items():
         sm = part["summary"]
-        lines.append(f"[{lang}] {sm['occurrences']} occurrences of {sm['concepts_found']} concepts in "
+        lines.append(f"[{lang}] {(part.get('verdict') or run_verdict(part))['line']}")
+        lines.append(f"  {sm['occurrences']} occurrences of {sm['concepts_found']} concepts in "
                      f"{sm['documents']} document(s); " + ", ".join(f"{k} {v}" for k, v in sm["outcomes"].items()))
         lines.append("  " + scores_block(part))
         m = part["metrics"]["overall"]

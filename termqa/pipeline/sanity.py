@@ -100,10 +100,11 @@ def nothing_checked(documents: Sequence[Document], found: bool, skipped: int) ->
 
 
 def nothing_found(documents: Sequence[Document], concepts: Sequence[Concept]) -> str:
-    """The alert for a run in which no glossary term occurs in any source segment."""
+    """The alert for a run in which no glossary term occurs in any source segment: nothing was checked, so
+    it is no pass either (it begins as `nothing_checked`'s does, and the gate and the report read it so)."""
     src = sorted({normalise_tag(d.src_lang) for d in documents if d.src_lang})
     segments = sum(len(d.segments) for d in documents)
-    return (f"no glossary term was found in the {segments} source segments (source language "
+    return (f"{NOTHING_CHECKED}: no glossary term was found in the {segments} source segments (source language "
             f"{', '.join(src) or 'unknown'}, {len(concepts)} concepts): check that the glossary belongs to this "
             "project and that the source language is right")
 

@@ -8,8 +8,8 @@ Conditions, any number of them:
 - `coverage<X`: fails when less than X of the occurrences could be scored; occurrences in untranslated
   segments count as not scored.
 
-Whatever the conditions, a run that could check no occurrence (`nothing_checked`: the targets are missing
-or untranslated) never passes: it is the first failure, and `termqa check` exits 2 ("nothing checked").
+Whatever the conditions, a run that could check no occurrence (`nothing_checked`: no glossary term occurs
+in the source, or the targets are missing or untranslated) never passes: it is the first failure, and `termqa check` exits 2 ("nothing checked").
 """
 from __future__ import annotations
 
@@ -64,7 +64,11 @@ def nothing_checked(result: dict) -> str:
         if str(alert).startswith(NOTHING_CHECKED):
             return str(alert)
     n = not_checked(result)
-    return f"{NOTHING_CHECKED}: the {n} term occurrences are all in untranslated segments" if n else ""
+    if n:
+        return f"{NOTHING_CHECKED}: the {n} term occurrences are all in untranslated segments"
+    if "occurrences" in summary:  # a run (or one language of it) in which no glossary term occurs
+        return f"{NOTHING_CHECKED}: no glossary term occurs in the source text"
+    return ""
 
 
 def coverage(result: dict):

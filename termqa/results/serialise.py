@@ -15,8 +15,9 @@ from termqa.model import OUTCOMES, UNJUDGED
 from termqa.pipeline.metrics import all_metrics, per_document, variation_shares
 from termqa.pipeline.score import scores
 from termqa.results.languages import per_language, target_languages, totals_only
+from termqa.results.verdict import with_verdicts
 from termqa.store.gcpause import without_gc
-from termqa.wordcount import source_words
+from termqa.wordcount import source_and_checked_words
 
 RESULT_VERSION = 1
 
@@ -184,6 +185,7 @@ def streamed_result(res) -> dict:
     if acc is not None and sc["scored"]:
         acc = {**acc, "calls_per_scored_occurrence": round(acc.get("calls", 0) / sc["scored"], 4)}
     documents = list(res.documents)
+    words, checked_words = source_and_checked_words(documents)
 
     def segment_rows() -> Iterator[dict]:
         for d in documents:
@@ -222,7 +224,8 @@ def streamed_result(res) -> dict:
             "units_not_translated": res.units_not_translated,
             "segments_not_translated": res.segments_not_translated,
             "not_translated_states": dict(res.not_translated_states),
-            "source_words": source_words(res.documents),  # the one definition (termqa.wordcount)
+            "source_words": words,  # the one definition (termqa.wordcount)
+            "checked_words": checked_words,  # of those, the words of segments with a translation
             # labelled verdicts a deterministic rule settled, by rule: they read better by the rule's name
             "rules": dict(Counter(r for r in (dict(v.extra).get("rule") for v in verdicts if v.label) if r)
                           .most_common()),
@@ -244,7 +247,7 @@ def streamed_result(res) -> dict:
     if len(target_languages(res.documents)) > 1:  # a delivery in several languages: figures per language
         out["languages"] = per_language(res, streamed_result)
         totals_only(out)
-    return out
+    return with_verdicts(out)  # without a gate; `termqa check --fail-on` makes it again under its conditions
 
 
 def load_result(path) -> dict:

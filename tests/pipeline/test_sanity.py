@@ -75,19 +75,22 @@ def test_no_occurrence_found_is_said(tmp_path):
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c1", "centrifugal pump", "pompe centrifuge"]])
     r = check([x], [g], lemmatiser="lookup").to_dict()
     assert r["alerts"] == [r["warnings"][0]]
-    assert r["alerts"][0].startswith("no glossary term was found in the 1 source segments")
+    # nothing was checked: said as a run without translations says it, never a pass (#34)
+    assert r["alerts"][0].startswith("nothing checked: no glossary term was found in the 1 source segments")
 
 
 def test_cli_prints_alerts_before_anything_else(tmp_path):
     x = write_xliff(tmp_path / "doc.xlf", [("The weather is fine today.", "Il fait beau aujourd'hui.")])
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c1", "centrifugal pump", "pompe centrifuge"]])
     res = CliRunner().invoke(main, ["check", x, "-g", g, "--lemmatiser", "lookup", "--json", str(tmp_path / "r.json")])
-    assert res.exit_code == 0
+    assert res.exit_code == 2  # nothing checked (#34): the exit code of a run without translations
     # after the progress lines of the run itself, before the summary and anything written
     said = [line for line in res.stderr.splitlines() if not line.startswith("termqa: documents")]
-    assert said[0].startswith("termqa: warning: no glossary term was found")
+    assert said[0].startswith("termqa: warning: nothing checked: no glossary term was found")
+    assert said[-1].startswith("termqa: error: nothing checked: no glossary term was found")
     o = res.output
-    assert o.index("no glossary term was found") < o.index("termqa: wrote") < o.index("termqa 0.1.0")
+    assert o.index("no glossary term was found") < o.index("termqa: wrote") < o.index("NOT CHECKED: ") \
+        < o.index("termqa 0.1.0")
 
 
 def test_glossary_without_target_terms_is_refused_on_the_command_line(tmp_path):

@@ -28,11 +28,12 @@ def test_csv_human_columns_first_and_no_signature(tmp_path):
     err = next(r for r in rows if r["unit_id"] == "u2")
     assert (err["document"], err["source_text"], err["target_text"], err["expected"], err["outcome"]) == (
         "manual.xlf", "oil filter", "filtre d'huile", "filtre à huile", "error")
-    assert err["what_to_do"] == "replace “filtre d'huile” with “filtre à huile”"
+    assert err["what_to_do"] == "Replace “filtre d'huile” with “filtre à huile” (glossary)"
     assert err["status"] == err["comment"] == ""
     assert err["doc_id"] == "samples/manual.xlf"  # the machine id is still there, further right
     missing = next(r for r in rows if r["unit_id"] == "t-6")
-    assert missing["what_to_do"].startswith("check: not judged")
+    # a question termqa could not decide is a question, with what to compare it with (#34)
+    assert missing["what_to_do"].startswith("Check how “") and "was not found" in missing["what_to_do"]
     assert all(r["what_to_do"] == "" for r in rows if r["outcome"] in ("conforming", "justified"))
 
 
@@ -54,7 +55,7 @@ def test_xlsx_issues_sheet(tmp_path, openpyxl):
     hostile["reason"] = '=HYPERLINK("http://x","y")'  # text from files never becomes a formula
     path = write_xlsx(r, tmp_path / "qa.xlsx")
     wb = openpyxl.load_workbook(path)
-    assert wb.sheetnames == ["Issues", "Problems", "Concepts", "Run"]
+    assert wb.sheetnames == ["Summary", "Issues", "Problems", "Concepts", "Run"]
     ws = wb["Issues"]
     header = [c.value for c in ws[1]]
     assert header == [t for _k, t, _w in ISSUE_COLUMNS]
@@ -68,6 +69,10 @@ def test_xlsx_issues_sheet(tmp_path, openpyxl):
     verdicts = [row[5] for row in body]
     assert verdicts == sorted(verdicts, key=["Error", "Unjustified", "Not judged", "Justified"].index)
     assert ws.cell(row=2, column=6).fill.fgColor.rgb.endswith("FFE6E4")  # the error colour
+    # worst first: in the order of the Problems sheet, one problem's rows together
+    problems = [row[0].value for row in wb["Problems"].iter_rows(min_row=2)]
+    order = [row[18] for row in body if row[18] in problems]
+    assert order == sorted(order, key=problems.index)
     # the reply columns are empty and offer a list of answers
     assert all(row[8] is None and row[9] is None for row in body)
     assert any("fixed" in (dv.formula1 or "") for dv in ws.data_validations.dataValidation)
@@ -85,7 +90,8 @@ def test_xlsx_concepts_and_run_sheets(tmp_path, openpyxl):
     rows = [[c.value for c in row] for row in cs.iter_rows(min_row=2)]
     assert len(rows) == len(r["concepts"])
     first = rows[0]
-    assert first[1] == 'c99"><x' and first[2] == 2  # worst first, hostile id as plain text
+    assert first[1] == 'c99"><x' and first[3] == 2  # worst first, hostile id as plain text
+    assert cs.cell(row=1, column=3).value == "Language" and {row[2] for row in rows} == {"fr"}
     assert cs.freeze_panes == "B2"
     run = {row[0].value: row[1].value for row in wb["Run"].iter_rows()}
     assert run["Signature"] == r["signature"]["string"]
@@ -105,3 +111,38 @@ def test_xlsx_without_xlsxwriter_says_how_to_install(monkeypatch, tmp_path):
     with pytest.raises(UsageError) as err:
         write_xlsx(build_result(), tmp_path / "x.xlsx")
     assert "pip install XlsxWriter" in str(err.value) and not (tmp_path / "x.xlsx").exists()
+
+
+def test_xlsx_summary_sheet_says_the_verdict_first(tmp_path, openpyxl):
+    """A vendor who gets only the spreadsheet reads whether the delivery passed: the Summary sheet comes
+    first, with the verdict in the words of every other output (#34)."""
+    from termqa.results.verdict import run_verdict
+
+    r = build_result()
+    wb = openpyxl.load_workbook(write_xlsx(r, tmp_path / "qa.xlsx"))
+    summary = {row[0].value: row[1].value for row in wb["Summary"].iter_rows() if row[0].value}
+    v = run_verdict(r)
+    assert wb.sheetnames[0] == "Summary"
+    assert summary["Verdict"] == v["word"] == "ERRORS" and summary["In words"] == v["line"]
+    assert summary["Errors (to fix)"] == 6 and summary["Not decided (to review)"] == 3
+    assert summary["  Not judged"] == r["summary"]["outcomes"]["unjudged"]
+    assert summary["Quality gate"].startswith("none set")
+
+
+def test_xlsx_problems_sheet_is_fix_first_then_review_first(tmp_path, openpyxl):
+    """The Problems sheet lists exactly the report's Fix first and Review first: the same problems, the
+    same counts, the same order, with an instruction in "What to do" (#34)."""
+    from termqa.reports.html import build_view
+
+    r = build_result()
+    v = build_view(r)
+    wb = openpyxl.load_workbook(write_xlsx(r, tmp_path / "qa.xlsx"))
+    ws = wb["Problems"]
+    head = [c.value for c in ws[1]]
+    rows = [dict(zip(head, (c.value for c in row))) for row in ws.iter_rows(min_row=2)]
+    shown = v["todo"] + v["review"]
+    assert v["todo_total"] + v["review_total"] == len(rows) == len(shown)
+    assert [(x["Problem"], x["Occurrences"]) for x in rows] == [(g["problem"], g["count"]) for g in shown]
+    fixes, questions = rows[:v["todo_total"]], rows[v["todo_total"]:]
+    assert all(x["What to do"].startswith(("Replace", "Translate", "Keep", "Fix")) for x in fixes)
+    assert all(x["What to do"].startswith("Check") and x["Why to review"] for x in questions)

@@ -182,7 +182,7 @@ def test_filters_round_trip_through_the_url_hash(selftest):
 
 
 def test_verdict_banner_and_grouped_rows(selftest):
-    assert selftest["banner"] == "Problems found"
+    assert selftest["banner"] == "ERRORS"  # errors found, no gate given (termqa.results.verdict)
     assert selftest["groups"] == 11
     assert selftest["group_open_height"] > 2 * selftest["group_closed_height"]  # folded, and it opens
 

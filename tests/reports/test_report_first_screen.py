@@ -54,11 +54,21 @@ def test_gate_pass_fail_and_plain_state():
     failed = build_view(r, fail_on=["error>3"])["gate"]
     assert (failed["state"], failed["word"]) == ("fail", "FAIL")
     assert failed["failed"] == ["error>3 (found 5)"] and failed["conditions"] == "error>3"
+    # the gate holds no condition, but 3 occurrences were not decided: REVIEW, never PASS (#34)
     passed = build_view(r, fail_on=["error>10,coverage<0.5"])["gate"]
-    assert (passed["state"], passed["word"], passed["failed"]) == ("pass", "PASS", [])
+    assert (passed["state"], passed["word"], passed["failed"]) == ("review", "REVIEW", [])
+    assert passed["found"].startswith("6 errors, 3 to review; ")
+    decided = copy.deepcopy(r)
+    for o in decided["occurrences"]:
+        if o["outcome"] == "unjudged":
+            o["outcome"] = "conforming"
+    decided["summary"]["outcomes"]["conforming"] += decided["summary"]["outcomes"]["unjudged"]
+    decided["summary"]["outcomes"]["unjudged"] = 0
+    clean = build_view(decided, fail_on=["error>10"])["gate"]
+    assert (clean["state"], clean["word"], clean["failed"]) == ("pass", "PASS", [])
     plain = build_view(r)["gate"]
-    assert (plain["state"], plain["word"]) == ("problems", "Problems found")
-    assert plain["found"] == "5 errors, 1 unjustified variant, 3 not judged"
+    assert (plain["state"], plain["word"]) == ("errors", "ERRORS")
+    assert plain["found"].startswith("6 errors, 3 to review; ")
     page = render_html(r, fail_on=["error>3"])
     assert '<div class="banner g-fail" role="status">' in page
     assert "<title>FAIL · Terminology QA · manual.xlf, service guide (v2).xlf, legacy.tmx</title>" in page
@@ -97,7 +107,10 @@ def test_action_panel_lists_problems_as_copyable_text():
     assert v["todo_total"] == 6  # 5 errors + 1 unjustified, all distinct otherwise
     page = render_html(r)
     text = re.search(r'<textarea readonly rows="6" id="todo-text"[^>]*>(.*?)</textarea>', page, re.S).group(1)
-    assert text.count("\n") == 5 and "×15" in text
+    # the errors first, then the problems termqa could not decide, each saying so
+    assert v["review_total"] == 3 and text.count("\n") == 5 + 3 and "×15" in text
+    lines = text.splitlines()
+    assert not any("[to review:" in line for line in lines[:6]) and all("[to review:" in line for line in lines[6:])
 
 
 def test_glossary_backlog_is_inline():
@@ -133,7 +146,7 @@ def test_documents_go_by_their_original_or_base_name():
             {"doc_id": "/y/b.xlf", "path": "/y/b.xlf", "original": "same.docx"}]
     assert display_names(docs) == {
         "/abs/path/file.xlf#1": "Manual A.docx", "/abs/path/file.xlf#2": "guide.docx",
-        "/abs/other.tmx": "other.tmx", "/x/a.xlf": "same.docx (1)", "/y/b.xlf": "same.docx (2)"}
+        "/abs/other.tmx": "other.tmx", "/x/a.xlf": "a.xlf", "/y/b.xlf": "b.xlf"}  # an original two files share
     assert units_text([("a", "1"), ("a", "2"), ("b", "9")]) == "a: 1, 2; b: 9"
     assert units_text([("a", str(i)) for i in range(5)], limit=2) == "a: 0, 1 (+3 more)"
 

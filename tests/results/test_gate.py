@@ -68,8 +68,11 @@ def test_a_run_that_checked_nothing_fails_whatever_the_conditions():
     assert nothing_checked(dict(empty, alerts=[said])) == said
 
 
-def test_a_run_that_found_no_term_at_all_is_not_called_unchecked():
+def test_a_run_that_found_no_term_at_all_is_not_a_pass():
+    """A glossary none of whose terms occurs checked nothing: the same state as untranslated targets
+    (#34), never a green pass, whatever the gate."""
     none = result(occurrences=0, outcomes={k: 0 for k in ("conforming", "justified", "unjustified", "error",
                                                           "unjudged")}, labels={},
                   scores={"system": None, "scored": 0, "unjudged": 0})
-    assert nothing_checked(none) == "" and failures(none, ["error"]) == []
+    assert nothing_checked(none) == f"{NOTHING_CHECKED}: no glossary term occurs in the source text"
+    assert failures(none, ["error"])[0].startswith(NOTHING_CHECKED)
