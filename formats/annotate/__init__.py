@@ -25,11 +25,12 @@ inline code boundary or another marker), the ITS issues of that unit go into one
 referenced from the unit's start tag; the report counts these as `unit_level`.
 
 Note priority (XLIFF 1 to 10, 1 = most important) follows certainty: error with penalty >= 3 -> 1,
-other error -> 2, unjustified -> 3, unjudged -> 4 (likely wrong: a different word than the glossary's,
-no rendering, kept in the source language), 5 (cannot tell) or 6 (likely fine: a form of the glossary
-term), justified -> 8, conforming -> 10. Trados severity (its three levels are shown as Error, Warning
-and For your information): error -> High, unjustified and a question likely wrong -> Medium, anything
-else -> Low. memoQ comments carry no severity termqa sets: their first words say it.
+other error -> 2, unjustified -> 3, unjudged -> 4 (often wrong: a different word than the glossary's,
+not found, kept in the source language), 5 (cannot tell) or 6 (likely fine: an inflected or derived
+form), by the classes "Review first" ranks questions in (`termqa.results.triage`), justified -> 8,
+conforming -> 10. Trados severity (its three levels are shown as Error, Warning and For your
+information): error -> High, unjustified and a question often wrong -> Medium, anything else -> Low.
+memoQ comments carry no severity termqa sets: their first words say it.
 
 Idempotent: before writing, termqa's own earlier annotations are removed (`strip`: notes from="termqa" /
 category="termqa", cmt-defs whose comments are all by user "termqa" and their markers, memoQ comments by

@@ -25,12 +25,13 @@ from termqa.config import DEFAULT_ANNOTATE_LEVEL, AnnotateLevel
 from termqa.labels import (
     CODE_DESCRIPTIONS, CONSISTENCY_DESCRIPTIONS, ITS_DEFAULT, ITS_OMISSION, ITS_TYPES, ITS_TYPES_BY_RULE, ITS_UNJUDGED,
     NOTE_LEAD, NOTE_ORIGIN, NOTE_REFERENCE, NOTE_SOURCE_LANGUAGE, NOTE_TEXT, OUTCOME_TEXT, R_ACRONYM_KEPT,
-    R_COPIED_WORD, R_COPY_UNKNOWN, R_DERIVED, R_DIVERGES_GLOSSARY, R_HAPAX, R_HEAD_DROPPED, R_IN_KEPT_NAME, R_INFLECTED,
-    R_MISALIGNED, R_MISSING, R_NO_REFERENCE, R_SHORT_FORM_KEPT, R_SPELLING_PSEUDO, R_SPELLING_VARIANT,
+    R_COPIED_WORD, R_COPY_UNKNOWN, R_DERIVED, R_HAPAX, R_IN_KEPT_NAME, R_INFLECTED, R_MISALIGNED, R_NO_REFERENCE,
+    R_SHORT_FORM_KEPT, R_SPELLING_PSEUDO,
 )
 from termqa.lang.fold import loose
 from termqa.lang.langtags import lang_matches, language_name, normalise_tag, primary
 from termqa.problems import occurrence_problems
+from termqa.results.triage import INFLECTED, KEPT, review_class
 
 OUTCOMES_BY_LEVEL = {
     AnnotateLevel.ERRORS: ("error",),
@@ -91,18 +92,13 @@ def num(x) -> str:
     return f"{x:g}" if isinstance(x, (int, float)) else str(x)
 
 
-# How likely an undecided occurrence is wrong (the triage of issue #34): a different word than the
-# glossary's, no rendering found, or a term kept in the source language first; a form of the glossary
-# term (inflected, derived, a spelling usage allows, its own short form) or a term inside a kept name
-# last; everything else between (nothing to compare with, the document's majority, a judge that did
-# not answer). Tier 0, 1 or 2 (most likely wrong first).
-_LIKELY_WRONG = frozenset({R_DIVERGES_GLOSSARY, R_MISSING, R_COPIED_WORD, R_COPY_UNKNOWN, R_HEAD_DROPPED})
-_LIKELY_FINE = frozenset({R_INFLECTED, R_DERIVED, R_SPELLING_VARIANT, R_SHORT_FORM_KEPT, R_IN_KEPT_NAME})
-
-
 def question_tier(reason: Optional[str]) -> int:
-    """0 (likely wrong), 1 (can't tell) or 2 (likely fine) for an unjudged occurrence's reason."""
-    return 0 if reason in _LIKELY_WRONG else 2 if reason in _LIKELY_FINE else 1
+    """How likely an undecided occurrence is wrong, by the class "Review first" ranks it in
+    (`termqa.results.triage`): 0 for a different word than the glossary's, a term not found or kept in
+    the source language; 2 for an inflected or derived form of the glossary term; 1 for the rest
+    (spelling, nothing to compare with, a segment that may not match, a judge that did not answer)."""
+    rank = review_class({"reason": reason}).rank
+    return 0 if rank <= KEPT.rank else 2 if rank >= INFLECTED.rank else 1
 
 
 def _severity(outcome: str, penalty, reason: Optional[str] = None) -> float:
@@ -335,9 +331,8 @@ def merged(anns: Iterable[Annotation]) -> list[Annotation]:
 def priority(a: Annotation) -> int:
     """XLIFF note priority (1 = most important): an error outranks a question.
 
-    error with penalty >= 3: 1, other error: 2, unjustified: 3, unjudged: 4 when likely wrong (a different
-    word than the glossary's, no rendering, kept in the source language), 5 when termqa cannot tell, 6
-    when likely fine (a form of the glossary term); justified: 8; anything else 10.
+    error with penalty >= 3: 1, other error: 2, unjustified: 3; unjudged: 4, 5 or 6 as `question_tier`
+    (4: often wrong, as the first classes of "Review first"; 6: likely fine); justified: 8; else 10.
     """
     if a.outcome == "error":
         return 1 if (a.penalty or 0) >= 3 else 2
@@ -348,7 +343,7 @@ def priority(a: Annotation) -> int:
 
 def trados_severity(a: Annotation) -> str:
     """Trados comment severity (shown as Error, Warning, For your information): an error is High; a
-    decided divergence, and a question that is likely wrong, Medium; anything else Low."""
+    decided divergence, and a question that is often wrong (priority 4), Medium; anything else Low."""
     if a.outcome == "error":
         return "High"
     return "Medium" if a.outcome == "unjustified" or priority(a) == 4 else "Low"

@@ -450,9 +450,9 @@ def test_priorities_and_outcomes():
 
 
 def test_priority_follows_certainty():
-    """An error outranks a question; among questions, the ones likely wrong (a different word than the
-    glossary's, no rendering, kept in the source language) come before those termqa cannot call, and a
-    form of the glossary term comes last. Trados gets the same order in its three severities."""
+    """An error outranks a question; among questions, those "Review first" ranks first (a different word
+    than the glossary's, no rendering, kept in the source language) come before those termqa cannot call,
+    and a form of the glossary term comes last. Trados gets the same order in its three severities."""
     def ann(outcome, reason=None, penalty=None):
         return dataclasses.replace(_ann(outcome=outcome, penalty=penalty or 4.0), reason=reason)
 
@@ -462,11 +462,18 @@ def test_priority_follows_certainty():
              ann("unjudged", "rendering diverges from the document's majority rendering"),
              ann("unjudged", "not judged: the judge failed (timeout)"),
              ann("unjudged", "single occurrence with no glossary reference"),
+             ann("unjudged", "spelling differs from the document's majority rendering"),
              ann("unjudged", "an inflected form of the glossary term (same stem; likely fine, check that the form fits)"),
-             ann("unjudged", "left in the source language inside a longer expression kept as it is (a name or title?)"),
+             ann("unjudged", "a word derived from the glossary term (an adjective from the noun, ...; likely fine, "
+                             "check it)"),
              ann("justified")]
-    assert [priority(a) for a in order] == [1, 2, 3, 4, 4, 4, 5, 5, 5, 6, 6, 8]
-    assert [trados_severity(a) for a in order] == ["High"] * 2 + ["Medium"] * 4 + ["Low"] * 6
+    assert [priority(a) for a in order] == [1, 2, 3, 4, 4, 4, 4, 5, 5, 5, 6, 6, 8]
+    assert [trados_severity(a) for a in order] == ["High"] * 2 + ["Medium"] * 5 + ["Low"] * 6
+    # the same order as the classes of "Review first" (termqa.results.triage)
+    from termqa.results.triage import review_class
+    ranks = [review_class({"reason": a.reason}).rank for a in order[3:-1]]
+    assert [priority(a) for a in sorted(order[3:-1], key=lambda a: review_class({"reason": a.reason}).rank)] == \
+        sorted(priority(a) for a in order[3:-1]) and len(set(ranks)) > 3
 
 
 X2_DOC = """<?xml version="1.0"?>
