@@ -31,7 +31,6 @@ from termqa.labels import (
 from termqa.lang.fold import loose
 from termqa.lang.langtags import lang_matches, language_name, normalise_tag, primary
 from termqa.problems import occurrence_problems
-from termqa.results.triage import INFLECTED, KEPT, review_class
 
 OUTCOMES_BY_LEVEL = {
     AnnotateLevel.ERRORS: ("error",),
@@ -97,6 +96,10 @@ def question_tier(reason: Optional[str]) -> int:
     (`termqa.results.triage`): 0 for a different word than the glossary's, a term not found or kept in
     the source language; 2 for an inflected or derived form of the glossary term; 1 for the rest
     (spelling, nothing to compare with, a segment that may not match, a judge that did not answer)."""
+    # Imported here: every check loads this module (reading translators' replies), and the pipeline
+    # loads nothing of termqa.results (tests/test_dependencies.py); only writing notes needs the classes.
+    from termqa.results.triage import INFLECTED, KEPT, review_class
+
     rank = review_class({"reason": reason}).rank
     return 0 if rank <= KEPT.rank else 2 if rank >= INFLECTED.rank else 1
 
