@@ -95,15 +95,23 @@ class _Target:
         self.depth = 0
         self.lang_names = lang_names
         self.lang_tags: frozenset[str] = frozenset()
+        self._declared: list[str] = []  # namespaces declared on the element about to start
 
-    def start(self, tag, attrib, nsmap) -> None:
+    def start_ns(self, prefix, uri) -> None:
+        # lxml reports an element's namespace declarations here, before its start; with start_ns defined
+        # (and in lxml 6 in any case) the `nsmap` given to start() is empty, so it alone would lose them
+        self._declared.append(uri)
+
+    def start(self, tag, attrib, nsmap=None) -> None:
         self.depth += 1
+        uris = tuple(dict.fromkeys([*(nsmap or {}).values(), *self._declared]))
+        self._declared = []
         if self.depth == 1:
-            self.out.tag, self.out.attrib, self.out.uris = tag, dict(attrib), tuple(nsmap.values())
+            self.out.tag, self.out.attrib, self.out.uris = tag, dict(attrib), uris
             uri = xmlsafe.ns(tag)
             self.lang_tags = frozenset(f"{{{uri}}}{n}" if uri else n for n in self.lang_names)
         elif self.depth == 2:
-            self.out.children.append(Child(tag, dict(attrib), tuple(nsmap.values())))
+            self.out.children.append(Child(tag, dict(attrib), uris))
         elif tag in self.lang_tags:
             child = self.out.children[-1]
             lang = attrib.get(xmlsafe.XML_LANG)

@@ -202,6 +202,7 @@ def test_the_stored_tokenizer_rules_give_spacys_pieces_on_unspaced_text():
     if CORPUS is not None:
         paths.append(CORPUS / "eval" / "tico19-multi" / "data" / "TM" / "all.en-zh.tmx")
     chunks = sorted({c for p in paths for c in re.findall(r"\S+", p.read_text(encoding="utf-8"))})
-    assert len(chunks) > 1000
+    # the fixtures alone hold ~860 distinct chunks; the TICO-19 memory adds thousands when ../shared is there
+    assert len(chunks) > (1000 if CORPUS is not None else 500)
     bad = [c for c in chunks if port(c) != [(t.text, t.idx) for t in tok(c)]]
     assert bad == []
