@@ -18,6 +18,7 @@ record). The sentences are in termqa.labels.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import islice
 from typing import Iterable, Optional
 
 from termqa.errors import InputError
@@ -240,9 +241,9 @@ def annotations_from_result(result: dict, *, level: str = DEFAULT_ANNOTATE_LEVEL
     docs = {d.get("doc_id"): d for d in result.get("documents") or ()}
     concepts = {c.get("id"): c for c in result.get("concepts") or ()}
     pids = occurrence_problems(result)
-    places: dict = {}  # problem id -> {(doc_id, unit_id)} of its occurrences, in result order
+    where: dict = {}  # problem id -> doc_id -> {unit_id} of its occurrences, in result order
     for pid, occ in zip(pids, result["occurrences"]):
-        places.setdefault(pid, {})[(occ.get("doc_id"), str(occ.get("unit_id", "")))] = None
+        where.setdefault(pid, {}).setdefault(occ.get("doc_id"), {})[str(occ.get("unit_id", ""))] = None
     # (doc_id, unit_id) -> the notes of the unit as they gather, in result order: (outcome, text, problem
     # ids, occurrences)
     units: dict = {}
@@ -266,7 +267,6 @@ def annotations_from_result(result: dict, *, level: str = DEFAULT_ANNOTATE_LEVEL
     for (doc_id, unit_id), groups in units.items():
         made = []
         for outcome, text, note_pids, occs in groups:
-            elsewhere = list(dict.fromkeys(p for pid in note_pids for p in places[pid] if p != (doc_id, unit_id)))
             first, rest = occs[0], occs[1:]
             made.append(Annotation(
                 doc_id=str(doc_id or ""),
@@ -275,7 +275,7 @@ def annotations_from_result(result: dict, *, level: str = DEFAULT_ANNOTATE_LEVEL
                 outcome=outcome,
                 label=first.get("label"),
                 penalty=first.get("penalty"),
-                text=same_problem(text, doc_id, len(occs), elsewhere),
+                text=same_problem(text, len(occs), *_other_places(where, note_pids, doc_id, unit_id)),
                 its_type=its_type(first),
                 severity=_severity(outcome, first.get("penalty"), first.get("reason")),
                 target_span=_span(first),
@@ -294,22 +294,39 @@ def _span(occ: dict) -> Optional[tuple[int, int]]:
     return (int(span[0]), int(span[1])) if span else None
 
 
-def same_problem(note: str, doc_id, here: int, elsewhere: list, limit: int = 8) -> str:
+def _other_places(where: dict, pids: list, doc_id, unit_id: str, limit: int = 8) -> tuple[list, int, int, int]:
+    """The other units of a note's problem(s): (the first `limit` + 1 other unit ids of this document, how
+    many other units this document has, how many units other documents have, how many other documents).
+    Counted, not listed, so that a problem in thousands of units costs each note little."""
+    by_doc = where[pids[0]]
+    if len(pids) > 1:  # problems that read the same: their places together
+        by_doc = {}
+        for pid in pids:
+            for d, units in where[pid].items():
+                by_doc.setdefault(d, {}).update(units)
+    mine = by_doc.get(doc_id, {})
+    ids = list(islice((u for u in mine if u != unit_id), limit + 1))
+    others = [d for d in by_doc if d != doc_id]
+    return ids, len(mine) - (unit_id in mine), sum(len(by_doc[d]) for d in others), len(others)
+
+
+def same_problem(note: str, here: int, ids: list, in_doc: int, in_others: int, other_docs: int,
+                 limit: int = 8) -> str:
     """The note followed by where else its problem is, counted in units: "×2 in this unit." when the
-    unit has it more than once, then "Also in 3 other units: 12, 40, 41." (the other units of this
-    document by id, the units of other documents counted). A problem seen once keeps its note."""
+    unit has it `here` times, then "Also in 3 other units: 12, 40, 41." (`in_doc` other units of this
+    document, the first of them by id, `ids`; `in_others` units of `other_docs` other documents,
+    counted). A problem seen once keeps its note."""
     parts = [note]
     if here > 1:
         parts.append(NOTE_TEXT["times_here"].format(count=here))
-    if elsewhere:
-        ids = [str(u) for d, u in elsewhere if d == doc_id]
-        others = len(elsewhere) - len(ids)
-        files = len({d for d, _u in elsewhere if d != doc_id})
-        fields = {"count": len(elsewhere), "units": NOTE_TEXT["unit" if len(elsewhere) == 1 else "units"],
-                  "elsewhere": others, "files": NOTE_TEXT["file" if files == 1 else "files"],
-                  "ids": ", ".join(ids) if len(ids) <= limit else NOTE_TEXT["ids_more"].format(
-                      shown=", ".join(ids[:limit]), more=len(ids) - limit)}
-        parts.append(NOTE_TEXT["also_files" if not ids else "also_and_files" if others else "also"].format(**fields))
+    count = in_doc + in_others
+    if count:
+        fields = {"count": count, "units": NOTE_TEXT["unit" if count == 1 else "units"], "elsewhere": in_others,
+                  "files": NOTE_TEXT["file" if other_docs == 1 else "files"],
+                  "ids": ", ".join(ids) if in_doc <= limit else NOTE_TEXT["ids_more"].format(
+                      shown=", ".join(ids[:limit]), more=in_doc - limit)}
+        parts.append(NOTE_TEXT["also_files" if not in_doc else "also_and_files" if in_others else "also"].format(
+            **fields))
     return " ".join(parts)
 
 
