@@ -233,16 +233,25 @@ ITS_DEFAULT = "terminology"
 # a forbidden term, {language} the source language's name, {description} a label's description,
 # {subject} the found-for-term phrase, {use} the "Use ..." sentence (or nothing). No penalty, no run
 # id: those go into attributes where the format allows them.
+#
+# Every note opens with NOTE_LEAD: its first words say how sure termqa is (an error a rule or the judge
+# decided; a question termqa could not decide), so the sentences below continue it in lower case. A
+# question says what to check first ("check whether ..."), then why.
+
+NOTE_LEAD = MappingProxyType({
+    "error": "termqa error", "unjustified": "termqa warning", "unjudged": "termqa question",
+    "justified": "termqa info",
+})
 
 NOTE_TEXT = MappingProxyType({
     # errors the rules settle (keys: RULE_NAMES)
     "forbidden_term": '"{found}" is a {status} term in the glossary: use "{expected}".',
     "forbidden_term_alone": '"{found}" is a {status} term in the glossary: replace it.',
     "untranslated": '"{found}" is left in {language}: use "{expected}" ({origin}).',
-    "dnt_altered": 'Keep "{expected}" as it is (do not translate); found "{found}".',
-    "dnt_translated": 'Keep "{expected}" as it is (do not translate); found "{found}".',
-    "dnt_missing": 'Keep "{expected}" as it is (do not translate): it is not found in the target.',
-    "spelling": 'Spelling: write "{expected}" as in the glossary ("{found}" found).',
+    "dnt_altered": 'keep "{expected}" as it is (do not translate); found "{found}".',
+    "dnt_translated": 'keep "{expected}" as it is (do not translate); found "{found}".',
+    "dnt_missing": 'keep "{expected}" as it is (do not translate): it is not found in the target.',
+    "spelling": 'write "{expected}" as in the glossary, not "{found}" (spelling).',
     # errors the judge found: the label's description
     "error": "{subject}: {description}.{use}",
     # divergences the judge weighed
@@ -251,29 +260,41 @@ NOTE_TEXT = MappingProxyType({
     "unjustified_alone": "{subject} is rendered inconsistently in this document without a reason in context.",
     "justified": "{subject} differs from {reference}, which is fine here: {description}.",
     "justified_alone": "{subject} differs from the other renderings, which is fine here.",
-    # unjudged: what to check
-    "missing": 'No rendering of "{term}" found: check it is translated ({origin}: "{expected}").',
-    "missing_alone": 'No rendering of "{term}" found: check it is translated (the glossary gives no target term).',
-    "misaligned": ('No rendering of "{term}" found, and the target does not look like a translation of the '
-                   'source: check the segment ({origin}: "{expected}").'),
-    "diverges": "{subject} differs from {reference}: check it is acceptable here.",
-    "diverges_alone": "{subject} has no glossary term or other rendering to compare with: check it is the right term.",
-    "spelling_document": 'Spelling: "{found}" is written differently from {reference}: check which is right.',
-    "abbreviation_kept": ('"{found}" is kept as in the {language} source, while the glossary gives "{expected}": '
-                          "check the abbreviation is acceptable here."),
-    "in_kept_name": ('"{found}" is left in {language} inside a longer expression kept as it is: check it is a '
-                     'name or title (otherwise use "{expected}").'),
+    # unjudged: a question, what to check first
+    "missing": 'check that "{term}" is translated: no rendering found ({origin}: "{expected}").',
+    "missing_alone": 'check that "{term}" is translated: no rendering found (the glossary gives no target term).',
+    "misaligned": ('check the segment: no rendering of "{term}" found, and the target does not look like a '
+                   'translation of the source ({origin}: "{expected}").'),
+    "diverges": 'check whether "{found}" is right for "{term}" here: it differs from {reference}.',
+    "diverges_alone": ('check whether "{found}" is the right term for "{term}": there is no glossary term or other '
+                       "rendering to compare with."),
+    "kept": 'check whether "{found}", kept as in the {language} source, is right here ({origin}: "{expected}").',
+    "inflected": 'check that the form "{found}" fits here: it is an inflected form of {reference}.',
+    "derived": 'check that "{found}" fits here: it is a word derived from {reference}.',
+    "spelling_document": 'check the spelling of "{found}": it is written differently from {reference}.',
+    "abbreviation_kept": ('check whether the abbreviation "{found}", kept as in the {language} source, is acceptable '
+                          'here: the glossary gives "{expected}".'),
+    "in_kept_name": ('check whether "{found}" is part of a name or title: it is left in {language} inside a longer '
+                     'expression kept as it is (otherwise use "{expected}").'),
     # pieces
     "subject": '"{found}" for "{term}"',
     "subject_alone": '"{term}"',
     "use": ' Use "{expected}" ({origin}).',
-    "segment": "Segment {segment}: {note}",
-    # the other places of the same problem (termqa.problems), after the note
-    "same_problem": "{note} Same problem in {places} ({count} in all).",
-    "same_unit": "this unit",
-    "same_units": "unit {units}",
-    "same_units_many": "units {units}",
-    "same_other_files": "other files",
+    "lead": "{lead}: {note}",
+    "segment": "{lead} (segment {segments}): {note}",
+    "segments": "{lead} (segments {segments}): {note}",
+    "segment_plain": "Segment {segments}: {note}",  # a caller's own text, without a lead
+    # the same problem (termqa.problems) again in this unit, and in other units, after the note: places
+    # are counted in units, never in occurrences
+    "times_here": "\u00d7{count} in this unit.",
+    "also": "Also in {count} other {units}: {ids}.",
+    "also_and_files": "Also in {count} other {units}: {ids} in this file and {elsewhere} in {files}.",
+    "also_files": "Also in {count} other {units}, in {files}.",
+    "ids_more": "{shown} and {more} more",
+    "unit": "unit",
+    "units": "units",
+    "file": "another file",
+    "files": "other files",
 })
 NOTE_ORIGIN = MappingProxyType({
     "glossary": "glossary", "validated": "elsewhere in this document", "pseudo": "elsewhere in this document",

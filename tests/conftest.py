@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.notecheck import repeated_notes_under
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 
@@ -56,3 +58,28 @@ def is_invalid_name(p: Path) -> bool:
     n = p.name.lower()
     return any(w in n for w in ("invalid", "bad", "malformed", "poorly_formed"))
 from tests.llm_server import llm_server  # noqa: F401  (fixture)
+
+
+# --- no XLIFF file the tests write carries the same termqa note twice in a unit (#34) -----------------
+
+_NOTES_READ: dict = {}  # XLIFF files already read unchanged: path -> (size, mtime)
+
+
+@pytest.fixture(autouse=True)
+def _one_note_per_problem_per_unit(request):
+    """After each test that has a tmp_path, every annotated XLIFF file it wrote there is read back: a
+    unit with the same termqa note twice fails that test (at teardown, naming file, unit and note)."""
+    folder = request.getfixturevalue("tmp_path") if "tmp_path" in request.fixturenames else None
+    yield
+    if folder is not None and folder.is_dir():
+        found = repeated_notes_under(folder, _NOTES_READ)
+        assert not found, "the same termqa note twice in a unit:\n" + "\n".join(found)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_note_per_problem_per_unit_in_the_session(tmp_path_factory):
+    """The same for everything the session wrote under pytest's temporary folder (the files of module
+    and session fixtures too), once every test has run."""
+    yield
+    found = repeated_notes_under(tmp_path_factory.getbasetemp(), _NOTES_READ)
+    assert not found, "the same termqa note twice in a unit:\n" + "\n".join(found)

@@ -5,12 +5,13 @@ occurrences of one problem different verdicts (checked on the samples and on TIC
 from __future__ import annotations
 
 import csv
+import re
 import shutil
 
 import pytest
 from lxml import etree
 
-from termqa.formats.annotate import annotate, annotations_from_result
+from termqa.formats.annotate import annotate, annotate_files, annotations_from_result
 from termqa.pipeline.check import check
 from termqa.problems import problem_id, problem_key, problems, rendering_key, split_verdicts
 from termqa.reports.csvout import rows as csv_rows
@@ -19,6 +20,7 @@ from termqa.reports.issues import group_flags
 from termqa.reports.xlsx import PROBLEM_COLUMNS, write_xlsx
 
 from tests.conftest import CORPUS, SAMPLES
+from tests.notecheck import repeated_notes
 
 
 def _occ(unit, found, *, doc="a.xlf", outcome="error", label="A1", rule="forbidden_term", form="oil filter",
@@ -90,23 +92,51 @@ def test_fix_first_csv_and_xlsx_carry_one_id_per_problem(tmp_path):
 
 
 def test_notes_name_the_other_places_of_the_same_problem():
+    """Counted in units, never in occurrences: the other units of this file by id, those of other files
+    counted (#34)."""
     notes = {(a.doc_id, a.unit_id): a.text for a in annotations_from_result(_three_of_one_problem(), level="all")}
-    assert notes[("a.xlf", "12")].endswith("Same problem in unit 40 and in other files (3 in all).")
-    assert notes[("a.xlf", "40")].endswith("Same problem in unit 12 and in other files (3 in all).")
-    assert notes[("b.xlf", "7")].endswith("Same problem in other files (3 in all).")
+    assert notes[("a.xlf", "12")].endswith(
+        "replace it. Also in 2 other units: 40 in this file and 1 in another file.")
+    assert notes[("a.xlf", "40")].endswith("Also in 2 other units: 12 in this file and 1 in another file.")
+    assert notes[("b.xlf", "7")].endswith("replace it. Also in 2 other units, in another file.")
     assert ("a.xlf", "13") not in notes  # conforming: no note
+    assert not any("in all" in t for t in notes.values())
+
+
+def test_many_other_units_are_counted_as_units():
+    # the problem twice in unit 1, once in units 2..13 of a.xlf, and in two units of each of two other files
+    occs = [_occ("1", "filtre d'huile"), _occ("1", "filtre d'huile")] + [_occ(str(u), "filtre d'huile")
+                                                                          for u in range(2, 14)]
+    occs += [_occ(u, "filtre d'huile", doc=d) for d in ("b.xlf", "c.xlf") for u in ("7", "8")]
+    notes = {(a.doc_id, a.unit_id): a.text for a in annotations_from_result(_result(occs, ("a.xlf", "b.xlf", "c.xlf")))}
+    assert len(notes) == 13 + 4  # one note per unit
+    assert notes[("a.xlf", "1")].endswith(
+        "replace it. \u00d72 in this unit. Also in 16 other units: 2, 3, 4, 5, 6, 7, 8, 9 and 4 more in this file "
+        "and 4 in other files.")
+    assert notes[("a.xlf", "2")].endswith("replace it. Also in 16 other units: 1, 3, 4, 5, 6, 7, 8, 9 and 4 more "
+                                          "in this file and 4 in other files.")
+    assert notes[("b.xlf", "7")].endswith("replace it. Also in 16 other units: 8 in this file and 15 in other files.")
 
 
 def test_a_problem_seen_once_keeps_its_note_as_it_was():
     r = _result([_occ("1", "filtre d'huile"), _occ("2", "filtre à huile", rule="glossary", outcome="conforming",
                                                     label=None)])
     (a,) = annotations_from_result(r, level="all")
-    assert "Same problem" not in a.text
+    assert a.text == 'termqa error: "filtre d\'huile" is a deprecated term in the glossary: replace it.'
 
 
-def test_twice_in_one_unit_says_this_unit():
-    r = _result([_occ("5", "filtre d'huile"), _occ("5", "filtre d'huile")])
-    assert all(a.text.endswith("Same problem in this unit (2 in all).") for a in annotations_from_result(r))
+def test_twice_in_one_unit_is_one_note():
+    r = _result([_occ("5", "filtre d'huile"), _occ("5", "Filtre d'huile")])
+    (a,) = annotations_from_result(r)
+    assert a.text.endswith("replace it. \u00d72 in this unit.") and "Also in" not in a.text
+    assert [p.target_text for p in a.places()] == ["filtre d'huile", "Filtre d'huile"]
+
+
+def test_two_problems_that_read_the_same_are_one_note():
+    # the same term in two glossaries: two concepts, so two problems, but the translator would read one line twice
+    r = _result([_occ("5", "filtre d'huile", concept="g1:7"), _occ("5", "filtre d'huile", concept="g2:3")])
+    (a,) = annotations_from_result(r)
+    assert a.text.endswith("replace it. \u00d72 in this unit.")
 
 
 # --- real runs: one verdict per problem, notes written schema-valid ----------------------------------
@@ -175,7 +205,8 @@ def test_samples_notes_written_back_are_schema_valid(samples_result, tmp_path, c
     assert _schema_errors(out, rel) <= before
     text = out.read_text(encoding="utf-8")
     if name == "pump-manual.xlf":  # "bearing bracket" untranslated in u30 and u31: one problem, said in both
-        assert "Same problem in unit u31 (2 in all)." in text and "Same problem in unit u30 (2 in all)." in text
+        assert "Also in 1 other unit: u31." in text and "Also in 1 other unit: u30." in text
+    assert repeated_notes(out.read_bytes()) == []
 
 
 def test_csv_rows_of_a_multilingual_result_keep_languages_apart():
@@ -184,3 +215,67 @@ def test_csv_rows_of_a_multilingual_result_keep_languages_apart():
     r["documents"][1]["tgt_lang"] = "de"
     ids = {(row["document"], row["unit_id"]): row["problem"] for row in csv_rows(r)}
     assert ids[("a.xlf", "12")] == ids[("a.xlf", "40")] != ids[("b.xlf", "7")]
+
+
+# --- real text: a term repeated in one unit gets one note (#34) -------------------------------------
+
+X12 = "urn:oasis:names:tc:xliff:document:1.2"
+X20 = "urn:oasis:names:tc:xliff:document:2.0"
+
+
+def _tico_xliff(corpus, path, first: int, count: int, v2: bool):
+    """TICO-19 EN-FR units [first, first + count) as an XLIFF 1.2 or 2.0 file, written with lxml: the
+    translation memory's own text and ids (it has "PPE" four times in one sentence, rendered "EPI")."""
+    tmx = etree.parse(str(corpus / "eval" / "tico19-enfr" / "data" / "TM" / "all.en-fr.tmx")).getroot()
+    ns = X20 if v2 else X12
+    root = etree.Element(f"{{{ns}}}xliff", nsmap={None: ns}, version="2.0" if v2 else "1.2")
+    if v2:
+        root.set("srcLang", "en")
+        root.set("trgLang", "fr")
+        parent = etree.SubElement(root, f"{{{ns}}}file", id="f1")
+    else:
+        f = etree.SubElement(root, f"{{{ns}}}file", original="tico19.txt", datatype="plaintext",
+                             **{"source-language": "en", "target-language": "fr"})
+        parent = etree.SubElement(f, f"{{{ns}}}body")
+    for tu in tmx.iter("tu"):
+        if first > 0:
+            first -= 1
+            continue
+        if count == 0:
+            break
+        count -= 1
+        src, tgt = (tuv.findtext("seg") for tuv in tu.iter("tuv"))
+        unit = etree.SubElement(parent, f"{{{ns}}}{'unit' if v2 else 'trans-unit'}", id=tu.get("tuid"))
+        holder = etree.SubElement(unit, f"{{{ns}}}segment") if v2 else unit
+        etree.SubElement(holder, f"{{{ns}}}source").text = src
+        etree.SubElement(holder, f"{{{ns}}}target").text = tgt
+    path.write_bytes(etree.tostring(root, xml_declaration=True, encoding="UTF-8"))
+    return str(path)
+
+
+def test_tico19_a_term_repeated_in_a_unit_gets_one_note(corpus, tmp_path):
+    data = corpus / "eval" / "tico19-enfr" / "data" / "terminologies"
+    files = [_tico_xliff(corpus, tmp_path / "tico.xlf", 2000, 50, v2=False),
+             _tico_xliff(corpus, tmp_path / "tico2.xlf", 2000, 50, v2=True)]
+    result = check(files, [str(data / "f_en-fr_XX.csv"), str(data / "g_en_fr-FR.csv")], lemmatiser="lookup")
+    r = result.to_dict()
+    unit = "Wikipedia_handpicked_7:2045"
+    epi = [o for o in r["occurrences"] if o["unit_id"] == unit and o["target_text"] == "EPI"]
+    assert len(epi) == 8 and len({problem_id(o) for o in epi}) == 1  # four times in each file, one problem
+    annotate_files(result.files, annotations_from_result(r), out=str(tmp_path / "out"))
+    for name, rel in (("tico.xlf", "xliff12/xliff-core-1.2-transitional.xsd"),
+                      ("tico2.xlf", "xliff20/xliff_core_2.0.xsd")):
+        out = tmp_path / "out" / name
+        assert repeated_notes(out.read_bytes()) == []
+        assert _schema_errors(out, rel) == set()
+        root = etree.parse(str(out)).getroot()
+        notes = [n for u in root.iter("{*}trans-unit", "{*}unit") if u.get("id") == unit
+                 for n in u.iter("{*}note") if "EPI" in (n.text or "")]
+        assert len(notes) == 1, [n.text for n in notes]
+        # a question termqa could not decide, likely wrong (a different word than the glossary's): priority 4,
+        # the other units counted as units
+        assert notes[0].get("priority") == "4"
+        assert notes[0].text.startswith('termqa question: check whether "EPI" is right for "PPE" here: it differs '
+                                        'from the glossary term "\u00e9quipement de protection individuelle".')
+        assert re.search(r"\u00d74 in this unit\. Also in \d+ other units: [^.]+ in this file and \d+ in another "
+                         r"file\.$", notes[0].text), notes[0].text

@@ -10,20 +10,27 @@ notes), `memoq` (MQXLIFF: memoQ comments), `sdlxliff` (Trados comments), `xliff2
 notes). They share `place` (finding a unit, its segment and the target span in the file's text, and
 recording insertions as edits) and `its` (ITS 2.0 Localization Quality Issue markup, asked for with
 `its=True`; not for SDLXLIFF). `notes` decides which occurrences become annotations and what they say:
-one line for the translator (what was found, what the glossary or the document wants, and why), the
-same in every channel (note, memoQ or Trados comment, ITS comment); penalty and run id only where a
-format has attributes for them (XLIFF 2 notes).
+one line for the translator per problem per unit (its first words say whether it is an error or a
+question; then what was found, what the glossary or the document wants, and why; then where else the
+problem is, in units), the same in every channel (note, memoQ or Trados comment, ITS comment); penalty,
+run id and problem id only where a format has attributes for them (XLIFF 2 notes). A unit never gets
+the same line twice: annotations of a unit with the same outcome and text are written as one
+(`notes.merged`), their spans all marked with ITS, the Trados comment on the first.
 
-In a unit with several segments, notes start with "Segment <id>: ". Units are found by id within the
+In a unit with several segments, notes name them after their first words ("termqa error (segment 2):
+..."; a text without those words starts "Segment 2: "). Units are found by id within the
 `<file>` the annotation's doc_id names (the first unit when a file repeats an id, as XLIFF 1.0 tools do).
 When a span does not map cleanly onto the file's text (no span, text inside CDATA, a span crossing an
 inline code boundary or another marker), the ITS issues of that unit go into one standoff block
 referenced from the unit's start tag; the report counts these as `unit_level`.
 
-Note priority (XLIFF 1 to 10, 1 = most important): error with penalty >= 3 -> 1, other error -> 2,
-unjustified -> 3, unjudged -> 5, justified -> 8, conforming -> 10. Trados severity (its three levels
-are shown as Error, Warning and For your information): error -> High, unjustified -> Medium, anything
-else -> Low.
+Note priority (XLIFF 1 to 10, 1 = most important) follows certainty: error with penalty >= 3 -> 1,
+other error -> 2, unjustified -> 3, unjudged -> 4 (often wrong: a different word than the glossary's,
+not found, kept in the source language), 5 (cannot tell) or 6 (likely fine: an inflected or derived
+form), by the classes "Review first" ranks questions in (`termqa.results.triage`), justified -> 8,
+conforming -> 10. Trados severity (its three levels are shown as Error, Warning and For your
+information): error -> High, unjustified and a question often wrong -> Medium, anything else -> Low.
+memoQ comments carry no severity termqa sets: their first words say it.
 
 Idempotent: before writing, termqa's own earlier annotations are removed (`strip`: notes from="termqa" /
 category="termqa", cmt-defs whose comments are all by user "termqa" and their markers, memoQ comments by
@@ -46,7 +53,8 @@ from termqa.formats.xmlsafe import local, parse_bytes
 from termqa.outputs import XLIFF_SUFFIXES, annotated_destinations, mark_annotated, names_folder
 
 from .names import ITS_NS, MQ_NS, SDL_NS, XLIFF12_NS
-from .notes import OUTCOMES_BY_LEVEL, Annotation, annotations_from_result, note_text, priority, trados_severity
+from .notes import (OUTCOMES_BY_LEVEL, Annotation, Place, annotations_from_result, merged, note_text, priority,
+                    trados_severity)
 
 if TYPE_CHECKING:
     from .place import Placement, XFile
@@ -54,9 +62,9 @@ if TYPE_CHECKING:
 # The writers, `place` and `strip` (and the XML splicing under them) are imported by the functions that
 # write: every check reads replies through this package (`replies`), and only --annotate writes.
 
-__all__ = ["AnnotateReport", "Annotation", "ITS_NS", "MQ_NS", "OUTCOMES_BY_LEVEL", "SDL_NS", "XLIFF12_NS",
-           "annotate", "annotate_bytes", "annotate_files", "annotations_from_result", "note_text", "priority",
-           "trados_severity"]
+__all__ = ["AnnotateReport", "Annotation", "ITS_NS", "MQ_NS", "OUTCOMES_BY_LEVEL", "Place", "SDL_NS", "XLIFF12_NS",
+           "annotate", "annotate_bytes", "annotate_files", "annotations_from_result", "merged", "note_text",
+           "priority", "trados_severity"]
 
 
 @dataclass(frozen=True)
@@ -117,7 +125,7 @@ def annotate_bytes(data: bytes, annotations, *, its: bool = False, path: str = "
             writer.counts.not_found.extend(f"{doc_id} {unit_id}" for _ in anns)
             continue
         k = f.files.index(file_el) + 1
-        writer.unit(unit, f"{k}", anns)
+        writer.unit(unit, f"{k}", merged(anns))  # never the same line twice in a unit
     writer.finish()
     text = splice.apply(text, writer.edits)
     out = dec.encode(text)

@@ -38,20 +38,26 @@ def standoff(unit: Element, xml_id: str, anns: list[Annotation]) -> str:
 
 
 def mark_spans(w: Placement, unit: Element, anns: list[Annotation], open_tag) -> list[Annotation]:
-    """Wrap each annotation's target span in the unit's ITS marker, `open_tag(a, prefix, declaration)`;
-    returns the annotations whose span could not be marked (for a standoff block on the unit)."""
+    """Wrap the target span of every occurrence an annotation stands for (`Annotation.places`) in the
+    unit's ITS marker, `open_tag(a, prefix, declaration)` (always given the annotation itself, so a
+    writer can point the markers of one note at one issue); returns the annotations none of whose spans
+    could be marked (for a standoff block on the unit)."""
     taken: dict = {}
     left = []
     mrk = qn(unit, "mrk")
     for a in anns:
-        _, placed = w.place_span(unit, a, taken)
-        if placed is None:
+        marked = False
+        for one in a.places():
+            _, placed = w.place_span(unit, one, taken)
+            if placed is None:
+                continue
+            rs, re_, parent = placed
+            p, decl = its_prefix(parent)
+            w.wrap(rs, re_, open_tag(a, p, decl), f"</{mrk}>")
+            w.counts.spans += 1
+            marked = True
+        if not marked:
             left.append(a)
-            continue
-        rs, re_, parent = placed
-        p, decl = its_prefix(parent)
-        w.wrap(rs, re_, open_tag(a, p, decl), f"</{mrk}>")
-        w.counts.spans += 1
     return left
 
 

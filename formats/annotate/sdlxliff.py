@@ -8,7 +8,9 @@ doc-info as the first child of `<xliff>` declaring the SDL default namespace, cm
 child of doc-info). Dates are .NET xs:dateTime in UTC (fraction without trailing zeros). GUIDs are
 derived from the annotation, and a comment that is re-written keeps its first date, so re-running
 termqa on an unchanged file gives the same bytes. No ITS markup: the comment is the native channel.
-A unit with no target to hang a comment on gets an XLIFF 1.2 note, which Trados keeps.
+A unit with no target to hang a comment on gets an XLIFF 1.2 note, which Trados keeps. A note that
+stands for several occurrences in the unit (`Annotation.also`) is one comment, on the first of them
+that can be marked: a comment is one marker with one definition, and its text says how often.
 """
 from __future__ import annotations
 
@@ -32,7 +34,14 @@ class SdlWriter(Placement):
         taken: dict = {}
         notes = []
         for i, a in enumerate(anns):
-            container, placed = self.place_span(unit, a, taken)
+            # One comment per note, on the first of its occurrences that can be marked (a Trados comment
+            # is one marker with one definition); the note itself says how often the unit has it.
+            container, placed = None, None
+            for k, one in enumerate(a.places()):
+                c, placed = self.place_span(unit, one, taken)
+                container = container if k else c
+                if placed is not None:
+                    break
             cid = guid(doc_key, a, i)
             if placed is not None:
                 rs, re_, parent = placed

@@ -61,14 +61,17 @@ class Xliff1Writer(Placement):
             self.add_comments(unit, channel, comments)
 
     def _its(self, unit: Element, anns: list[Annotation]) -> list[str]:
-        """Markers around the spans, each referring to its own standoff issue; the standoff blocks."""
+        """Markers around the spans, the markers of one note referring to its own standoff issue; the
+        standoff blocks."""
         standoff = []
+        issue: dict = {}  # id(annotation) -> the xml:id of its standoff issue
         mrk = qn(unit, "mrk")
 
         def marker(a: Annotation, p: str, decl: str) -> str:
-            lqi = self.xml_ids.next(ID_PREFIX + "lqi-")
-            standoff.append(its.standoff(unit, lqi, [a]))
-            return f'<{mrk} mtype="x-its"{decl} {p}:locQualityIssuesRef="#{lqi}">'
+            if id(a) not in issue:
+                issue[id(a)] = self.xml_ids.next(ID_PREFIX + "lqi-")
+                standoff.append(its.standoff(unit, issue[id(a)], [a]))
+            return f'<{mrk} mtype="x-its"{decl} {p}:locQualityIssuesRef="#{issue[id(a)]}">'
 
         left = its.mark_spans(self, unit, anns, marker)
         return standoff + (its.unit_ref(self, unit, left) if left else [])

@@ -3,7 +3,8 @@
 `originalData`/segments), ids unique within that `<notes>`, in the file's own namespace. The note's
 text is the sentence for the translator; termqa's own data goes into attributes of its namespace,
 which XLIFF 2 allows on a note: `termqa:outcome`, `termqa:label`, `termqa:penalty`, `termqa:run` (the
-id of the run's signature), with `xmlns:termqa="urn:x-termqa:note"` declared on the note itself.
+id of the run's signature), `termqa:problem` (the problem id, as in the report, CSV and spreadsheet),
+with `xmlns:termqa="urn:x-termqa:note"` declared on the note itself.
 
 With ITS: `<mrk id="termqa-mN" type="its:any" its:locQualityIssueType=.. its:locQualityIssueComment=..
 its:locQualityIssueSeverity=..>` around the span; issues that cannot be placed inline go into one
@@ -54,15 +55,15 @@ class Xliff2Writer(Placement):
 
 
 def machine_attrs(parent: Element, a: Annotation) -> str:
-    """termqa's own attributes of a note: outcome, label, penalty and run id, in termqa's namespace
-    (declared on the note itself, so removing the note removes every trace of it)."""
+    """termqa's own attributes of a note: outcome, label, penalty, run id and problem id, in termqa's
+    namespace (declared on the note itself, so removing the note removes every trace of it)."""
     p: Optional[str] = parent.prefix_for(TERMQA_NS)
     decl = ""
     if not p:
         p = fresh_prefix(parent, TERMQA)
         decl = f' xmlns:{p}="{TERMQA_NS}"'
     values = (("outcome", a.outcome), ("label", a.label), ("penalty", None if a.penalty is None else num(a.penalty)),
-              ("run", a.run))
+              ("run", a.run), ("problem", a.problem))
     return decl + "".join(f' {p}:{k}="{esc_attr(str(v))}"' for k, v in values if v is not None)
 
 

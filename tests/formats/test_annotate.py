@@ -7,6 +7,7 @@ and leaves everyone else's notes and comments alone.
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import os
 import re
 from datetime import datetime, timezone
@@ -17,13 +18,17 @@ import pytest
 from lxml import etree
 
 from termqa.formats import inline, read_bilingual
-from termqa.formats.annotate import (ITS_NS, MQ_NS, OUTCOMES_BY_LEVEL, SDL_NS, AnnotateReport, Annotation, annotate,
-                                    annotate_bytes, annotations_from_result, note_text, priority)
+from termqa.formats.annotate import (ITS_NS, MQ_NS, OUTCOMES_BY_LEVEL, SDL_NS, AnnotateReport, Annotation, Place,
+                                    annotate, annotate_bytes, annotations_from_result, merged, note_text, priority,
+                                    trados_severity)
 from termqa.formats.xmlsafe import parse_bytes
 from termqa.pipeline.check import check
+from termqa.problems import occurrence_problems
 from termqa.errors import InputError, UsageError
+from termqa.labels import NOTE_LEAD
 
 from tests.conftest import CORPUS, SAMPLES, corpus_files, is_invalid_name
+from tests.notecheck import repeated_notes
 
 FOLDERS = ("formats/xliff12", "formats/sdlxliff", "formats/mqxliff", "formats/xliff2")
 VALID = [p for sub in FOLDERS for p in corpus_files(sub) if not is_invalid_name(p)]
@@ -394,7 +399,8 @@ def test_overlapping_spans_do_not_cross():
     parse_bytes(out, "x")
     root = etree.fromstring(out)
     assert _marked_texts(root) == ["Remplacez le", "Remplacez le", "placez", "le"]
-    crossing = [_ann(span=(0, 5)), _ann(span=(3, 9))]
+    # (notes of their own: the same line twice in a unit is one note, below)
+    crossing = [_ann(span=(0, 5), text="a"), _ann(span=(3, 9), text="b")]
     out, rep = annotate_bytes(data, crossing, its=True, now=T0)
     assert (rep.spans_marked, rep.unit_level) == (1, 1)
     assert annotate_bytes(out, [])[0] == data
@@ -441,6 +447,33 @@ def test_target_text_mismatch_searches_the_text():
 def test_priorities_and_outcomes():
     assert [priority(_ann(outcome=o, penalty=p)) for o, p in
             [("error", 4.0), ("error", 1.0), ("unjustified", None), ("unjudged", None), ("justified", None)]] == [1, 2, 3, 5, 8]
+
+
+def test_priority_follows_certainty():
+    """An error outranks a question; among questions, those "Review first" ranks first (a different word
+    than the glossary's, no rendering, kept in the source language) come before those termqa cannot call,
+    and a form of the glossary term comes last. Trados gets the same order in its three severities."""
+    def ann(outcome, reason=None, penalty=None):
+        return dataclasses.replace(_ann(outcome=outcome, penalty=penalty or 4.0), reason=reason)
+
+    order = [ann("error", penalty=4.0), ann("error", penalty=1.0), ann("unjustified"),
+             ann("unjudged", "rendering diverges from the glossary term"), ann("unjudged", R_MISSING),
+             ann("unjudged", "kept as in the source; it is also a word of the target language"),
+             ann("unjudged", "rendering diverges from the document's majority rendering"),
+             ann("unjudged", "not judged: the judge failed (timeout)"),
+             ann("unjudged", "single occurrence with no glossary reference"),
+             ann("unjudged", "spelling differs from the document's majority rendering"),
+             ann("unjudged", "an inflected form of the glossary term (same stem; likely fine, check that the form fits)"),
+             ann("unjudged", "a word derived from the glossary term (an adjective from the noun, ...; likely fine, "
+                             "check it)"),
+             ann("justified")]
+    assert [priority(a) for a in order] == [1, 2, 3, 4, 4, 4, 4, 5, 5, 5, 6, 6, 8]
+    assert [trados_severity(a) for a in order] == ["High"] * 2 + ["Medium"] * 5 + ["Low"] * 6
+    # the same order as the classes of "Review first" (termqa.results.triage)
+    from termqa.results.triage import review_class
+    ranks = [review_class({"reason": a.reason}).rank for a in order[3:-1]]
+    assert [priority(a) for a in sorted(order[3:-1], key=lambda a: review_class({"reason": a.reason}).rank)] == \
+        sorted(priority(a) for a in order[3:-1]) and len(set(ranks)) > 3
 
 
 X2_DOC = """<?xml version="1.0"?>
@@ -795,71 +828,92 @@ CONCEPT = {"id": "c1", "dnt": False, "terms": [
     {"text": "h\u00e9lice", "lang": "fr", "status": "deprecated"}]}
 PSEUDO = {"text": "filtre \u00e0 huile", "provenance": "pseudo"}
 
-# (occurrence fields, the note) for every kind of note termqa writes
+# (occurrence fields, the note) for every kind of note termqa writes: the first words say whether it is
+# an error (decided), a warning (a divergence the judge found unjustified), a question (termqa could not
+# decide: what to check first) or information (a divergence that is fine)
 NOTE_CASES = [
-    ({}, '"oil filter" is left in English: use "filtre \u00e0 huile" (glossary).'),
+    ({}, 'termqa error: "oil filter" is left in English: use "filtre \u00e0 huile" (glossary).'),
     ({"target_text": "h\u00e9lice", "label": "A1", "rule": "forbidden_term", "penalty": 1.0},
-     '"h\u00e9lice" is a deprecated term in the glossary: use "filtre \u00e0 huile".'),
+     'termqa error: "h\u00e9lice" is a deprecated term in the glossary: use "filtre \u00e0 huile".'),
     ({"target_text": "filtre d'huile", "label": "A1", "rule": "forbidden_term", "penalty": 1.0},
-     '"filtre d\'huile" is a superseded term in the glossary: use "filtre \u00e0 huile".'),
+     'termqa error: "filtre d\'huile" is a superseded term in the glossary: use "filtre \u00e0 huile".'),
     ({"source_text": "ACME-Flow", "target_text": "ACME Flow", "reference": {"text": "ACME-Flow", "provenance": "glossary"},
-      "label": "A5", "rule": "dnt_altered"}, 'Keep "ACME-Flow" as it is (do not translate); found "ACME Flow".'),
+      "label": "A5", "rule": "dnt_altered"}, 'termqa error: keep "ACME-Flow" as it is (do not translate); found "ACME Flow".'),
     ({"source_text": "ACME-Flow", "target_text": None, "target_span": None, "label": "A5", "rule": "dnt_missing",
       "reference": {"text": "ACME-Flow", "provenance": "glossary"}},
-     'Keep "ACME-Flow" as it is (do not translate): it is not found in the target.'),
+     'termqa error: keep "ACME-Flow" as it is (do not translate): it is not found in the target.'),
     ({"target_text": "filtre a huile", "label": "F", "rule": "spelling", "penalty": 1.0},
-     'Spelling: write "filtre \u00e0 huile" as in the glossary ("filtre a huile" found).'),
+     'termqa error: write "filtre \u00e0 huile" as in the glossary, not "filtre a huile" (spelling).'),
     # the admitted term that was misspelt is named, not the preferred one
     ({"target_text": "Cartouche Filtrante", "label": "F", "rule": "spelling", "penalty": 1.0},
-     'Spelling: write "cartouche filtrante" as in the glossary ("Cartouche Filtrante" found).'),
+     'termqa error: write "cartouche filtrante" as in the glossary, not "Cartouche Filtrante" (spelling).'),
     ({"target_text": "filtre \u00e0 eau", "label": "A1", "rule": None, "judge": "m", "penalty": 1.0},
-     '"filtre \u00e0 eau" for "oil filter": a real term, but for a neighbouring concept. '
+     'termqa error: "filtre \u00e0 eau" for "oil filter": a real term, but for a neighbouring concept. '
      'Use "filtre \u00e0 huile" (glossary).'),
     ({"target_text": "filtre", "outcome": "unjustified", "label": "gratuitous_divergence", "penalty": 0.5,
       "rule": None, "reference": PSEUDO},
-     '"filtre" for "oil filter" differs from "filtre \u00e0 huile" used elsewhere in this document without a '
-     "reason in context."),
+     'termqa warning: "filtre" for "oil filter" differs from "filtre \u00e0 huile" used elsewhere in this document '
+     "without a reason in context."),
     ({"target_text": "filtre", "outcome": "unjustified", "label": "neutralisation", "penalty": 0.5, "rule": None},
-     '"filtre" for "oil filter" differs from the glossary term "filtre \u00e0 huile": a distinction the source '
-     "makes is lost in the target."),
+     'termqa warning: "filtre" for "oil filter" differs from the glossary term "filtre \u00e0 huile": a distinction '
+     "the source makes is lost in the target."),
     ({"target_text": "filtre", "outcome": "justified", "label": "avoid_repetition", "penalty": 0.0, "rule": None,
       "reference": PSEUDO},
-     '"filtre" for "oil filter" differs from "filtre \u00e0 huile" used elsewhere in this document, which is fine '
-     "here: a variant avoids repeating the same word too closely."),
+     'termqa info: "filtre" for "oil filter" differs from "filtre \u00e0 huile" used elsewhere in this document, '
+     "which is fine here: a variant avoids repeating the same word too closely."),
     ({"target_text": None, "target_span": None, "outcome": "unjudged", "label": None, "penalty": None, "rule": None,
       "reason": R_MISSING},
-     'No rendering of "oil filter" found: check it is translated (glossary: "filtre \u00e0 huile").'),
+     'termqa question: check that "oil filter" is translated: no rendering found (glossary: "filtre \u00e0 huile").'),
     ({"target_text": None, "target_span": None, "outcome": "unjudged", "label": None, "penalty": None, "rule": None,
       "reason": R_MISSING, "reference": PSEUDO},
-     'No rendering of "oil filter" found: check it is translated (elsewhere in this document: "filtre \u00e0 huile").'),
+     'termqa question: check that "oil filter" is translated: no rendering found (elsewhere in this document: '
+     '"filtre \u00e0 huile").'),
     ({"target_text": None, "target_span": None, "outcome": "unjudged", "label": None, "penalty": None, "rule": None,
       "reference": None, "reason": "no reference: the glossary has no target term and no rendering was found"},
-     'No rendering of "oil filter" found: check it is translated (the glossary gives no target term).'),
+     'termqa question: check that "oil filter" is translated: no rendering found (the glossary gives no target '
+     'term).'),
     ({"target_text": None, "target_span": None, "outcome": "unjudged", "label": None, "penalty": None, "rule": None,
       "reason": "the target segment does not look like a translation of this source (misaligned?)"},
-     'No rendering of "oil filter" found, and the target does not look like a translation of the source: check the '
-     'segment (glossary: "filtre \u00e0 huile").'),
+     'termqa question: check the segment: no rendering of "oil filter" found, and the target does not look like a '
+     'translation of the source (glossary: "filtre \u00e0 huile").'),
     ({"target_text": "filtre", "outcome": "unjudged", "label": None, "penalty": None, "rule": None,
       "reason": "rendering diverges from the glossary term"},
-     '"filtre" for "oil filter" differs from the glossary term "filtre \u00e0 huile": check it is acceptable here.'),
+     'termqa question: check whether "filtre" is right for "oil filter" here: it differs from the glossary term '
+     '"filtre \u00e0 huile".'),
     ({"target_text": "filtre a huile", "outcome": "unjudged", "label": None, "penalty": None, "rule": None,
       "reason": "spelling differs from the document's majority rendering", "reference": PSEUDO},
-     'Spelling: "filtre a huile" is written differently from "filtre \u00e0 huile" used elsewhere in this document: '
-     "check which is right."),
+     'termqa question: check the spelling of "filtre a huile": it is written differently from "filtre \u00e0 huile" '
+     "used elsewhere in this document."),
     ({"source_text": "OF", "target_text": "OF", "outcome": "unjudged", "label": None, "penalty": None, "rule": None,
       "reason": "abbreviation kept as in the source; the glossary gives only a full form"},
-     '"OF" is kept as in the English source, while the glossary gives "filtre \u00e0 huile": check the abbreviation '
-     "is acceptable here."),
+     'termqa question: check whether the abbreviation "OF", kept as in the English source, is acceptable here: the '
+     'glossary gives "filtre \u00e0 huile".'),
     ({"outcome": "unjudged", "label": None, "penalty": None, "rule": None,
       "reason": "left in the source language inside a longer expression kept as it is (a name or title?)"},
-     '"oil filter" is left in English inside a longer expression kept as it is: check it is a name or title '
-     '(otherwise use "filtre \u00e0 huile").'),
+     'termqa question: check whether "oil filter" is part of a name or title: it is left in English inside a '
+     'longer expression kept as it is (otherwise use "filtre \u00e0 huile").'),
     ({"target_text": "filtre", "outcome": "unjudged", "label": None, "penalty": None, "rule": None, "reference": None,
       "reason": "single occurrence with no glossary reference"},
-     '"filtre" for "oil filter" has no glossary term or other rendering to compare with: check it is the right term.'),
+     'termqa question: check whether "filtre" is the right term for "oil filter": there is no glossary term or '
+     "other rendering to compare with."),
     ({"target_text": "filtre", "outcome": "unjudged", "label": None, "penalty": None, "rule": None,
       "reason": "not judged: the judge failed (timeout)"},
-     '"filtre" for "oil filter" differs from the glossary term "filtre \u00e0 huile": check it is acceptable here.'),
+     'termqa question: check whether "filtre" is right for "oil filter" here: it differs from the glossary term '
+     '"filtre \u00e0 huile".'),
+    # kept as in the source although the glossary gives a translation
+    ({"target_text": "oil filter", "outcome": "unjudged", "label": None, "penalty": None, "rule": None,
+      "reason": "kept as in the source; it is also a word of the target language"},
+     'termqa question: check whether "oil filter", kept as in the English source, is right here (glossary: '
+     '"filtre \u00e0 huile").'),
+    # a form of the glossary term: likely fine, the question says so
+    ({"target_text": "filtres \u00e0 huile", "outcome": "unjudged", "label": None, "penalty": None, "rule": None,
+      "reason": "an inflected form of the glossary term (same stem; likely fine, check that the form fits)"},
+     'termqa question: check that the form "filtres \u00e0 huile" fits here: it is an inflected form of the '
+     'glossary term "filtre \u00e0 huile".'),
+    ({"target_text": "filtrant", "outcome": "unjudged", "label": None, "penalty": None, "rule": None,
+      "reason": "a word derived from the glossary term (an adjective from the noun, ...; likely fine, check it)"},
+     'termqa question: check that "filtrant" fits here: it is a word derived from the glossary term '
+     '"filtre \u00e0 huile".'),
 ]
 
 
@@ -870,22 +924,24 @@ def test_note_text_in_the_translators_terms(fields, note):
 
 
 def test_note_text_without_language_or_concept_says_less_not_wrong():
-    assert note_text(_occ()) == '"oil filter" is left in the source language: use "filtre \u00e0 huile" (glossary).'
+    assert note_text(_occ()) == (
+        'termqa error: "oil filter" is left in the source language: use "filtre \u00e0 huile" (glossary).')
     assert note_text(_occ(), source_lang="x-klingon") == note_text(_occ())
     # an old result without `rule`: the label decides
     assert note_text(_occ(rule=None, judge="m"), source_lang="de") == (
-        '"oil filter" is left in German: use "filtre \u00e0 huile" (glossary).')
+        'termqa error: "oil filter" is left in German: use "filtre \u00e0 huile" (glossary).')
     # the status is not known without the concept: a forbidden term is "deprecated"
     assert note_text(_occ(target_text="garniture", label="A1", rule="forbidden_term")) == (
-        '"garniture" is a deprecated term in the glossary: use "filtre \u00e0 huile".')
+        'termqa error: "garniture" is a deprecated term in the glossary: use "filtre \u00e0 huile".')
     # no label to describe: the outcome's meaning
     assert note_text(_occ(target_text="filtre", label=None, rule=None)) == (
-        '"filtre" for "oil filter": a wrong or defective rendering of the term. Use "filtre \u00e0 huile" (glossary).')
+        'termqa error: "filtre" for "oil filter": a wrong or defective rendering of the term. '
+        'Use "filtre \u00e0 huile" (glossary).')
     assert note_text(_occ(target_text="filtre", outcome="justified", label=None, rule=None, reference=None)) == (
-        '"filtre" for "oil filter" differs from the other renderings, which is fine here.')
+        'termqa info: "filtre" for "oil filter" differs from the other renderings, which is fine here.')
     # line breaks in file text never break the note's line
     assert note_text(_occ(source_text="oil\nfilter", target_text="oil\r\nfilter")) == (
-        '"oil filter" is left in the source language: use "filtre \u00e0 huile" (glossary).')
+        'termqa error: "oil filter" is left in the source language: use "filtre \u00e0 huile" (glossary).')
 
 
 def _result(occs, run="5feb4bf45538"):
@@ -902,9 +958,9 @@ def test_annotations_from_result_levels():
     assert [a.outcome for a in annotations_from_result(result, level="errors")] == ["error"]
     flagged = annotations_from_result(result)
     assert [(a.outcome, a.its_type, a.severity) for a in flagged] == [
-        ("error", "untranslated", 100.0), ("unjustified", "terminology", 30.0), ("unjudged", "uncategorized", 10.0)]
+        ("error", "untranslated", 100.0), ("unjustified", "terminology", 30.0), ("unjudged", "uncategorized", 20.0)]
     assert flagged[0].target_span == (14, 24) and flagged[2].target_span is None
-    assert flagged[0].text == '"oil filter" is left in English: use "filtre \u00e0 huile" (glossary).'
+    assert flagged[0].text == 'termqa error: "oil filter" is left in English: use "filtre \u00e0 huile" (glossary).'
     assert {a.run for a in flagged} == {"5feb4bf45538"} and not any("5feb4bf45538" in a.text for a in flagged)
     assert [a.outcome for a in annotations_from_result(result, level="all")] == [
         "error", "unjustified", "unjudged", "justified"]
@@ -954,7 +1010,8 @@ def _assert_plain_note(text: str, occ: dict, result: dict) -> None:
     assert "\n" not in text and "\r" not in text and text == text.strip(), text
     assert not _PENALTY.search(text), text
     assert not run or run not in text, text
-    assert not text.lower().startswith(("error", "unjudged", "unjustified", "justified")), text
+    # the first words say what kind of note it is: an error, a warning, a question, information
+    assert text.startswith(NOTE_LEAD[occ["outcome"]] + ": "), text
     ref = " ".join(((occ.get("reference") or {}).get("text") or "").split())
     found = " ".join((occ.get("target_text") or "").split())
     if ref and ref != found:
@@ -985,7 +1042,10 @@ KINDS = [
 
 def _synthetic_result(path: Path, bf) -> dict:
     """A result object on a real file's segments: each kind of occurrence in turn, on the target's last
-    word; references with line breaks and markup, as file text can have."""
+    word; references with line breaks and markup, as file text can have. The first two kinds (an error
+    and a term with no rendering) come twice in their segment, as a term repeated in a sentence does: the
+    same problem twice in a unit (the second time on an earlier writing of the same word, when the
+    target has one)."""
     occ = []
     for d in bf.documents:
         for s in d.segments:
@@ -1006,6 +1066,12 @@ def _synthetic_result(path: Path, bf) -> dict:
                 "outcome": k["outcome"], "label": k.get("label"), "penalty": k.get("penalty"),
                 "reason": k.get("reason", "the judge's reason,\nover two lines"), "judge": k.get("judge"),
                 "rule": k.get("rule")})
+            if k in KINDS[:2]:
+                again = dict(occ[-1])
+                same = [m for m in words[:-1] if w is not None and m.group(0) == w.group(0)]
+                if same:
+                    again["target_span"] = [same[0].start(), same[0].end()]
+                occ.append(again)
     return {"signature": {"id": "0123456789ab"}, "concepts": [CONCEPT], "occurrences": occ,
             "documents": [{"doc_id": d.doc_id, "src_lang": d.src_lang, "tgt_lang": d.tgt_lang} for d in bf.documents]}
 
@@ -1055,17 +1121,31 @@ def test_every_written_note_is_one_plain_line(path: Path):
     for level in ("errors", "flagged", "all"):  # a note's text does not depend on the level
         anns = annotations_from_result(result, level=level)
         occs = [o for o in result["occurrences"] if o["outcome"] in OUTCOMES_BY_LEVEL[level]]
-        for a, o in zip(anns, occs, strict=True):
-            _assert_plain_note(a.text, o, result)
+        # every occurrence is one place of one note, and a unit has one note per problem
+        places = [(a.doc_id, a.unit_id, p.seg_id, p.target_span) for a in anns for p in a.places()]
+        assert sorted(places, key=repr) == sorted(((o["doc_id"], str(o["unit_id"]), o["segment_id"] or "",
+                                                  tuple(o["target_span"]) if o["target_span"] else None)
+                                                 for o in occs), key=repr)
+        notes = [(a.doc_id, a.unit_id, a.problem, a.outcome) for a in anns]
+        assert len(notes) == len(set(notes))
+        pid = dict(zip(map(id, result["occurrences"]), occurrence_problems(result)))
+        for a in anns:
+            first = next(o for o in occs if (o["doc_id"], str(o["unit_id"]), o["segment_id"] or "") ==
+                         (a.doc_id, a.unit_id, a.seg_id) and o["outcome"] == a.outcome and pid[id(o)] == a.problem
+                         and (tuple(o["target_span"]) if o["target_span"] else None) == a.target_span)
+            _assert_plain_note(a.text, first, result)
             by_text[a.text] = a
+    if path.parent != SAMPLES:  # the repeated problems are there: "x2 in this unit", written once
+        assert any(len(a.also) == 1 and "\u00d72 in this unit." in a.text for a in anns)
     sdl = SDL_NS in etree.fromstring(data, _parser()).nsmap.values()
     for its in (False,) if sdl else (False, True):  # (no ITS in SDLXLIFF) the widest level writes every note
         out, rep = annotate_bytes(data, anns, its=its, path=str(path), now=T0)
         notes, issues = _written_notes(out)
         assert len(notes) == rep.written
         assert bool(issues) == (its and rep.written > 0)
+        assert repeated_notes(out) == []
         for text, attrs in notes + [(t, {}) for t in issues]:
-            sentence = re.sub(r"^Segment [^:]+: ", "", text)
+            sentence = re.sub(r"^(termqa \w+) \(segments? [^)]+\):", r"\1:", text)
             assert sentence in by_text, text
             assert "\n" not in text and not _PENALTY.search(text) and run not in text, text
             if attrs.get("category") == "termqa":  # XLIFF 2: the machine part in termqa's attributes
@@ -1073,6 +1153,7 @@ def test_every_written_note_is_one_plain_line(path: Path):
                 assert attrs["{urn:x-termqa:note}run"] == run
                 assert attrs["{urn:x-termqa:note}outcome"] == a.outcome
                 assert ("{urn:x-termqa:note}penalty" in attrs) == (a.penalty is not None)
+                assert attrs["{urn:x-termqa:note}problem"] == a.problem
         # valid where the input was, idempotent, and removable to the exact input
         before, after = _errors(data), _errors(out)
         if before is not None:
@@ -1104,3 +1185,85 @@ def test_notes_in_the_old_wording_are_replaced():
     out, _ = annotate_bytes(old2.encode(), [_ann("u1", "s1", (3, 9), doc="p.xlf#1", text="new")], now=T0)
     assert b"[termqa run" not in out and out == annotate_bytes(
         X2_DOC.encode(), [_ann("u1", "s1", (3, 9), doc="p.xlf#1", text="new")], now=T0)[0]
+
+
+# --- one note per problem per unit (#34) -------------------------------------------------------------
+
+def _twice(doc="f.xlf", unit="1", segs=("", ""), spans=((13, 27), (33, 38)), targets=("filtre \u00e0 huile", "joint"),
+           text="termqa error: x."):
+    """One note for a problem that occurs twice in the unit: the second occurrence is a Place."""
+    first = dataclasses.replace(_ann(unit, segs[0], spans[0], text=text, doc=doc, target=targets[0]), problem="P-1")
+    return dataclasses.replace(first, also=(Place(segs[1], spans[1], targets[1]),))
+
+
+def test_twice_in_a_unit_is_one_note_and_its_markers_share_one_issue():
+    data = X12_DOC.encode()
+    out, rep = annotate_bytes(data, [_twice()], its=True, now=T0)
+    text = out.decode()
+    assert rep.written == 1 and rep.spans_marked == 2 and rep.unit_level == 0
+    assert text.count('<note from="termqa"') == 1
+    # both renderings marked, pointing at the one standoff issue of the note
+    assert text.count('its:locQualityIssuesRef="#termqa-lqi-1"') == 2 and "termqa-lqi-2" not in text
+    assert text.count("<its:locQualityIssue ") == 1
+    assert _marked_texts(etree.fromstring(out)) == ["filtre \u00e0 huile", "joint"]
+    assert _errors(out) == set() and repeated_notes(out) == []
+    assert annotate_bytes(out, [])[0] == data
+    assert annotate_bytes(out, [_twice()], its=True, now=T1)[0] == out
+
+
+def test_the_same_line_twice_in_a_unit_is_written_once_whoever_asks():
+    """A caller's own list with the same line twice for a unit: one note, every span still marked."""
+    anns = [_ann(span=(13, 27), target="filtre \u00e0 huile", text="termqa error: same."),
+            _ann(span=(32, 37), target="joint", text="termqa error: same."),
+            _ann(span=(0, 9), target="Remplacez", text="termqa question: other.", outcome="unjudged")]
+    assert [len(a.also) for a in merged(anns)] == [1, 0]
+    out, rep = annotate_bytes(X12_DOC.encode(), anns, its=True, now=T0)
+    assert rep.written == 2 and rep.spans_marked == 3
+    assert repeated_notes(out) == [] and _errors(out) == set()
+    # what the check finds in a file written before: the same note twice in one unit
+    note = '<note from="termqa" annotates="target" priority="5">termqa error: same.</note>'
+    twice = X12_DOC.replace("<sdl:seg-defs>", f"{note}\n        {note}\n        <sdl:seg-defs>").encode()
+    assert repeated_notes(twice) == ["unit 1: 'termqa error: same.' x2"]
+
+
+def test_a_problem_in_two_segments_of_a_unit_names_both():
+    data = X2_DOC.encode()
+    a = dataclasses.replace(_twice("p.xlf#1", "u2", ("s1", "s2"), ((0, 4), (0, 5)), ("Deux", "Trois")),
+                            run="5feb4bf45538")
+    out, rep = annotate_bytes(data, [a], its=True, now=T0)
+    text = out.decode()
+    assert rep.written == 1 and rep.spans_marked == 2
+    assert ('priority="1" id="termqa-2" xmlns:termqa="urn:x-termqa:note" termqa:outcome="error" termqa:label="A4" '
+            'termqa:penalty="4" termqa:run="5feb4bf45538" termqa:problem="P-1">termqa error (segments s1, s2): x.'
+            '</note></notes>') in text
+    assert _marked_texts(etree.fromstring(out)) == ["Deux", "Trois"]
+    assert _errors(out) == set() and repeated_notes(out) == []
+    assert annotate_bytes(out, [])[0] == data
+    # one segment: named after the lead
+    one = dataclasses.replace(a, also=(Place("s2", (0, 5), "Trois"),), seg_id="s2", target_span=(0, 5),
+                              target_text="Trois")
+    assert b">termqa error (segment s2): x.</note>" in annotate_bytes(data, [one], now=T0)[0]
+
+
+def test_trados_and_memoq_get_one_comment_per_note():
+    sdl = SDL_DOC.replace("Filtre <mrk", "Filtre filtre <mrk").encode("utf-8")
+    a = _twice("a.sdlxliff", "tu1", ("1", "1"), ((0, 6), (7, 13)), ("Filtre", "filtre"))
+    out, rep = annotate_bytes(sdl, [a], now=T0)
+    assert rep.written == 1 and [c[3] for c in _sdl_comments(out) if c[2]["user"] == "termqa"] == ["termqa error: x."]
+    assert re.search(rb'<mrk mtype="x-sdl-comment" sdl:cid="[0-9a-f-]{36}">Filtre</mrk> filtre', out)
+    assert repeated_notes(out) == [] and annotate_bytes(out, [])[0] == sdl
+    mq = MQ_DOC.replace("<target>Huile</target>", "<target>Huile, huile</target>").encode()
+    out, rep = annotate_bytes(mq, [_twice("x", "1", ("", ""), ((0, 5), (7, 12)), ("Huile", "huile"))], now=T0)
+    assert rep.written == 1 and [t for _u, at, t in _mq_comments(out)] == ["termqa error: x."]
+    assert repeated_notes(out) == [] and annotate_bytes(out, [])[0] == mq
+
+
+def test_re_annotating_replaces_the_repeated_notes_of_an_earlier_version():
+    old = ('<note from="termqa" annotates="target" priority="5">"EPI" for "PPE" differs from the glossary term '
+           '"\u00e9quipement de protection individuelle": check it is acceptable here. Same problem in units 16, 31 '
+           '(4 in all).</note>')
+    before = X12_DOC.replace("<sdl:seg-defs>", f"{old}\n        {old}\n        <sdl:seg-defs>").encode()
+    assert len(repeated_notes(before)) == 1
+    out, rep = annotate_bytes(before, [_twice()], now=T0)
+    assert rep.removed == 2 and rep.written == 1 and repeated_notes(out) == []
+    assert out == annotate_bytes(X12_DOC.encode(), [_twice()], now=T0)[0]

@@ -153,8 +153,11 @@ def test_annotate_round_trip_and_in_place(tmp_path, monkeypatch):
     assert src.read_bytes() == original  # the user's file is not touched
     text = out.read_text(encoding="utf-8")
     assert text.count('from="termqa"') == 13
-    # notes in the translator's terms: one sentence, no penalty, no run id (that is in the JSON/HTML report)
-    assert '>"strainer" is left in English: use "crépine" (glossary).</note>' in text
+    # notes in the translator's terms: one sentence, no penalty, no run id (that is in the JSON/HTML report);
+    # the first words say whether it is an error or a question, and the priority follows
+    assert ('priority="1">termqa error: "strainer" is left in English: use "crépine" (glossary).</note>') in text
+    assert ('priority="4">termqa question: check that "pump" is translated: no rendering found (glossary: '
+            '"pompe").</note>') in text
     assert "[termqa run " not in text and "penalty" not in text
     from tests.conftest import CORPUS
 
