@@ -36,8 +36,9 @@ from termqa.results.gate import failures, nothing_checked
 from termqa.results.langslice import language_of
 from termqa.shownpath import result_names, scrub_all
 
+from .compact import Folder, drop_indentation
 from .decide_view import decide_data, run_book
-from .issues import ISSUE_OUTCOMES, base_name, display_names, form_displays, group_flags, units_text
+from .issues import FLAGGED_OUTCOMES, ISSUE_OUTCOMES, base_name, display_names, form_displays, group_flags, units_text
 from .languages_view import combined_gate, language_views
 
 RESULT_VERSION = 1
@@ -175,6 +176,18 @@ def _outcome_counts_from(counts: dict) -> list[dict]:
     """Badges for a precomputed {outcome: count} mapping (zero counts left out)."""
     return [{"outcome": k, "count": counts[k], "text": OUTCOME_TEXT[k][0], "icon": OUTCOME_TEXT[k][1]}
             for k in OUTCOMES if counts.get(k)]
+
+
+def _refline(ov: dict) -> tuple:
+    o = ov["o"]
+    return (ov["ref_text"], ov["ref_provenance"], o.get("source_text"), o.get("variation"), ov["align_text"],
+            o.get("chain_size"), o.get("judge"), o.get("prompt_version"))
+
+
+def _shared_refline(views: list) -> Optional[dict]:
+    """The occurrence whose reference line (reference, source, chain, judge) every occurrence of a flag
+    shares: the group shows it once above them. None when they differ: each shows its own."""
+    return views[0] if views and len({_refline(ov) for ov in views}) == 1 else None
 
 
 ACCOUNTING_TEXT = (
@@ -379,16 +392,27 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
     concept_key = {cid: f"k{i}" for i, cid in enumerate(ordered_ids)}
     concept_anchor = _Ids("concept", [(cid,) for cid in ordered_ids])
 
-    # Segment anchors go to the first element rendered for that segment (ids stay unique).
+    # Segment anchors go to the first element rendered for that segment (ids stay unique), a flagged
+    # occurrence rather than a conforming one: those are rows the script builds only when asked.
     seg_ids = _Ids("seg", [(o["doc_id"], o["unit_id"], o["segment_id"]) for o in occurrences])
     anchored: set = set()
+    flagged_segments = {seg_ids[(o["doc_id"], o["unit_id"], o["segment_id"])] for o in occurrences
+                        if o["outcome"] in FLAGGED_OUTCOMES}
+
+    def anchor_of(o) -> tuple:
+        anchor = seg_ids[(o["doc_id"], o["unit_id"], o["segment_id"])]
+        own = anchor not in anchored and (o["outcome"] in FLAGGED_OUTCOMES or anchor not in flagged_segments)
+        if own:
+            anchored.add(anchor)
+        return anchor, own
+
+    folder = Folder({d: i for i, d in enumerate(doc_ids)}, names,
+                    {d["doc_id"]: language_of(d) for d in documents if d.get("tgt_lang")})
 
     def occurrence_view(o):
         key3 = (o["doc_id"], o["unit_id"], o["segment_id"])
         seg = seg_full.get(key3 + (o.get("segment_index"),)) or seg_short.get(key3)
-        anchor = seg_ids[key3]
-        own = anchor not in anchored
-        anchored.add(anchor)
+        anchor, own = anchor_of(o)
         ref = o.get("reference") or refs.get((o["doc_id"], o["concept_id"], o["source_form"])) or {}
         info = label_info(o.get("label"))
         if info and RULE_NAMES.get(o.get("rule"), info["name"]) != info["name"]:
@@ -472,9 +496,12 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         flagged = [ov for g in groups for ov in g["views"]]
         for ov in flagged:
             decided[id(ov["o"])] = ov["k"]
-        conforming = [occurrence_view(o) for o in occs if o["outcome"] == "conforming"]
-        for ov in conforming:  # a conforming occurrence can be rejected too (the glossary term is wrong here)
-            decided[id(ov["o"])] = ov["k"]
+        groups = [dict(g, refline=_shared_refline(g["views"])) for g in groups]
+        conforming = [o for o in occs if o["outcome"] == "conforming"]
+        for o in conforming:  # a conforming occurrence can be rejected too (the glossary term is wrong here)
+            decided[id(o)] = position[id(o)]
+        folded = folder.fold(concept_key[cid], conforming, form=lambda o: shown[(cid, o["source_form"])],
+                             position=lambda o: position[id(o)], anchor=anchor_of)
         penalties = [o["penalty"] for o in occs if o.get("penalty") is not None]
         concept_views.append({
             "c": c, "key": concept_key[cid], "anchor": concept_anchor[(cid,)],
@@ -482,7 +509,7 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
             "langs": [{"lang": l, "terms": terms_by_lang[l]}
                       for l in _lang_order(terms_by_lang, src_lang, tgt_lang)],
             "forms": form_views, "renderings": rend_views,
-            "flagged": flagged, "groups": groups, "conforming": conforming,
+            "flagged": flagged, "groups": groups, "conforming": len(conforming), "folded": folded,
             "bar": _minibar(Counter(o["outcome"] for o in occs)),
             "count": len(occs), "outcomes": _outcome_counts(occs),
             "total_penalty": sum(penalties), "total_penalty_text": fmt_score(sum(penalties)) if penalties else "—",
@@ -522,12 +549,14 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
     reasons = sorted((summary.get("unjudged_reasons") or {}).items(), key=lambda kv: (-kv[1], kv[0]))
 
     filter_data = {
-        "documents": [{"key": doc_key[d], "name": names[d]} for d in doc_ids],
+        "documents": [{"key": doc_key[d], "name": names[d], "id": d} for d in doc_ids],
         "concepts": [{"key": cv["key"], "name": cv["name"], "id": str(cv["c"]["id"])} for cv in concept_views],
         "labels": [{"code": p["code"], "name": p["name"], "count": p["count"]} for p in problems],
         "outcomes": [{"key": k, "name": OUTCOME_TEXT[k][0]} for k in OUTCOMES],
         "total": len(occurrences),
         "decide": decide_data(result, decided, *run_book(result, decisions)),
+        "folded": folder.data(),
+        "langs": {"source": src_lang, "target": tgt_lang},
     }
 
     concept_name = {cv["c"]["id"]: cv["name"] for cv in concept_views}
@@ -632,10 +661,10 @@ def render_html(result: dict, *, fail_on=None, source_words: Optional[int] = Non
     css = _asset("report.css", "</style")
     csp = ("default-src 'none'; style-src 'unsafe-inline'; script-src " + csp_hash(script)
            + "; base-uri 'none'; form-action 'none'")
-    return _env().get_template("report.html.j2").render(
+    return drop_indentation(_env().get_template("report.html.j2").render(
         v=view, csp=csp, css=Markup(css), script=Markup(script),
         filter_json=Markup(view["filter_json"]),
-    )
+    ))
 
 
 def write_html(result: dict, path, *, fail_on=None, source_words: Optional[int] = None,

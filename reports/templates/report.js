@@ -19,15 +19,44 @@
     }
 
     var data = JSON.parse($('#termqa-data').textContent);
-    var occs = $$('[data-occ]');
     var blocks = $$('[data-concept-block]');
     var groups = $$('[data-group]');
     var names = {};
     data.documents.forEach(function (d) { names[d.key] = d.name; });
     data.concepts.forEach(function (c) { names[c.key] = c.name + ' ' + c.id; });
-    // Search text of each occurrence: what it shows plus its concept and document names.
-    var hay = occs.map(function (el) {
-      return fold(el.textContent + ' ' + names[el.dataset.concept] + ' ' + names[el.dataset.doc]);
+    // Every occurrence the filters count, with its search text (what it shows plus its concept and
+    // document names): a flagged one is an element of the page (its verdict and label are its group's,
+    // its concept its block's); a conforming one is a row of the page's data (reports/compact.py),
+    // made an element only when its rendering is opened.
+    var occs = $$('[data-occ]').map(function (el) {
+      var g = el.closest('[data-group]'), b = el.closest('[data-concept-block]');
+      var concept = b.dataset.conceptBlock, doc = el.dataset.doc;
+      return { el: el, outcome: g.dataset.outcome, label: g.dataset.label, doc: doc, concept: concept,
+               hay: fold(el.textContent + ' ' + names[concept] + ' ' + names[doc]) };
+    });
+    var FOLD = {};  // a folded row's fields by name: their positions in a row of data.folded
+    data.folded.fields.forEach(function (f, i) { FOLD[f] = i; });
+    function whereText(row) {
+      return names['d' + row[FOLD.doc]] + ' · unit ' + row[FOLD.unit] +
+        (row[FOLD.segment] ? ' · segment ' + row[FOLD.segment] : '') + ' #';
+    }
+    var folds = [], byConcept = {};
+    Object.keys(data.folded.concepts).forEach(function (concept) {
+      byConcept[concept] = [];
+      data.folded.concepts[concept].forEach(function (r, i) {
+        var f = { el: $('details[data-fold="' + concept + '.' + i + '"]'), target: r.target, recs: [] };
+        folds.push(f);
+        r.rows.forEach(function (row) {
+          var doc = 'd' + row[FOLD.doc];
+          var rec = { el: null, fold: f, row: row, outcome: 'conforming', label: '', doc: doc, concept: concept,
+                      hay: fold(whereText(row) + ' ' + row[FOLD.source_text] + ' ' +
+                                (r.target === null ? '—' : r.target) + ' ' + data.folded.reasons[row[FOLD.reason]] +
+                                ' ' + names[concept] + ' ' + names[doc]) };
+          f.recs.push(rec);
+          byConcept[concept].push(rec);
+          occs.push(rec);
+        });
+      });
     });
 
     // ------------------------------------------------------------------ filters
@@ -55,14 +84,15 @@
       var active = s.label || s.doc || s.concept || s.q || s.lang ||
         Object.keys(s.outcomes).some(function (k) { return !s.outcomes[k]; });
       var shown = 0;
-      occs.forEach(function (el, i) {
-        var ok = s.outcomes[el.dataset.outcome] !== false &&
-          (!s.label || el.dataset.label === s.label) &&
-          (!s.doc || el.dataset.doc === s.doc) &&
-          (!s.lang || docLang[el.dataset.doc] === s.lang) &&
-          (!s.concept || el.dataset.concept === s.concept) &&
-          (!s.q || hay[i].indexOf(s.q) !== -1);
-        el.classList.toggle('filtered-out', !ok);
+      occs.forEach(function (o) {
+        var ok = s.outcomes[o.outcome] !== false &&
+          (!s.label || o.label === s.label) &&
+          (!s.doc || o.doc === s.doc) &&
+          (!s.lang || docLang[o.doc] === s.lang) &&
+          (!s.concept || o.concept === s.concept) &&
+          (!s.q || o.hay.indexOf(s.q) !== -1);
+        o.shown = ok;
+        if (o.el) { o.el.classList.toggle('filtered-out', !ok); }
         if (ok) { shown += 1; }
       });
       $$('tr.d-row').forEach(function (r) {  // a row's decide controls go with the row
@@ -73,15 +103,21 @@
         g.classList.toggle('filtered-out', Boolean(active && !any));
         if (active && any && s.q) { g.open = true; }
       });
+      function seen(o) { return o.shown; }
+      var unfold = Boolean(active && (s.q || !s.outcomes.justified));  // what a filter looks for is shown
       blocks.forEach(function (b) {
-        var any = b.querySelector('[data-occ]:not(.filtered-out)');
+        var visible = (byConcept[b.dataset.conceptBlock] || []).filter(seen).length;
+        var any = b.querySelector('[data-occ]:not(.filtered-out)') || visible;
         b.classList.toggle('filtered-out', Boolean(active && !any));
         $$('details.conf', b).forEach(function (d) {
-          var rows = $$('[data-occ]', d);
-          var visible = rows.filter(function (r) { return !r.classList.contains('filtered-out'); });
-          d.classList.toggle('filtered-out', Boolean(active && !visible.length));
-          if (active && visible.length && (s.q || !s.outcomes.justified)) { d.open = true; }
+          d.classList.toggle('filtered-out', Boolean(active && !visible));
+          if (unfold && visible) { d.open = true; }
         });
+      });
+      folds.forEach(function (f) {
+        var any = f.recs.some(seen);
+        f.el.classList.toggle('filtered-out', Boolean(active && !any));
+        if (unfold && any) { f.el.open = true; build(f); }
       });
       status.textContent = active
         ? 'Showing ' + shown + ' of ' + occs.length + ' occurrences.'
@@ -184,7 +220,7 @@
     function reveal() {
       if (fromHash()) { apply(); return; }
       var id = decodeURIComponent(location.hash.slice(1));
-      var el = id && document.getElementById(id);
+      var el = id && (document.getElementById(id) || unfoldRow(id));
       if (!el) { return; }
       if (el.closest('.filtered-out')) { reset(); }
       var d = el.closest('details');
@@ -192,6 +228,82 @@
       el.scrollIntoView();
     }
     window.addEventListener('hashchange', reveal);
+
+    // ------------------------------------------------------------------ folded conforming occurrences
+    // A rendering's rows are made from the page's data the first time it is opened, with the markup,
+    // filter state and decide controls they would have had in the page. Text goes in as text only.
+    function make(tag, cls, text) {
+      var e = document.createElement(tag);
+      if (cls) { e.className = cls; }
+      if (text) { e.textContent = text; }
+      return e;
+    }
+    function rowOf(rec, target) {
+      var row = rec.row, tr = make('tr');
+      tr.setAttribute('data-occ', '');
+      tr.dataset.k = String(row[FOLD.k]);
+      tr.dataset.outcome = 'conforming';
+      tr.dataset.label = '';
+      tr.dataset.doc = rec.doc;
+      tr.dataset.concept = rec.concept;
+      if (row[FOLD.own_anchor]) { tr.id = row[FOLD.anchor]; }
+      var where = make('span', 'where'), doc = make('span', 'doc', names[rec.doc]);
+      doc.title = data.documents[row[FOLD.doc]].id;
+      where.appendChild(doc);
+      where.appendChild(document.createTextNode(' · unit '));
+      where.appendChild(make('code', 'uid', row[FOLD.unit]));
+      if (row[FOLD.segment]) {
+        where.appendChild(document.createTextNode(' · segment '));
+        where.appendChild(make('code', 'uid', row[FOLD.segment]));
+      }
+      where.appendChild(document.createTextNode(' '));
+      var link = make('a', 'permalink', '#');
+      link.href = '#' + row[FOLD.anchor];
+      link.title = 'Link to this segment';
+      where.appendChild(link);
+      var cells = [make('td', 'small'), make('td', '', row[FOLD.source_text]),
+                   make('td', '', target === null ? '—' : target),
+                   make('td', 'small muted', data.folded.reasons[row[FOLD.reason]])];
+      cells[0].appendChild(where);
+      cells[1].lang = data.langs.source;
+      cells[2].lang = docLang[rec.doc] || data.langs.target;
+      cells.forEach(function (c) { tr.appendChild(c); });
+      return tr;
+    }
+    function build(f) {
+      if (f.built) { return; }
+      f.built = true;
+      var wrap = make('div', 'scroll'), table = make('table', 'data compact');
+      var head = make('thead'), hr = make('tr'), body = make('tbody');
+      ['Location', 'Source', 'Rendering', 'Why'].forEach(function (h) {
+        var th = make('th', '', h);
+        th.scope = 'col';
+        hr.appendChild(th);
+      });
+      head.appendChild(hr);
+      f.recs.forEach(function (rec) {
+        rec.el = rowOf(rec, f.target);
+        if (rec.shown === false) { rec.el.classList.add('filtered-out'); }
+        body.appendChild(rec.el);
+      });
+      table.appendChild(head);
+      table.appendChild(body);
+      wrap.appendChild(table);
+      var wait = $('.fold-wait', f.el);
+      if (wait) { wait.remove(); }
+      f.el.appendChild(wrap);
+      equipRows(f.el);
+      markRows(f.recs.map(function (rec) { return rec.el; }), stateOf());  // rows decided before they were made
+    }
+    function unfoldRow(id) {
+      // a link to a segment whose first occurrence is a folded row: make it, and open what holds it
+      var rec = occs.filter(function (o) { return o.row && o.row[FOLD.own_anchor] && o.row[FOLD.anchor] === id; })[0];
+      if (!rec) { return null; }
+      build(rec.fold);
+      rec.fold.el.open = true;
+      rec.fold.el.parentNode.closest('details').open = true;
+      return rec.el;
+    }
 
     // ------------------------------------------------------------------ sortable tables
     function cellKey(td) {
@@ -309,15 +421,18 @@
         { segment: 'the segment', document: 'the document', project: 'the project' }[a.scope] +
         (a.by ? ' by ' + a.by : '') + ' (in this page)';
     }
-    function refresh() {
-      var st = stateOf();
-      $$('[data-occ][data-k]').forEach(function (el) {
+    function markRows(els, st) {
+      els.forEach(function (el) {
         var a = st[el.dataset.k];
         el.classList.toggle('decided', Boolean(a));
         var below = el.nextElementSibling;  // a table row's controls are in the row under it
         var m = $('.dstate', el) || (below && below.classList.contains('d-row') ? $('.dstate', below) : null);
         if (m) { m.textContent = a ? markText(a) : ''; }
       });
+    }
+    function refresh() {
+      var st = stateOf();
+      markRows($$('[data-occ][data-k]'), st);
       groups.forEach(function (g) {
         var ks = ksOf(g), done = ks.filter(function (k) { return st[k]; });
         var mark = $('.dmark', g);
@@ -441,11 +556,12 @@
       g.dataset.equipped = '1';
       var ks = ksOf(g);
       if (!ks.length) { return; }
-      var head = g.querySelector(':scope > .why') || g.querySelector(':scope > summary');
-      head.insertAdjacentElement('afterend', controls(ks, true, $('[data-occ]', g).dataset.label,
+      var head = g.querySelector(':scope > .refline') || g.querySelector(':scope > .why') ||
+        g.querySelector(':scope > summary');
+      head.insertAdjacentElement('afterend', controls(ks, true, g.dataset.label,
         whatOf(ks[0]) + (ks.length > 1 ? ' ×' + ks.length : '')));
       $$('[data-occ][data-k]', g).forEach(function (occ) {
-        occ.appendChild(controls([occ.dataset.k], false, occ.dataset.label, whatOf(occ.dataset.k) +
+        occ.appendChild(controls([occ.dataset.k], false, g.dataset.label, whatOf(occ.dataset.k) +
           ' (unit ' + (dd.occ[occ.dataset.k][6] || '?') + ')'));
       });
       refresh();
@@ -484,10 +600,9 @@
         });
       });
     }
-    var confs = $$('details.conf');
-    confs.forEach(function (d) {
-      d.addEventListener('toggle', function () { if (d.open) { equipRows(d); } });
-      if (d.open) { equipRows(d); }
+    folds.forEach(function (f) {
+      f.el.addEventListener('toggle', function () { if (f.el.open) { build(f); } });
+      if (f.el.open) { build(f); }
     });
     $('#rv-download').addEventListener('click', function () {
       var blob = new Blob([fileText()], { type: 'application/json' });
@@ -503,6 +618,7 @@
     // ------------------------------------------------------------------ print: unfold everything
     var folded = [];
     window.addEventListener('beforeprint', function () {
+      folds.forEach(build);  // paper cannot ask for them
       folded = $$('details:not([open])');
       folded.forEach(function (d) { d.open = true; });
     });
@@ -593,7 +709,7 @@
       out.page_overflow = document.documentElement.scrollWidth - vw;
       $$('details').forEach(function (d) { d.dataset.wasOpen = d.open ? '1' : ''; d.open = true; });
       groups.forEach(equip);  // the decide controls are made when a flag is opened: measure them too
-      confs.forEach(equipRows);
+      folds.forEach(build);
       out.overflowing = [];
       $$('body *').forEach(function (el) {
         if (el.closest('.scroll') && !el.classList.contains('scroll')) { return; }

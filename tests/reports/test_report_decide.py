@@ -114,11 +114,18 @@ def test_decide_in_the_page_download_and_check_applies_it(project, tmp_path):
         b.click("[data-test=imp-u2] .d-reject")
         assert b.eval("document.getElementById('rv-count').textContent") == "2"
         assert b.eval("document.querySelector('details[data-test=strainer] .dmark').textContent") == "✓ accepted"
-        # a conforming occurrence, folded in its table: Decide…, then reject as A1 for its segment
-        b.eval("""(() => { const r = [...document.querySelectorAll('details.conf tr[data-occ]')]
-                  .find((x) => x.textContent.includes('crépine'));
-                  r.dataset.test = 'conf'; r.closest('details').dataset.test = 'confs'; })()""")
+        # a conforming occurrence, folded into its rendering's count: no row in the page until the rendering
+        # is opened, then Decide…, then reject as A1 for its segment
+        assert b.eval("document.querySelectorAll('details.conf tr[data-occ]').length") == 0
+        b.eval("""(() => { const f = [...document.querySelectorAll('details.conf details.fold')]
+                  .find((x) => x.querySelector('summary').textContent.includes('crépine'));
+                  f.dataset.test = 'fold'; f.closest('details.conf').dataset.test = 'confs'; })()""")
         b.click("details[data-test=confs] > summary")
+        b.click("details[data-test=fold] > summary")
+        b.wait_for("details[data-test=fold] tr[data-occ]")
+        b.eval("""(() => { const r = [...document.querySelectorAll('details[data-test=fold] tr[data-occ]')]
+                  .find((x) => x.textContent.includes('crépine'));
+                  r.dataset.test = 'conf'; })()""")
         b.click("[data-test=conf] .d-open")
         b.choose("[data-test=conf] + tr.d-row .d-label", "A1")
         b.click("[data-test=conf] + tr.d-row .d-reject")

@@ -214,16 +214,35 @@ def test_concept_block_content(result):
     assert [o["o"]["outcome"] for o in c12["flagged"]] == ["error", "unjudged", "justified"]
     assert [(g["outcome"], g["found"], g["count"]) for g in c12["groups"]] == [
         ("error", "filtre d'huile", 1), ("unjudged", "élément filtrant", 1), ("justified", "filtre", 1)]
-    assert len(c12["conforming"]) == 3
+    # conforming occurrences are counts per rendering (source form, rendering); their rows are the page's data
+    assert c12["conforming"] == 3
+    assert [(r["form"], r["target"], r["count"], r["docs"]) for r in c12["folded"]] == [
+        ("oil filter", "filtre à huile", 3, "manual.xlf, service guide (v2).xlf")]
+
+
+def _page_data(page: str) -> dict:
+    return json.loads(re.search(r'<script type="application/json" id="termqa-data">(.*?)</script>', page, re.S).group(1))
 
 
 def test_flagged_listed_and_conforming_folded(page, result):
     flagged = [o for o in result["occurrences"] if o["outcome"] != "conforming"]
+    conforming = [k for k, o in enumerate(result["occurrences"]) if o["outcome"] == "conforming"]
     assert page.count('<div class="occ b-') == len(flagged) == 11
-    assert page.count('<tr data-occ data-outcome="conforming"') == 8
-    assert page.count("<details class=\"conf\">") == 4  # c3 and c99 have no conforming one
+    # conforming occurrences are counts per rendering in the page, rows in its data (report.js makes them)
+    assert "<tr data-occ" not in page
+    assert page.count('<details class="conf" data-fold-concept="') == 4  # c3 and c99 have no conforming one
     assert "<summary>3 conforming occurrences</summary>" in page
     assert "<summary>1 conforming occurrence</summary>" in page
+    folded = _page_data(page)["folded"]
+    assert folded["fields"][:2] == ["k", "doc"]
+    rows = [row for renderings in folded["concepts"].values() for r in renderings for row in r["rows"]]
+    assert sorted(row[0] for row in rows) == conforming and len(rows) == 8
+    folds = re.findall(r'<details class="fold" data-fold="([^"]+)">\s*<summary>(.*?)</summary>', page, re.S)
+    assert len(folds) == sum(len(r) for r in folded["concepts"].values())
+    counts = {f: int(re.search(r"×(\d+)", s).group(1)) for f, s in folds}
+    assert counts == {f"{c}.{i}": len(r["rows"]) for c, rs in folded["concepts"].items() for i, r in enumerate(rs)}
+    # a reason is written once, however many rows give it
+    assert len(folded["reasons"]) == len(set(folded["reasons"])) < len(rows)
 
 
 def test_spans_are_highlighted_from_offsets(page):
@@ -251,11 +270,21 @@ def test_segment_anchors_are_unique_and_resolve(page):
     targets = set(re.findall(r'href="#([^"]+)"', page))
     assert targets <= set(ids)
     assert 'id="seg-samples-manual-xlf-u2-s1"' in page
-    assert 'id="seg-samples-manual-xlf-u1"' in page  # conforming-only segment, empty segment id
+    # a conforming-only segment (empty segment id): its anchor is on a folded row, made when asked for
+    folded = _page_data(page)["folded"]
+    own = [row[6] for rs in folded["concepts"].values() for r in rs for row in r["rows"] if row[7]]
+    assert "seg-samples-manual-xlf-u1" in own and 'id="seg-samples-manual-xlf-u1"' not in page
+    assert len(own) == len(set(own)) and not set(own) & set(ids)
+    # a segment with a flagged occurrence keeps its anchor in the page, never on a folded row
+    every = {row[6] for rs in folded["concepts"].values() for r in rs for row in r["rows"]}
+    assert every - set(own) <= set(ids)
     assert 'id="seg-samples-manual-xlf-u9-b-x-b-amp-seg-1"' in page
-    # Two flagged cards of the same segment share one anchor (on the first).
-    assert page.count('href="#seg-samples-manual-xlf-u4"') == 2
+    # Two occurrences of the same segment share one anchor, on the flagged one (in the page from the start);
+    # the conforming one's row links to it.
+    assert page.count('href="#seg-samples-manual-xlf-u4"') == 1
     assert page.count('id="seg-samples-manual-xlf-u4"') == 1
+    assert [row[7] for rs in folded["concepts"].values() for r in rs for row in r["rows"]
+            if row[6] == "seg-samples-manual-xlf-u4"] == [0]
 
 
 def test_slugs_and_collisions():

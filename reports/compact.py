@@ -1,0 +1,96 @@
+"""What keeps the HTML report small enough to e-mail (issue 34: a three-language delivery of 1,500
+segments must stay under 2 MB).
+
+A conforming occurrence needs no reading unless someone looks for it, and a real delivery has
+thousands: each concept shows them as counts per rendering (source form, rendering), and their rows
+travel once, as a compact table in the page's JSON, which the page's script turns into rows when a
+rendering is opened (or the page is searched, filtered, printed or linked to one of them). Repeated
+strings (the reasons) are written once and referred to by position. Flagged occurrences stay in the
+HTML itself, so the problems read without the script.
+
+`drop_indentation` removes the template's indentation between tags, a fifth of a big page and no
+part of what a browser shows.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Callable, Optional
+
+# one row of a folded occurrence in the page's JSON (report.js reads it by these positions)
+ROW_FIELDS = ("k", "doc", "unit", "segment", "source_text", "reason", "anchor", "own_anchor")
+
+
+class Folder:
+    """The conforming occurrences of every concept as counts per rendering (the view the template
+    shows) and one table of rows for the script (`data()`)."""
+
+    def __init__(self, doc_index: dict, names: dict, doc_langs: Optional[dict] = None):
+        self._doc_index = doc_index  # doc_id -> position in the filter's documents list
+        self._names = names
+        self._doc_langs = doc_langs or {}
+        self._reasons: dict = {}
+        self._by_concept: dict = {}
+
+    def _reason(self, text: Optional[str]) -> int:
+        return self._reasons.setdefault(text or "", len(self._reasons))
+
+    def fold(self, concept_key: str, occurrences: list, *, form: Callable[[dict], str],
+             position: Callable[[dict], int], anchor: Callable[[dict], tuple]) -> list[dict]:
+        """The renderings of one concept's conforming occurrences (given in document order), most
+        frequent first: {"form", "target", "count", "docs", "lang", "fold"}. `form` gives the source form
+        as people read it, `position` the occurrence's position in the result (what a decision names),
+        `anchor` its segment anchor and whether the row is the element that anchor names."""
+        groups: dict = {}
+        for o in occurrences:
+            groups.setdefault((o["source_form"], o.get("target_text")), []).append(o)
+        ordered = sorted(groups.values(), key=lambda os: (-len(os), form(os[0]), os[0].get("target_text") is None,
+                                                          os[0].get("target_text") or ""))
+        views, table = [], []
+        for i, occs in enumerate(ordered):
+            docs = list(dict.fromkeys(self._names.get(o["doc_id"], o["doc_id"]) for o in occs))
+            langs = {self._doc_langs.get(o["doc_id"]) for o in occs}
+            rows = []
+            for o in occs:
+                a, own = anchor(o)
+                rows.append([position(o), self._doc_index[o["doc_id"]], o.get("unit_id") or "",
+                             o.get("segment_id") or "", o.get("source_text") or "", self._reason(o.get("reason")),
+                             a, 1 if own else 0])
+            table.append({"target": occs[0].get("target_text"), "rows": rows})
+            views.append({"form": form(occs[0]), "target": occs[0].get("target_text"), "count": len(occs),
+                          "surfaces": [s for s, _ in Counter(o.get("source_text") for o in occs).most_common()],
+                          "docs": _docs_text(docs), "lang": langs.pop() if len(langs) == 1 else None,
+                          "fold": f"{concept_key}.{i}"})
+        if table:
+            self._by_concept[concept_key] = table
+        return views
+
+    def data(self) -> dict:
+        """The rows for the page's script: per concept key its renderings, each {"target", "rows"}
+        (rows as ROW_FIELDS), and the reasons the rows refer to by position."""
+        return {"fields": list(ROW_FIELDS), "reasons": list(self._reasons), "concepts": self._by_concept}
+
+
+def _docs_text(docs: list, limit: int = 3) -> str:
+    more = len(docs) - limit
+    return ", ".join(docs[:limit]) + (f" and {more} more" if more > 0 else "")
+
+
+# our own script and style (the CSP hashes the script's exact text) and text whose spaces show
+_KEEP = re.compile(r"(<(script|style|pre|textarea)\b.*?</\2>)", re.S | re.I)
+_BETWEEN_TAGS = re.compile(r">[ \t]*\n[ \t\n]*<")
+_SPACES_BETWEEN_TAGS = re.compile(r">[ \t]{2,}<")
+
+
+def drop_indentation(page: str) -> str:
+    """The page without the indentation between two tags: a line break, or one space, is kept (the
+    same white space to the browser), the spaces around it go. Text never changes: autoescaping writes
+    every `>` of a text or an attribute as `&gt;`, so a raw `>` only ends a tag."""
+    parts = _KEEP.split(page)
+    out = []
+    # re.split with two groups yields [text, whole kept element, its tag name, text, ...]
+    for i in range(0, len(parts), 3):
+        out.append(_SPACES_BETWEEN_TAGS.sub("> <", _BETWEEN_TAGS.sub(">\n<", parts[i])))
+        if i + 1 < len(parts):
+            out.append(parts[i + 1])
+    return "".join(out)
