@@ -5,7 +5,9 @@ A conforming occurrence needs no reading unless someone looks for it, and a real
 thousands: each concept shows them as counts per rendering (source form, rendering), and their rows
 travel once, as a compact table in the page's JSON, which the page's script turns into rows when a
 rendering is opened (or the page is searched, filtered, printed or linked to one of them). Repeated
-strings (the reasons) are written once and referred to by position. Flagged occurrences stay in the
+strings (the reasons) are written once and referred to by position, and so is what the Accept / Reject
+buttons need that all the occurrences of a rendering share (decide_view: the decision ids of the
+document and project scopes). Flagged occurrences stay in the
 HTML itself, so the problems read without the script.
 
 `drop_indentation` removes the template's indentation between tags, a fifth of a big page and no
@@ -17,8 +19,13 @@ import re
 from collections import Counter
 from typing import Callable, Optional
 
-# one row of a folded occurrence in the page's JSON (report.js reads it by these positions)
-ROW_FIELDS = ("k", "doc", "unit", "segment", "source_text", "reason", "anchor", "own_anchor")
+from termqa.labels import PROVENANCE_TEXT
+
+# one row of a folded occurrence in the page's JSON (report.js reads it by these positions); what
+# deciding it needs beyond them (decide_view.OCC_FIELDS) is its rendering's: concept, source form,
+# project decision id, and per document its decision name and document decision id
+ROW_FIELDS = ("k", "doc", "unit", "segment", "source_text", "reason", "anchor", "own_anchor",
+              "segment_key", "id_segment")
 
 
 class Folder:
@@ -36,11 +43,13 @@ class Folder:
         return self._reasons.setdefault(text or "", len(self._reasons))
 
     def fold(self, concept_key: str, occurrences: list, *, form: Callable[[dict], str],
-             position: Callable[[dict], int], anchor: Callable[[dict], tuple]) -> list[dict]:
+             position: Callable[[dict], int], anchor: Callable[[dict], tuple],
+             decide: Callable[[int], list]) -> list[dict]:
         """The renderings of one concept's conforming occurrences (given in document order), most
         frequent first: {"form", "target", "count", "docs", "lang", "fold"}. `form` gives the source form
         as people read it, `position` the occurrence's position in the result (what a decision names),
-        `anchor` its segment anchor and whether the row is the element that anchor names."""
+        `anchor` its segment anchor and whether the row is the element that anchor names, `decide` its
+        row of decide_view.occurrence_rows (by position)."""
         groups: dict = {}
         for o in occurrences:
             groups.setdefault((o["source_form"], o.get("target_text")), []).append(o)
@@ -50,13 +59,19 @@ class Folder:
         for i, occs in enumerate(ordered):
             docs = list(dict.fromkeys(self._names.get(o["doc_id"], o["doc_id"]) for o in occs))
             langs = {self._doc_langs.get(o["doc_id"]) for o in occs}
-            rows = []
+            rows, per_doc, shared = [], {}, set()
             for o in occs:
                 a, own = anchor(o)
+                d = decide(position(o))
+                shared.add((d[0], d[1], d[3], d[9]))
+                per_doc[self._doc_index[o["doc_id"]]] = [d[5], d[8]]
                 rows.append([position(o), self._doc_index[o["doc_id"]], o.get("unit_id") or "",
                              o.get("segment_id") or "", o.get("source_text") or "", self._reason(o.get("reason")),
-                             a, 1 if own else 0])
-            table.append({"target": occs[0].get("target_text"), "rows": rows})
+                             a, 1 if own else 0, d[4], d[7]])
+            # one concept, source form and rendering: one project decision (its id hashes exactly those)
+            [(concept, source_form, _rendering, id_project)] = shared
+            table.append({"target": occs[0].get("target_text"), "rows": rows, "concept": concept,
+                          "source_form": source_form, "id_project": id_project, "docs": per_doc})
             views.append({"form": form(occs[0]), "target": occs[0].get("target_text"), "count": len(occs),
                           "surfaces": [s for s, _ in Counter(o.get("source_text") for o in occs).most_common()],
                           "docs": _docs_text(docs), "lang": langs.pop() if len(langs) == 1 else None,
@@ -94,3 +109,24 @@ def drop_indentation(page: str) -> str:
         if i + 1 < len(parts):
             out.append(parts[i + 1])
     return "".join(out)
+
+
+def reference_tables(concepts: list, doc_index: dict) -> dict:
+    """The two tables under each concept's "Glossary entry, references and renderings" as the page's
+    data (report.js makes them when the fold is opened): per concept key, its source forms with their
+    reference in each document, and its renderings with their verdicts and labels; the label chips'
+    words and the provenance words once for the page. Made from the concept views of reports/html.py."""
+    out, labels = {}, {}
+    for cv in concepts:
+        forms = [[f["form"], f["surfaces"] if f["surfaces"] != [f["form"]] else [], f["variations"],
+                  [[doc_index[d["doc_id"]], d["text"], d["provenance"], d["count"]] for d in f["docs"]]]
+                 for f in cv["forms"]]
+        rends = []
+        for r in cv["renderings"]:
+            for lab in r["labels"]:
+                labels[lab["code"]] = [lab["name"], lab["kind"], lab["description"]]
+            rends.append([r["form"], r["target"], r["count"], [[oc["outcome"], oc["count"]] for oc in r["outcomes"]],
+                          [[lab["code"], lab["count"]] for lab in r["labels"]]])
+        if forms or rends:
+            out[cv["key"]] = {"forms": forms, "renderings": rends}
+    return {"concepts": out, "labels": labels, "provenance": dict(PROVENANCE_TEXT)}

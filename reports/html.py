@@ -36,8 +36,8 @@ from termqa.results.gate import failures, nothing_checked
 from termqa.results.langslice import language_of
 from termqa.shownpath import result_names, scrub_all
 
-from .compact import Folder, drop_indentation
-from .decide_view import decide_data, run_book
+from .compact import Folder, drop_indentation, reference_tables
+from .decide_view import decide_data, occurrence_rows, run_book
 from .issues import FLAGGED_OUTCOMES, ISSUE_OUTCOMES, base_name, display_names, form_displays, group_flags, units_text
 from .languages_view import combined_gate, language_views
 
@@ -406,6 +406,7 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
             anchored.add(anchor)
         return anchor, own
 
+    decide_rows = occurrence_rows(result)
     folder = Folder({d: i for i, d in enumerate(doc_ids)}, names,
                     {d["doc_id"]: language_of(d) for d in documents if d.get("tgt_lang")})
 
@@ -497,11 +498,11 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         for ov in flagged:
             decided[id(ov["o"])] = ov["k"]
         groups = [dict(g, refline=_shared_refline(g["views"])) for g in groups]
+        # a conforming occurrence can be rejected too (the glossary term is wrong here): its decide
+        # data travels with its folded row
         conforming = [o for o in occs if o["outcome"] == "conforming"]
-        for o in conforming:  # a conforming occurrence can be rejected too (the glossary term is wrong here)
-            decided[id(o)] = position[id(o)]
         folded = folder.fold(concept_key[cid], conforming, form=lambda o: shown[(cid, o["source_form"])],
-                             position=lambda o: position[id(o)], anchor=anchor_of)
+                             position=lambda o: position[id(o)], anchor=anchor_of, decide=decide_rows)
         penalties = [o["penalty"] for o in occs if o.get("penalty") is not None]
         concept_views.append({
             "c": c, "key": concept_key[cid], "anchor": concept_anchor[(cid,)],
@@ -552,10 +553,11 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         "documents": [{"key": doc_key[d], "name": names[d], "id": d} for d in doc_ids],
         "concepts": [{"key": cv["key"], "name": cv["name"], "id": str(cv["c"]["id"])} for cv in concept_views],
         "labels": [{"code": p["code"], "name": p["name"], "count": p["count"]} for p in problems],
-        "outcomes": [{"key": k, "name": OUTCOME_TEXT[k][0]} for k in OUTCOMES],
+        "outcomes": [{"key": k, "name": OUTCOME_TEXT[k][0], "icon": OUTCOME_TEXT[k][1]} for k in OUTCOMES],
         "total": len(occurrences),
-        "decide": decide_data(result, decided, *run_book(result, decisions)),
+        "decide": decide_data(result, decided, *run_book(result, decisions), rows=decide_rows),
         "folded": folder.data(),
+        "tables": reference_tables(concept_views, {d: i for i, d in enumerate(doc_ids)}),
         "langs": {"source": src_lang, "target": tgt_lang},
     }
 

@@ -55,6 +55,10 @@
           f.recs.push(rec);
           byConcept[concept].push(rec);
           occs.push(rec);
+          // its decide data (as decide_view.OCC_FIELDS), from the parts its rendering shares
+          var docPart = r.docs[String(row[FOLD.doc])];
+          data.decide.occ[String(row[FOLD.k])] = [r.concept, r.source_form, row[FOLD.source_text], r.target,
+            row[FOLD.segment_key], docPart[0], row[FOLD.unit], row[FOLD.id_segment], docPart[1], r.id_project];
         });
       });
     });
@@ -305,6 +309,117 @@
       return rec.el;
     }
 
+    // ------------------------------------------------------------------ a concept's reference tables
+    // "Source forms and references" and "Renderings", made from the page's data when their fold is
+    // first opened (reports/compact.py reference_tables), as the template would have written them.
+    var OUTCOME = {};
+    data.outcomes.forEach(function (o) { OUTCOME[o.key] = o; });
+    function badge(outcome, count) {
+      var o = OUTCOME[outcome] || { name: outcome, icon: '•' };
+      var b = make('span', 'badge o-' + outcome), ico = make('span', 'ico', o.icon);
+      ico.setAttribute('aria-hidden', 'true');
+      b.appendChild(ico);
+      b.appendChild(document.createTextNode(' ' + o.name + ' '));
+      b.appendChild(make('b', '', String(count)));
+      return b;
+    }
+    function chip(code) {
+      var l = data.tables.labels[code], c = make('span', 'chip k-' + l[1]);
+      c.title = code + ': ' + l[2];
+      if (l[1] === 'error') { c.appendChild(make('code', '', code)); c.appendChild(document.createTextNode(' ')); }
+      c.appendChild(document.createTextNode(l[0]));
+      return c;
+    }
+    function inLang(tag, cls, text, lang) { var s = make(tag, cls, text); s.lang = lang; return s; }
+    function table(cls, heads) {
+      var t = make('table', cls), head = make('thead'), hr = make('tr');
+      heads.forEach(function (h) {
+        var th = make('th', h[1] || '', h[0]);
+        th.scope = 'col';
+        if (h[2]) { th.setAttribute('data-nosort', ''); }
+        hr.appendChild(th);
+      });
+      head.appendChild(hr);
+      t.appendChild(head);
+      t.appendChild(make('tbody'));
+      return t;
+    }
+    function cell(tr, cls, child) {
+      var td = make('td', cls);
+      if (typeof child === 'string') { td.textContent = child; } else if (child) { td.appendChild(child); }
+      tr.appendChild(td);
+      return td;
+    }
+    function formsTable(forms) {
+      var t = table('data compact', [['Source form'], ['Document'], ['Reference'], ['Occ.', 'num']]);
+      forms.forEach(function (f) {  // form, its other spellings, variation types, per document [doc, reference, provenance, count]
+        f[3].forEach(function (d, i) {
+          var tr = make('tr');
+          if (i === 0) {
+            var td = cell(tr, '', inLang('b', '', f[0], data.langs.source));
+            td.rowSpan = f[3].length;
+            if (f[1].length) {
+              td.appendChild(make('div', 'small muted', 'as ' + f[1].map(function (s) { return '“' + s + '”'; }).join(', ')));
+            }
+            if (f[2].length) { td.appendChild(make('div', 'small muted', f[2].join(', '))); }
+          }
+          var doc = data.documents[d[0]];
+          cell(tr, 'docname small', doc.name).title = doc.id;
+          var ref = cell(tr, '', d[1] === null ? make('span', 'muted', 'none')
+            : inLang('span', '', d[1], docLang[doc.key] || data.langs.target));
+          ref.appendChild(document.createTextNode(' '));
+          var prov = make('span', 'prov p-' + d[2], d[2] || '?');
+          prov.title = data.tables.provenance[d[2]] || '';
+          ref.appendChild(prov);
+          cell(tr, 'num', String(d[3]));
+          t.tBodies[0].appendChild(tr);
+        });
+      });
+      return t;
+    }
+    function renderingsTable(rends, lang) {
+      var t = table('data compact sortable', [['Source form'], ['Rendering'], ['Count', 'num'],
+                                              ['Verdicts', '', true], ['Labels', '', true]]);
+      rends.forEach(function (r) {  // form, rendering, count, [outcome, count], [label, count]
+        var tr = make('tr');
+        cell(tr, '', r[0]);
+        cell(tr, '', r[1] === null ? make('span', 'muted', '(no rendering found)') : inLang('span', '', r[1], lang));
+        cell(tr, 'num strong', String(r[2]));
+        var v = cell(tr, '');
+        r[3].forEach(function (oc) { v.appendChild(badge(oc[0], oc[1])); v.appendChild(document.createTextNode(' ')); });
+        var l = cell(tr, '');
+        r[4].forEach(function (lab) {
+          l.appendChild(chip(lab[0]));
+          l.appendChild(document.createTextNode((lab[1] > 1 ? '×' + lab[1] : '') + ' '));
+        });
+        t.tBodies[0].appendChild(tr);
+      });
+      sortable(t);
+      return t;
+    }
+    function buildTables(d) {
+      if (d.dataset.built) { return; }
+      d.dataset.built = '1';
+      var c = data.tables.concepts[d.dataset.tablesOf] || { forms: [], renderings: [] };
+      // the renderings' language: their documents' when they agree (a glossary applies to one language)
+      var langs = {};
+      c.forms.forEach(function (f) { f[3].forEach(function (x) { langs[docLang[data.documents[x[0]].key] || ''] = 1; }); });
+      var keys = Object.keys(langs), lang = keys.length === 1 && keys[0] ? keys[0] : data.langs.target;
+      [['forms', 'Source forms and references', formsTable(c.forms)],
+       ['renderings', 'Renderings', renderingsTable(c.renderings, lang)]].forEach(function (x) {
+        var box = $('[data-tables="' + x[0] + '"]', d), wrap = make('div', 'scroll');
+        wrap.appendChild(x[2]);
+        box.textContent = '';
+        box.appendChild(make('h4', '', x[1]));
+        box.appendChild(wrap);
+      });
+    }
+    var infos = $$('details[data-tables-of]');
+    infos.forEach(function (d) {
+      d.addEventListener('toggle', function () { if (d.open) { buildTables(d); } });
+      if (d.open) { buildTables(d); }
+    });
+
     // ------------------------------------------------------------------ sortable tables
     function cellKey(td) {
       if (!td) { return ''; }
@@ -323,7 +438,8 @@
       if (typeof a === 'number' && typeof b === 'number') { return a - b; }
       return String(a).localeCompare(String(b));
     }
-    $$('table.sortable').forEach(function (table) {
+    $$('table.sortable').forEach(sortable);
+    function sortable(table) {
       var heads = $$('thead th', table);
       heads.forEach(function (th, col) {
         if (!th.textContent.trim() || th.hasAttribute('data-nosort')) { return; }
@@ -347,7 +463,7 @@
           keyed.forEach(function (x) { body.appendChild(x.r); });
         });
       });
-    });
+    }
 
     // ------------------------------------------------------------------ reviewer decisions
     // Accept / reject a flag in the page; the decisions file is written here exactly as
@@ -619,6 +735,7 @@
     var folded = [];
     window.addEventListener('beforeprint', function () {
       folds.forEach(build);  // paper cannot ask for them
+      infos.forEach(buildTables);
       folded = $$('details:not([open])');
       folded.forEach(function (d) { d.open = true; });
     });
@@ -710,6 +827,7 @@
       $$('details').forEach(function (d) { d.dataset.wasOpen = d.open ? '1' : ''; d.open = true; });
       groups.forEach(equip);  // the decide controls are made when a flag is opened: measure them too
       folds.forEach(build);
+      infos.forEach(buildTables);
       out.overflowing = [];
       $$('body *').forEach(function (el) {
         if (el.closest('.scroll') && !el.classList.contains('scroll')) { return; }

@@ -134,9 +134,11 @@ def test_javascript_disabled_shows_everything(result, tmp_path):
     dom = _run(tmp_path, path.as_uri(), "--dump-dom")
     assert re.search(r'<form class="filters js-only" id="filters" hidden', dom)
     assert dom.count('<div class="occ b-') == 11
-    # conforming occurrences are counts per rendering; their rows need the script, and the page says so
+    # conforming occurrences are counts per rendering, and a concept's references and renderings tables
+    # are made from the page's data: they need the script, and the page says so where they would be
     assert dom.count("<tr data-occ") == 0
-    assert dom.count('class="small muted fold-wait"') == dom.count('<details class="fold"') == 6
+    assert dom.count('<details class="fold"') == 6
+    assert dom.count('class="small muted fold-wait"') == 6 + dom.count("<details class=\"cinfo\"") == 12
     assert not re.search(r'class="[^"]*filtered-out', dom)
     assert re.search(r'<pre id="selftest-out" hidden[^>]*></pre>', dom)
 
