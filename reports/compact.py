@@ -28,9 +28,19 @@ ROW_FIELDS = ("k", "doc", "unit", "segment", "source_text", "reason", "anchor", 
               "segment_key", "id_segment")
 
 
+# one flagged occurrence in the page's JSON: what its card shows (report.js makes the card when its flag
+# is opened); "seg" is the position of its segment in the page's one list of segment texts
+# what deciding it needs beyond them (decide_view.OCC_FIELDS): "part", the position of its concept, source
+# form, rendering and project decision id in its flag's list of them, and its document's decision name
+CARD_FIELDS = ("k", "doc", "unit", "segment", "anchor", "own_anchor", "seg", "source_span", "target_span",
+               "missing", "source_text", "target_text", "penalty", "first_mention", "reason", "reference",
+               "part", "segment_key", "id_segment", "id_document")
+
+
 class Folder:
     """The conforming occurrences of every concept as counts per rendering (the view the template
-    shows) and one table of rows for the script (`data()`)."""
+    shows) and one table of rows for the script; the flagged occurrences of every flag as cards the
+    script makes from one list of segment texts (`data()`)."""
 
     def __init__(self, doc_index: dict, names: dict, doc_langs: Optional[dict] = None):
         self._doc_index = doc_index  # doc_id -> position in the filter's documents list
@@ -38,6 +48,49 @@ class Folder:
         self._doc_langs = doc_langs or {}
         self._reasons: dict = {}
         self._by_concept: dict = {}
+        self._segments: dict = {}  # id(segment record) -> position, each text written once
+        self._segment_texts: list = []
+        self._cards: dict = {}
+
+    def _segment(self, seg: dict) -> int:
+        if id(seg) not in self._segments:
+            self._segments[id(seg)] = len(self._segment_texts)
+            self._segment_texts.append([seg["source"], seg.get("target")])
+        return self._segments[id(seg)]
+
+    def cards(self, views: list, *, reason: str, shared_refline: bool, decide: Callable[[int], list]) -> str:
+        """The cards of one flag's occurrences (occurrence views of reports/html.py, each with its
+        segment record as "seg"), kept for `data()`; returns the flag's key there. A card carries its
+        own reason and reference line only where they differ from what its flag shows once, and its
+        decide data (`decide`: decide_view.occurrence_rows) with the parts the flag's occurrences share
+        written once for the flag."""
+        key = f"g{len(self._cards)}"
+        rows, parts, doc_names = [], {}, {}
+        for ov in views:
+            o, seg = ov["o"], ov["seg"]
+            d = decide(ov["k"])
+            part = parts.setdefault((d[0], d[1], d[3], d[9]), len(parts))
+            doc_names[self._doc_index[o["doc_id"]]] = d[5]
+            where = [ov["k"], self._doc_index[o["doc_id"]], o.get("unit_id") or "", o.get("segment_id") or "",
+                     ov["anchor"], 1 if ov["own_anchor"] else 0]
+            if seg is not None:
+                text = [self._segment(seg), _span(seg["source"], o.get("source_span")),
+                        _span(seg.get("target"), o.get("target_span"))]
+            else:
+                text = [-1, None, None]
+            ref = None
+            if not shared_refline:
+                judge = o.get("judge")
+                ref = [ov["ref_text"], ov["ref_provenance"], o.get("variation") if o.get("variation") != "none" else None,
+                       ov["align_text"], o.get("chain_size"), "rule (deterministic)" if judge == "rule" else judge,
+                       o.get("prompt_version")]
+            rows.append(where + text + [1 if o.get("target_span") is None else 0, o.get("source_text"),
+                                        o.get("target_text"), ov["penalty"] if o.get("penalty") is not None else "",
+                                        1 if o.get("is_first_mention") else 0,
+                                        (o.get("reason") or "") if o.get("reason") != reason else None, ref,
+                                        part, d[4], d[7], d[8]])
+        self._cards[key] = {"rows": rows, "parts": [list(p) for p in parts], "docs": doc_names}
+        return key
 
     def _reason(self, text: Optional[str]) -> int:
         return self._reasons.setdefault(text or "", len(self._reasons))
@@ -82,8 +135,18 @@ class Folder:
 
     def data(self) -> dict:
         """The rows for the page's script: per concept key its renderings, each {"target", "rows"}
-        (rows as ROW_FIELDS), and the reasons the rows refer to by position."""
-        return {"fields": list(ROW_FIELDS), "reasons": list(self._reasons), "concepts": self._by_concept}
+        (rows as ROW_FIELDS), and the reasons the rows refer to by position; per flag key its cards
+        (CARD_FIELDS), and the segment texts [source, target] they refer to by position."""
+        return {"fields": list(ROW_FIELDS), "reasons": list(self._reasons), "concepts": self._by_concept,
+                "card_fields": list(CARD_FIELDS), "cards": self._cards, "segments": self._segment_texts}
+
+
+def _span(text: Optional[str], span) -> Optional[list]:
+    """The span when it fits the text (offsets in code points, as report.js counts them), else None:
+    the text is shown unmarked, never with a guessed highlight (html.split_at_span's rule)."""
+    ok = (text is not None and isinstance(span, (list, tuple)) and len(span) == 2
+          and all(isinstance(v, int) and not isinstance(v, bool) for v in span) and 0 <= span[0] < span[1] <= len(text))
+    return list(span) if ok else None
 
 
 def _docs_text(docs: list, limit: int = 3) -> str:

@@ -50,7 +50,14 @@ def occurrence_rows(result: dict) -> Callable[[int], list]:
     docs = {d["doc_id"]: d for d in result.get("documents") or []}
     segs = {(s["doc_id"], s["index"]): s for s in result.get("segments") or []}
 
+    made: dict = {}  # the report asks twice for a flagged occurrence (its card, the flags' digest)
+
     def row(k: int) -> list:
+        if k not in made:
+            made[k] = _row(k)
+        return made[k]
+
+    def _row(k: int) -> list:
         o = result["occurrences"][k]
         seg = segs.get((o["doc_id"], o.get("segment_index")))
         key = segment_key(seg["source"], seg.get("target")) if seg else None
@@ -70,11 +77,13 @@ def occurrence_rows(result: dict) -> Callable[[int], list]:
 
 
 def decide_data(result: dict, positions: dict, book: Optional[DecisionBook], note: str,
-                rows: Optional[Callable[[int], list]] = None) -> dict:
+                rows: Optional[Callable[[int], list]] = None, in_page: bool = False) -> dict:
     """What the page's Accept / Reject buttons need to write decisions exactly as
     termqa.formats.decisions does: per flagged occurrence (by its position in the result) its
-    row of `occurrence_rows`. (A folded conforming occurrence's row is in the page's folded table,
-    its shared parts once per rendering: reports/compact.py.)"""
+    row of `occurrence_rows`. `in_page`: the page carries those rows in its cards, the parts an
+    occurrence shares with others written once (reports/compact.py), and report.js puts them back in
+    `occ`; they are only digested here. (A conforming occurrence's row is always in the page's folded
+    table.)"""
     rows = rows or occurrence_rows(result)
     occ = {str(k): rows(k) for k in positions.values()}
     labels = [[c, f"{c} – {label_name(c)}"] for c in ERROR_CODES] + \
@@ -84,7 +93,8 @@ def decide_data(result: dict, positions: dict, book: Optional[DecisionBook], not
     # input files, so a digest of the flags keeps two projects checked alike apart.
     flags = hashlib.sha256(json.dumps(occ, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:10]
     return {
-        "sig": f"{(result.get('signature') or {}).get('id') or ''}-{flags}", "occ": occ, "labels": labels,
+        "sig": f"{(result.get('signature') or {}).get('id') or ''}-{flags}", "occ": {} if in_page else occ,
+        "labels": labels,
         "run": {"name": Path(info["path"]).name if info.get("path") else "", "note": note,
                 "decisions": [d.to_dict() for d in book.decisions] if book else []},
         "file": DEFAULT_NAME,

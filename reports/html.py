@@ -422,7 +422,7 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         return {
             "o": o, "k": position[id(o)], "doc_key": doc_key[o["doc_id"]], "concept_key": concept_key[o["concept_id"]],
             "doc_name": names[o["doc_id"]],
-            "anchor": anchor, "own_anchor": own,
+            "anchor": anchor, "own_anchor": own, "seg": seg,
             "source": split_at_span(seg["source"], o.get("source_span")) if seg else None,
             "target": split_at_span(seg["target"], o.get("target_span")) if seg else None,
             "label": info, "align_text": ALIGN_METHOD_TEXT.get(o.get("align_method") or "", o.get("align_method")),
@@ -498,6 +498,9 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         for ov in flagged:
             decided[id(ov["o"])] = ov["k"]
         groups = [dict(g, refline=_shared_refline(g["views"])) for g in groups]
+        for g in groups:  # the cards themselves are made by the page's script from shared segment texts
+            g["cards"] = folder.cards(g["views"], reason=g["reason"], shared_refline=g["refline"] is not None,
+                                      decide=decide_rows)
         # a conforming occurrence can be rejected too (the glossary term is wrong here): its decide
         # data travels with its folded row
         conforming = [o for o in occs if o["outcome"] == "conforming"]
@@ -555,10 +558,11 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         "labels": [{"code": p["code"], "name": p["name"], "count": p["count"]} for p in problems],
         "outcomes": [{"key": k, "name": OUTCOME_TEXT[k][0], "icon": OUTCOME_TEXT[k][1]} for k in OUTCOMES],
         "total": len(occurrences),
-        "decide": decide_data(result, decided, *run_book(result, decisions), rows=decide_rows),
+        "decide": decide_data(result, decided, *run_book(result, decisions), rows=decide_rows, in_page=True),
         "folded": folder.data(),
         "tables": reference_tables(concept_views, {d: i for i, d in enumerate(doc_ids)}),
         "langs": {"source": src_lang, "target": tgt_lang},
+        "words": {"chain": PLAIN_WORDS["chain"], "first mention": PLAIN_WORDS["first mention"]},
     }
 
     concept_name = {cv["c"]["id"]: cv["name"] for cv in concept_views}

@@ -19,41 +19,63 @@
     }
 
     var data = JSON.parse($('#termqa-data').textContent);
+    $('#no-script').remove();  // it ran
     var blocks = $$('[data-concept-block]');
     var groups = $$('[data-group]');
     var names = {};
     data.documents.forEach(function (d) { names[d.key] = d.name; });
     data.concepts.forEach(function (c) { names[c.key] = c.name + ' ' + c.id; });
     // Every occurrence the filters count, with its search text (what it shows plus its concept and
-    // document names): a flagged one is an element of the page (its verdict and label are its group's,
-    // its concept its block's); a conforming one is a row of the page's data (reports/compact.py),
-    // made an element only when its rendering is opened.
-    var occs = $$('[data-occ]').map(function (el) {
-      var g = el.closest('[data-group]'), b = el.closest('[data-concept-block]');
-      var concept = b.dataset.conceptBlock, doc = el.dataset.doc;
-      return { el: el, outcome: g.dataset.outcome, label: g.dataset.label, doc: doc, concept: concept,
-               hay: fold(el.textContent + ' ' + names[concept] + ' ' + names[doc]) };
-    });
-    var FOLD = {};  // a folded row's fields by name: their positions in a row of data.folded
+    // document names). Both kinds are rows of the page's data (reports/compact.py), made elements
+    // only when asked for: a flagged one is a card under its flag (its verdict and label are the
+    // flag's), a conforming one a row under its rendering.
+    var occs = [], byConcept = {};
+    var FOLD = {}, CARD = {};  // a row's fields by name: their positions in a row of data.folded
     data.folded.fields.forEach(function (f, i) { FOLD[f] = i; });
-    function whereText(row) {
-      return names['d' + row[FOLD.doc]] + ' · unit ' + row[FOLD.unit] +
-        (row[FOLD.segment] ? ' · segment ' + row[FOLD.segment] : '') + ' #';
+    data.folded.card_fields.forEach(function (f, i) { CARD[f] = i; });
+    var SEGS = data.folded.segments;
+    groups.forEach(function (g) {
+      var concept = g.closest('[data-concept-block]').dataset.conceptBlock;
+      byConcept[concept] = byConcept[concept] || [];
+      var cards = data.folded.cards[g.dataset.cards];
+      g.recs = cards.rows.map(function (row) {
+        var doc = 'd' + row[CARD.doc], seg = SEGS[row[CARD.seg]] || [row[CARD.source_text], row[CARD.target_text]];
+        // its decide data (as decide_view.OCC_FIELDS), from the parts its flag's occurrences share
+        var part = cards.parts[row[CARD.part]];
+        data.decide.occ[String(row[CARD.k])] = [part[0], part[1], row[CARD.source_text], part[2], row[CARD.segment_key],
+          cards.docs[String(row[CARD.doc])], row[CARD.unit], row[CARD.id_segment], row[CARD.id_document], part[3]];
+        var ref = row[CARD.reference] || [];
+        var rec = { el: null, group: g, card: row, k: String(row[CARD.k]), anchor: row[CARD.anchor],
+                    own: row[CARD.own_anchor], outcome: g.dataset.outcome, label: g.dataset.label, doc: doc,
+                    concept: concept,
+                    hay: fold([row[CARD.penalty], whereText(row, CARD), seg[0], seg[1], row[CARD.reason] || '']
+                      .concat(ref.filter(function (x) { return x !== null; })).join(' ') + ' ' + names[concept] +
+                      ' ' + names[doc]) };
+        occs.push(rec);
+        byConcept[concept].push(rec);
+        return rec;
+      });
+    });
+    function whereText(row, F) {
+      return names['d' + row[F.doc]] + ' · unit ' + row[F.unit] + (row[F.segment] ? ' · segment ' + row[F.segment] : '') + ' #';
     }
-    var folds = [], byConcept = {};
+    var folds = [], foldedOf = {};
     Object.keys(data.folded.concepts).forEach(function (concept) {
-      byConcept[concept] = [];
+      byConcept[concept] = byConcept[concept] || [];
+      foldedOf[concept] = [];
       data.folded.concepts[concept].forEach(function (r, i) {
         var f = { el: $('details[data-fold="' + concept + '.' + i + '"]'), target: r.target, recs: [] };
         folds.push(f);
         r.rows.forEach(function (row) {
           var doc = 'd' + row[FOLD.doc];
-          var rec = { el: null, fold: f, row: row, outcome: 'conforming', label: '', doc: doc, concept: concept,
-                      hay: fold(whereText(row) + ' ' + row[FOLD.source_text] + ' ' +
+          var rec = { el: null, fold: f, row: row, k: String(row[FOLD.k]), anchor: row[FOLD.anchor],
+                      own: row[FOLD.own_anchor], outcome: 'conforming', label: '', doc: doc, concept: concept,
+                      hay: fold(whereText(row, FOLD) + ' ' + row[FOLD.source_text] + ' ' +
                                 (r.target === null ? '—' : r.target) + ' ' + data.folded.reasons[row[FOLD.reason]] +
                                 ' ' + names[concept] + ' ' + names[doc]) };
           f.recs.push(rec);
           byConcept[concept].push(rec);
+          foldedOf[concept].push(rec);
           occs.push(rec);
           // its decide data (as decide_view.OCC_FIELDS), from the parts its rendering shares
           var docPart = r.docs[String(row[FOLD.doc])];
@@ -102,16 +124,16 @@
       $$('tr.d-row').forEach(function (r) {  // a row's decide controls go with the row
         r.classList.toggle('filtered-out', r.previousElementSibling.classList.contains('filtered-out'));
       });
-      groups.forEach(function (g) {
-        var any = g.querySelector('[data-occ]:not(.filtered-out)');
-        g.classList.toggle('filtered-out', Boolean(active && !any));
-        if (active && any && s.q) { g.open = true; }
-      });
       function seen(o) { return o.shown; }
+      groups.forEach(function (g) {
+        var any = g.recs.some(seen);
+        g.classList.toggle('filtered-out', Boolean(active && !any));
+        if (active && any && s.q) { g.open = true; buildCards(g); }
+      });
       var unfold = Boolean(active && (s.q || !s.outcomes.justified));  // what a filter looks for is shown
       blocks.forEach(function (b) {
-        var visible = (byConcept[b.dataset.conceptBlock] || []).filter(seen).length;
-        var any = b.querySelector('[data-occ]:not(.filtered-out)') || visible;
+        var visible = (foldedOf[b.dataset.conceptBlock] || []).filter(seen).length;
+        var any = (byConcept[b.dataset.conceptBlock] || []).some(seen);
         b.classList.toggle('filtered-out', Boolean(active && !any));
         $$('details.conf', b).forEach(function (d) {
           d.classList.toggle('filtered-out', Boolean(active && !visible));
@@ -242,6 +264,23 @@
       if (text) { e.textContent = text; }
       return e;
     }
+    function whereOf(docKey, docIndex, unit, segment, anchor) {  // as the template's "where" macro was
+      var where = make('span', 'where'), doc = make('span', 'doc', names[docKey]);
+      doc.title = data.documents[docIndex].id;
+      where.appendChild(doc);
+      where.appendChild(document.createTextNode(' · unit '));
+      where.appendChild(make('code', 'uid', unit));
+      if (segment) {
+        where.appendChild(document.createTextNode(' · segment '));
+        where.appendChild(make('code', 'uid', segment));
+      }
+      where.appendChild(document.createTextNode(' '));
+      var link = make('a', 'permalink', '#');
+      link.href = '#' + anchor;
+      link.title = 'Link to this segment';
+      where.appendChild(link);
+      return where;
+    }
     function rowOf(rec, target) {
       var row = rec.row, tr = make('tr');
       tr.setAttribute('data-occ', '');
@@ -251,20 +290,7 @@
       tr.dataset.doc = rec.doc;
       tr.dataset.concept = rec.concept;
       if (row[FOLD.own_anchor]) { tr.id = row[FOLD.anchor]; }
-      var where = make('span', 'where'), doc = make('span', 'doc', names[rec.doc]);
-      doc.title = data.documents[row[FOLD.doc]].id;
-      where.appendChild(doc);
-      where.appendChild(document.createTextNode(' · unit '));
-      where.appendChild(make('code', 'uid', row[FOLD.unit]));
-      if (row[FOLD.segment]) {
-        where.appendChild(document.createTextNode(' · segment '));
-        where.appendChild(make('code', 'uid', row[FOLD.segment]));
-      }
-      where.appendChild(document.createTextNode(' '));
-      var link = make('a', 'permalink', '#');
-      link.href = '#' + row[FOLD.anchor];
-      link.title = 'Link to this segment';
-      where.appendChild(link);
+      var where = whereOf(rec.doc, row[FOLD.doc], row[FOLD.unit], row[FOLD.segment], row[FOLD.anchor]);
       var cells = [make('td', 'small'), make('td', '', row[FOLD.source_text]),
                    make('td', '', target === null ? '—' : target),
                    make('td', 'small muted', data.folded.reasons[row[FOLD.reason]])];
@@ -293,20 +319,121 @@
       table.appendChild(head);
       table.appendChild(body);
       wrap.appendChild(table);
-      var wait = $('.fold-wait', f.el);
-      if (wait) { wait.remove(); }
       f.el.appendChild(wrap);
       equipRows(f.el);
       markRows(f.recs.map(function (rec) { return rec.el; }), stateOf());  // rows decided before they were made
     }
     function unfoldRow(id) {
-      // a link to a segment whose first occurrence is a folded row: make it, and open what holds it
-      var rec = occs.filter(function (o) { return o.row && o.row[FOLD.own_anchor] && o.row[FOLD.anchor] === id; })[0];
+      // a link to a segment: the element its anchor names is made, and what holds it opened
+      var rec = occs.filter(function (o) { return o.own && o.anchor === id; })[0];
       if (!rec) { return null; }
-      build(rec.fold);
-      rec.fold.el.open = true;
-      rec.fold.el.parentNode.closest('details').open = true;
+      if (rec.group) {
+        equip(rec.group);
+        rec.group.open = true;
+      } else {
+        build(rec.fold);
+        rec.fold.el.open = true;
+        rec.fold.el.parentNode.closest('details').open = true;
+      }
       return rec.el;
+    }
+
+    // ------------------------------------------------------------------ a flag's occurrences
+    // Each in its segment, as a card made from the page's data when the flag is first opened: the
+    // segment's text is written once in the page however many occurrences it holds. Offsets count
+    // code points (Array.from), as Python does; text goes in as text only.
+    function marked(p, text, span) {
+      var chars = Array.from(text), parts = span ? [chars.slice(0, span[0]), chars.slice(span[0], span[1]), chars.slice(span[1])]
+        : [chars];
+      parts.forEach(function (cs, i) {
+        // U+2028 is where an inline code separates two words (formats.inline): the space a reader sees
+        var s = cs.join('').replace(/\u2028/g, ' ');
+        if (!s) { return; }
+        if (span && i === 1) { p.appendChild(make('mark', '', s)); } else { p.appendChild(document.createTextNode(s)); }
+      });
+    }
+    function seg(lang, label) {
+      var d = make('div', 'seg'), p = make('p');
+      d.appendChild(make('span', 'lang', label));
+      if (lang !== null) { p.lang = lang; }
+      d.appendChild(p);
+      return d;
+    }
+    function abbr(text, title, cls) { var a = make('abbr', cls || '', text); a.title = title; return a; }
+    function refline(row, ref) {  // as the template's refline macro
+      var p = make('p', 'refline small');
+      p.appendChild(make('span', 'k', 'Reference'));
+      p.appendChild(document.createTextNode(' '));
+      p.appendChild(ref[0] === null ? make('span', 'muted', 'none') : inLang('span', '', ref[0], docLang['d' + row[CARD.doc]] || data.langs.target));
+      p.appendChild(document.createTextNode(' '));
+      p.appendChild(make('span', 'prov p-' + ref[1], ref[1] || '?'));
+      p.appendChild(document.createTextNode(' '));
+      var m = make('span', 'muted', '· source “' + row[CARD.source_text] + '”' + (ref[2] ? ' (' + ref[2] + ')' : '') +
+                   (ref[3] ? ' · rendering: ' + ref[3] : '') + ' · ');
+      m.appendChild(abbr('chain of ' + ref[4], data.words.chain));
+      if (row[CARD.first_mention]) {
+        m.appendChild(document.createTextNode(' · '));
+        m.appendChild(abbr('first mention', data.words['first mention']));
+      }
+      if (ref[5]) { m.appendChild(document.createTextNode(' · ' + ref[5] + (ref[6] ? ', prompt ' + ref[6] : ''))); }
+      p.appendChild(m);
+      return p;
+    }
+    function cardOf(rec) {
+      var row = rec.card, g = rec.group, c = make('div', 'occ b-' + rec.outcome);
+      c.setAttribute('data-occ', '');
+      c.dataset.k = rec.k;
+      c.dataset.doc = rec.doc;
+      if (rec.own) { c.id = rec.anchor; }
+      var head = make('div', 'occ-head');
+      if (row[CARD.penalty]) {
+        var pen = make('span', 'pen', 'penalty ');
+        pen.appendChild(make('b', '', row[CARD.penalty]));
+        head.appendChild(pen);
+      }
+      var shared = !row[CARD.reference];
+      if (shared && row[CARD.first_mention]) { head.appendChild(abbr('first mention', data.words['first mention'], 'small muted')); }
+      head.appendChild(whereOf(rec.doc, row[CARD.doc], row[CARD.unit], row[CARD.segment], rec.anchor));
+      c.appendChild(head);
+      var pair = make('div', 'pair'), tlang = docLang[rec.doc] || data.langs.target;
+      var src = seg(data.langs.source, data.langs.source || 'source'), tgt = seg(tlang, tlang || 'target');
+      var s = SEGS[row[CARD.seg]];
+      if (s) {
+        marked(src.lastChild, s[0], row[CARD.source_span]);
+        if (s[1] !== null) { marked(tgt.lastChild, s[1], row[CARD.target_span]); }
+        if (row[CARD.missing]) {
+          tgt.lastChild.appendChild(document.createTextNode(' '));
+          tgt.lastChild.appendChild(make('span', 'missing', '(term not found in the target)'));
+        }
+      } else {
+        src.lastChild.removeAttribute('lang');
+        tgt.lastChild.removeAttribute('lang');
+        src.lastChild.appendChild(make('mark', '', row[CARD.source_text]));
+        src.lastChild.appendChild(document.createTextNode(' '));
+        src.lastChild.appendChild(make('span', 'muted small', '(segment text not in the result)'));
+        tgt.lastChild.appendChild(row[CARD.target_text] === null ? make('span', 'missing', '(term not found in the target)')
+          : make('mark', '', row[CARD.target_text]));
+      }
+      pair.appendChild(src);
+      pair.appendChild(tgt);
+      c.appendChild(pair);
+      if (row[CARD.reason] !== null) {
+        var why = make('p', 'why');
+        why.appendChild(make('span', 'k', 'Why'));
+        why.appendChild(document.createTextNode(' ' + row[CARD.reason]));
+        c.appendChild(why);
+      }
+      if (!shared) { c.appendChild(refline(row, row[CARD.reference])); }
+      return c;
+    }
+    function buildCards(g) {
+      if (g.built) { return; }
+      g.built = true;
+      g.recs.forEach(function (rec) {
+        rec.el = cardOf(rec);
+        if (rec.shown === false) { rec.el.classList.add('filtered-out'); }
+        g.appendChild(rec.el);
+      });
     }
 
     // ------------------------------------------------------------------ a concept's reference tables
@@ -525,7 +652,7 @@
       return JSON.stringify({ decisions: ds, termqa_decisions: 1 }, null, 1) + '\n';
     }
 
-    function ksOf(root) { return $$('[data-k]', root).map(function (el) { return el.dataset.k; }); }
+    function ksOf(g) { return g.recs.map(function (rec) { return rec.k; }); }
     function stateOf() {
       // the latest page decision per occurrence, for the marks
       var st = {};
@@ -670,6 +797,7 @@
     function equip(g) {
       if (g.dataset.equipped) { return; }
       g.dataset.equipped = '1';
+      buildCards(g);
       var ks = ksOf(g);
       if (!ks.length) { return; }
       var head = g.querySelector(':scope > .refline') || g.querySelector(':scope > .why') ||
@@ -735,6 +863,7 @@
     var folded = [];
     window.addEventListener('beforeprint', function () {
       folds.forEach(build);  // paper cannot ask for them
+      groups.forEach(buildCards);
       infos.forEach(buildTables);
       folded = $$('details:not([open])');
       folded.forEach(function (d) { d.open = true; });
@@ -814,6 +943,7 @@
       out.groups = groups.length;
       var g0 = groups[0];
       if (g0) {
+        buildCards(g0);  // as opening it does (its toggle event would come after this measure)
         out.group_closed_height = g0.getBoundingClientRect().height;
         g0.open = true;
         out.group_open_height = g0.getBoundingClientRect().height;

@@ -72,6 +72,48 @@ def selftest(result, tmp_path_factory):
     return _selftest(tmp_path_factory.mktemp("browser"), render_html(result), "report.html")
 
 
+@pytest.fixture(scope="module")
+def built(result, tmp_path_factory):
+    """The DOM once the page's script made every card, row and table (its self-test opens them all)."""
+    tmp = tmp_path_factory.mktemp("built")
+    path = tmp / "report.html"
+    path.write_text(render_html(result), encoding="utf-8")
+    return _run(tmp, path.as_uri() + "#selftest", "--dump-dom", "--window-size=1366,1000")
+
+
+def test_the_script_makes_every_occurrence(built, result):
+    outcomes = Counter(o["outcome"] for o in result["occurrences"])
+    assert built.count('<div class="occ b-') == 11 == sum(n for k, n in outcomes.items() if k != "conforming")
+    assert built.count('<tr data-occ="" data-k=') == outcomes["conforming"] == 8
+    assert 'id="no-script"' not in built
+    # the references and renderings tables of every concept, sortable like the page's own tables
+    assert built.count("<h4>Source forms and references</h4>") == built.count('<details class="cinfo"') == 6
+    assert built.count('<table class="data compact sortable">') == 6
+
+
+def test_cards_highlight_the_spans_and_escape_the_text(built):
+    assert "Tighten the <mark>oil filter</mark> by hand, then use the torque wrench." in built
+    assert "Serrez le <mark>filtre d'huile</mark> à la main" in built
+    # Characters outside the BMP do not shift the offsets (Python indexes code points, so does the script).
+    assert "🚗 Inspect each <mark>brake pad</mark> &amp; the disc." in built
+    assert "🚗 Inspectez chaque <mark>garniture</mark> &amp; le disque." in built
+    # A missing rendering is said, not highlighted.
+    assert "Rangez-la dans son étui. <span class=\"missing\">(term not found in the target)</span>" in built
+    # hostile text is text
+    assert "Réinitialisez le <mark>boîtier</mark>. &lt;script&gt;alert(1)&lt;/script&gt;" in built
+    assert "<img" not in built and "<b>de</b>" not in built and "unité &lt;b&gt;de&lt;/b&gt; commande" in built
+    assert '<code class="uid">u9"&gt;&lt;b&gt;x&lt;/b&gt;&amp;amp;</code>' in built  # a hostile unit id verbatim
+
+
+def test_every_link_to_a_segment_resolves_once_made(built):
+    ids = re.findall(r'\bid="([^"]+)"', built)
+    assert len(ids) == len(set(ids))
+    assert set(re.findall(r'href="#(seg-[^"]+)"', built)) <= set(ids)
+    for anchor in ("seg-samples-manual-xlf-u2-s1", "seg-samples-manual-xlf-u1", "seg-samples-manual-xlf-u4"):
+        assert f'id="{anchor}"' in built
+    assert built.count('href="#seg-samples-manual-xlf-u4"') == 2  # a card and a conforming row, one anchor
+
+
 def test_page_runs_without_errors(selftest):
     assert "fatal" not in selftest
     assert selftest["errors"] == []
@@ -133,12 +175,11 @@ def test_javascript_disabled_shows_everything(result, tmp_path):
     path.write_text(_without_script(render_html(result)), encoding="utf-8")
     dom = _run(tmp_path, path.as_uri(), "--dump-dom")
     assert re.search(r'<form class="filters js-only" id="filters" hidden', dom)
-    assert dom.count('<div class="occ b-') == 11
-    # conforming occurrences are counts per rendering, and a concept's references and renderings tables
-    # are made from the page's data: they need the script, and the page says so where they would be
-    assert dom.count("<tr data-occ") == 0
-    assert dom.count('<details class="fold"') == 6
-    assert dom.count('class="small muted fold-wait"') == 6 + dom.count("<details class=\"cinfo\"") == 12
+    # every flag and every rendering's count is there; the occurrences' cards and rows, and a concept's
+    # references and renderings tables, are made from the page's data by its script: the page says so once
+    assert dom.count('<details class="grp') == 11 and dom.count('<details class="fold"') == 6
+    assert dom.count('<div class="occ b-') == dom.count("<tr data-occ") == 0
+    assert dom.count('id="no-script"') == 1
     assert not re.search(r'class="[^"]*filtered-out', dom)
     assert re.search(r'<pre id="selftest-out" hidden[^>]*></pre>', dom)
 
