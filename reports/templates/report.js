@@ -59,12 +59,13 @@
     function whereText(row, F) {
       return names['d' + row[F.doc]] + ' · unit ' + row[F.unit] + (row[F.segment] ? ' · segment ' + row[F.segment] : '') + ' #';
     }
-    var folds = [], foldedOf = {};
+    var folds = [], foldedOf = {}, foldEls = {};
+    $$('details[data-fold]').forEach(function (el) { foldEls[el.dataset.fold] = el; });
     Object.keys(data.folded.concepts).forEach(function (concept) {
       byConcept[concept] = byConcept[concept] || [];
       foldedOf[concept] = [];
       data.folded.concepts[concept].forEach(function (r, i) {
-        var f = { el: $('details[data-fold="' + concept + '.' + i + '"]'), target: r.target, recs: [] };
+        var f = { el: foldEls[concept + '.' + i], target: r.target, recs: [] };
         folds.push(f);
         r.rows.forEach(function (row) {
           var doc = 'd' + row[FOLD.doc];
@@ -808,7 +809,12 @@
         occ.appendChild(controls([occ.dataset.k], false, g.dataset.label, whatOf(occ.dataset.k) +
           ' (unit ' + (dd.occ[occ.dataset.k][6] || '?') + ')'));
       });
-      refresh();
+      refreshSoon();
+    }
+    var pending = null;
+    function refreshSoon() {
+      // once for all the flags a search or a link opens at a time, not once per flag
+      if (pending === null) { pending = setTimeout(function () { pending = null; refresh(); }, 0); }
     }
     groups.forEach(function (g) {
       g.addEventListener('toggle', function () { if (g.open) { equip(g); } });

@@ -336,3 +336,59 @@ def test_compare_report_fits_and_runs_no_script(tmp_path, compare_data, width):
     page_path.write_text(page, encoding="utf-8")
     _run(tmp_path, page_path.as_uri(), f"--window-size={width},1800", f"--screenshot={shot}")
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# ---------------------------------------------------------------------------- folded occurrences, clicked open
+
+def test_folded_occurrences_open_on_a_click(result, tmp_path):
+    """Conforming occurrences are counts per rendering and a flag's occurrences are folded under it: a
+    click makes them, from the page's data, as a reader sees them; a link to a segment opens its fold."""
+    from tests.browser_pipe import Browser
+
+    report = tmp_path / "report.html"
+    report.write_text(render_html(result), encoding="utf-8")
+    ARTIFACTS.mkdir(exist_ok=True)
+    with Browser(CHROMIUM, tmp_path / "profile", width=1366, height=900) as b:
+        b.open(report.as_uri())
+        assert b.eval("document.querySelectorAll('[data-occ]').length") == 0  # nothing made yet
+        # the oil filter's three conforming occurrences: one rendering, "×3", opened in two clicks
+        b.eval("""(() => { const f = [...document.querySelectorAll('details.fold')]
+                  .find((x) => x.querySelector('summary').textContent.includes('filtre à huile'));
+                  f.dataset.test = 'fold'; f.closest('details.conf').dataset.test = 'conf'; })()""")
+        assert "×3" in b.eval("document.querySelector('[data-test=fold] > summary').textContent")
+        b.click("[data-test=conf] > summary")
+        b.click("[data-test=fold] > summary")
+        b.wait_for("[data-test=fold] tr[data-occ]")
+        rows = b.eval("""[...document.querySelectorAll('[data-test=fold] tr[data-occ]')].map((r) =>
+                         [...r.cells].map((c) => c.textContent.replace(/\\s+/g, ' ').trim()))""")
+        assert len(rows) == 3 and all(r[2] == "filtre à huile" for r in rows)
+        assert rows[0][0].startswith("manual.xlf · unit") and rows[0][0].endswith("#")
+        assert b.eval("document.querySelectorAll('[data-test=fold] .d-open').length") == 3  # Decide… on each
+        b.eval("document.querySelector('[data-test=fold]').scrollIntoView({block: 'center'})")
+        b.screenshot(ARTIFACTS / "report-folded-rows.png")
+        # a flag: its cards are made when it is opened, each segment with the term marked
+        b.eval("""(() => { const g = [...document.querySelectorAll('details[data-group]')]
+                  .find((x) => x.querySelector('.gtext').textContent.includes('garniture'));
+                  g.dataset.test = 'grp'; })()""")
+        assert b.eval("document.querySelectorAll('[data-test=grp] .occ').length") == 0
+        b.click("[data-test=grp] > summary")
+        b.wait_for("[data-test=grp] .occ mark")
+        assert b.eval("[...document.querySelectorAll('[data-test=grp] .occ mark')].map((m) => m.textContent)") == \
+            ["brake pad", "garniture"]
+        assert b.eval("document.querySelectorAll('[data-test=grp] .occ .decide').length") == 1
+        b.screenshot(ARTIFACTS / "report-flag-cards.png")
+        # a link to a segment whose only occurrence is a folded conforming row, opened: the row is made, shown
+        linked = tmp_path / "linked.html"
+        linked.write_text(report.read_text(encoding="utf-8"), encoding="utf-8")
+        b.open(linked.as_uri() + "#seg-samples-manual-xlf-u1")
+        b.wait_for("#seg-samples-manual-xlf-u1")
+        shown = b.eval("""(() => { const r = document.getElementById('seg-samples-manual-xlf-u1');
+                          return [r.tagName, r.closest('details.fold').open, r.closest('details.conf').open,
+                                  r.getBoundingClientRect().height > 0]; })()""")
+        assert shown == ["TR", True, True, True]
+        # and followed inside the page (a permalink clicked): a flag's card this time
+        b.eval("location.hash = '#seg-samples-manual-xlf-u2-s1'")
+        b.wait_for("#seg-samples-manual-xlf-u2-s1")
+        assert b.eval("""(() => { const c = document.getElementById('seg-samples-manual-xlf-u2-s1');
+                          return [c.className.split(' ')[0], c.closest('details[data-group]').open]; })()""") == ["occ", True]
+        assert b.eval("document.getElementById('selftest-out').textContent") == ""  # the script never failed
