@@ -1,14 +1,15 @@
 """What keeps the HTML report small enough to e-mail (issue 34: a three-language delivery of 1,500
-segments must stay under 2 MB).
+segments must stay under 2 MB; it made 3.9 to 4.3 MB when every occurrence was written out).
 
-A conforming occurrence needs no reading unless someone looks for it, and a real delivery has
-thousands: each concept shows them as counts per rendering (source form, rendering), and their rows
-travel once, as a compact table in the page's JSON, which the page's script turns into rows when a
-rendering is opened (or the page is searched, filtered, printed or linked to one of them). Repeated
-strings (the reasons) are written once and referred to by position, and so is what the Accept / Reject
-buttons need that all the occurrences of a rendering share (decide_view: the decision ids of the
-document and project scopes). Flagged occurrences stay in the
-HTML itself, so the problems read without the script.
+The page shows every flag (what was found, what was expected, how often, in which units, why) and, per
+concept, its conforming occurrences as counts per rendering (source form, rendering). The occurrences
+themselves travel once, as compact rows in the page's JSON, and the page's script makes them into a
+flag's cards or a rendering's rows when those are opened (or searched, filtered, printed or linked to):
+each segment text is written once however many occurrences it holds, and what the occurrences of a
+flag or a rendering share (its reason, its reference line, the concept, source form and decision ids
+of the Accept / Reject buttons, decide_view) is written once for them. A concept's references and
+renderings tables are made the same way from `reference_tables`. Without the script the page still
+reads as a list of problems; one note says what the script would add.
 
 `drop_indentation` removes the template's indentation between tags, a fifth of a big page and no
 part of what a browser shows.
@@ -29,9 +30,10 @@ ROW_FIELDS = ("k", "doc", "unit", "segment", "source_text", "reason", "anchor", 
 
 
 # one flagged occurrence in the page's JSON: what its card shows (report.js makes the card when its flag
-# is opened); "seg" is the position of its segment in the page's one list of segment texts
-# what deciding it needs beyond them (decide_view.OCC_FIELDS): "part", the position of its concept, source
-# form, rendering and project decision id in its flag's list of them, and its document's decision name
+# is opened), "seg" being the position of its segment in the page's one list of segment texts; and what
+# deciding it needs (decide_view.OCC_FIELDS) beyond its own keys and ids: "part", the position of its
+# concept, source form, rendering and project decision id in its flag's list of them (its document's
+# decision name is the flag's, per document)
 CARD_FIELDS = ("k", "doc", "unit", "segment", "anchor", "own_anchor", "seg", "source_span", "target_span",
                "missing", "source_text", "target_text", "penalty", "first_mention", "reason", "reference",
                "part", "segment_key", "id_segment", "id_document")

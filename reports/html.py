@@ -3,8 +3,9 @@
 It renders the `termqa check` result object (notes/result-json.md), never pipeline internals.
 Everything from files (segments, terms, ids, reasons) reaches the page through jinja2
 autoescaping, piece by piece: highlighted spans are made by splitting the raw text at the
-offsets and escaping each piece, never by building markup from text. The little data the
-script needs travels as JSON inside `<script type="application/json">`, with `<`, `>` and `&`
+offsets and escaping each piece, never by building markup from text. The data the script needs
+(the occurrences themselves among it, reports/compact.py; the script writes them as text, never as
+markup) travels as JSON inside `<script type="application/json">`, with `<`, `>` and `&`
 written as \\u escapes so no text can close the element. A CSP meta tag allows only our own
 inline script (by its sha256 hash) and inline styles; no network access at all.
 

@@ -201,11 +201,11 @@ def test_screenshots(result, tmp_path):
     report.write_text(render_html(result), encoding="utf-8")
     shots = {
         "report-overview.png": (_frame(report, 0, 1700, tmp_path, "overview").as_uri(), 1366, 1700),
-        "report-concepts.png": (_frame(report, 2750, 1500, tmp_path, "concepts").as_uri(), 1366, 1500),
+        "report-concepts.png": (_frame(report, 1000, 1500, tmp_path, "concepts").as_uri(), 1366, 1500),
     }
     noscript = tmp_path / "noscript.html"
     noscript.write_text(_without_script(render_html(result)), encoding="utf-8")
-    shots["report-noscript.png"] = (_frame(noscript, 2750, 1200, tmp_path, "noscript").as_uri(), 1366, 1200)
+    shots["report-noscript.png"] = (_frame(noscript, 1000, 1200, tmp_path, "noscript").as_uri(), 1366, 1200)
     for name, (url, w, h) in shots.items():
         out = ARTIFACTS / name
         out.unlink(missing_ok=True)
