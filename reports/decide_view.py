@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from termqa.errors import TermqaError
 from termqa.formats.decisions import (
@@ -38,15 +38,26 @@ def run_book(result: dict, given: Optional[DecisionBook]) -> tuple[Optional[Deci
     return book, ""
 
 
-def decide_data(result: dict, positions: dict, book: Optional[DecisionBook], note: str) -> dict:
-    """What the page's Accept / Reject buttons need to write decisions exactly as
-    termqa.formats.decisions does: per flagged occurrence (by its position in the result) its
-    identity parts, its segment key and document name, and the decision id for each scope, all
-    computed here so the page never re-implements hashing or Unicode folding."""
+# what the page keeps per occurrence it lets a reviewer decide (report.js reads them by position)
+OCC_FIELDS = ("concept", "source_form", "source", "rendering", "segment", "document", "unit",
+              "id_segment", "id_document", "id_project")
+
+
+def occurrence_rows(result: dict) -> Callable[[int], list]:
+    """A function giving, for an occurrence (by its position in the result), its identity parts, its
+    segment key and document name, and the decision id for each scope (OCC_FIELDS), all computed here
+    so the page never re-implements hashing or Unicode folding."""
     docs = {d["doc_id"]: d for d in result.get("documents") or []}
     segs = {(s["doc_id"], s["index"]): s for s in result.get("segments") or []}
-    occ = {}
-    for k in positions.values():
+
+    made: dict = {}  # the report asks twice for a flagged occurrence (its card, the flags' digest)
+
+    def row(k: int) -> list:
+        if k not in made:
+            made[k] = _row(k)
+        return made[k]
+
+    def _row(k: int) -> list:
         o = result["occurrences"][k]
         seg = segs.get((o["doc_id"], o.get("segment_index")))
         key = segment_key(seg["source"], seg.get("target")) if seg else None
@@ -60,8 +71,21 @@ def decide_data(result: dict, positions: dict, book: Optional[DecisionBook], not
                          decision=ACCEPT, scope=scope, segment=key if scope == "segment" else None,
                          document=doc if scope != "project" else None)
             ids.append(d.id)
-        occ[str(k)] = [str(o["concept_id"]), o["source_form"], o.get("source_text"), o.get("target_text"),
-                       key, doc, o.get("unit_id"), *ids]
+        return [str(o["concept_id"]), o["source_form"], o.get("source_text"), o.get("target_text"),
+                key, doc, o.get("unit_id"), *ids]
+    return row
+
+
+def decide_data(result: dict, positions: dict, book: Optional[DecisionBook], note: str,
+                rows: Optional[Callable[[int], list]] = None, in_page: bool = False) -> dict:
+    """What the page's Accept / Reject buttons need to write decisions exactly as
+    termqa.formats.decisions does: per flagged occurrence (by its position in the result) its
+    row of `occurrence_rows`. `in_page`: the page carries those rows in its cards, the parts an
+    occurrence shares with others written once (reports/compact.py), and report.js puts them back in
+    `occ`; they are only digested here. (A conforming occurrence's row is always in the page's folded
+    table.)"""
+    rows = rows or occurrence_rows(result)
+    occ = {str(k): rows(k) for k in positions.values()}
     labels = [[c, f"{c} – {label_name(c)}"] for c in ERROR_CODES] + \
         [[l, label_name(l)] for l in INCONSISTENT_LABELS]
     info = result.get("decisions") or {}
@@ -69,7 +93,8 @@ def decide_data(result: dict, positions: dict, book: Optional[DecisionBook], not
     # input files, so a digest of the flags keeps two projects checked alike apart.
     flags = hashlib.sha256(json.dumps(occ, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:10]
     return {
-        "sig": f"{(result.get('signature') or {}).get('id') or ''}-{flags}", "occ": occ, "labels": labels,
+        "sig": f"{(result.get('signature') or {}).get('id') or ''}-{flags}", "occ": {} if in_page else occ,
+        "labels": labels,
         "run": {"name": Path(info["path"]).name if info.get("path") else "", "note": note,
                 "decisions": [d.to_dict() for d in book.decisions] if book else []},
         "file": DEFAULT_NAME,

@@ -3,8 +3,9 @@
 It renders the `termqa check` result object (notes/result-json.md), never pipeline internals.
 Everything from files (segments, terms, ids, reasons) reaches the page through jinja2
 autoescaping, piece by piece: highlighted spans are made by splitting the raw text at the
-offsets and escaping each piece, never by building markup from text. The little data the
-script needs travels as JSON inside `<script type="application/json">`, with `<`, `>` and `&`
+offsets and escaping each piece, never by building markup from text. The data the script needs
+(the occurrences themselves among it, reports/compact.py; the script writes them as text, never as
+markup) travels as JSON inside `<script type="application/json">`, with `<`, `>` and `&`
 written as \\u escapes so no text can close the element. A CSP meta tag allows only our own
 inline script (by its sha256 hash) and inline styles; no network access at all.
 
@@ -36,8 +37,11 @@ from termqa.results.verdict import run_verdict
 from termqa.results.langslice import language_of
 from termqa.shownpath import result_names, scrub_all
 
-from .decide_view import decide_data, run_book
-from .issues import FIX_FIRST_OUTCOMES, ISSUE_OUTCOMES, base_name, display_names, form_displays, group_flags, units_text
+from .compact import Folder, drop_indentation, reference_tables
+from .decide_view import decide_data, occurrence_rows, run_book
+from .issues import (
+    FIX_FIRST_OUTCOMES, FLAGGED_OUTCOMES, ISSUE_OUTCOMES, base_name, display_names, form_displays, group_flags, units_text,
+)
 from .languages_view import combined_gate, language_views
 
 RESULT_VERSION = 1
@@ -175,6 +179,18 @@ def _outcome_counts_from(counts: dict) -> list[dict]:
     """Badges for a precomputed {outcome: count} mapping (zero counts left out)."""
     return [{"outcome": k, "count": counts[k], "text": OUTCOME_TEXT[k][0], "icon": OUTCOME_TEXT[k][1]}
             for k in OUTCOMES if counts.get(k)]
+
+
+def _refline(ov: dict) -> tuple:
+    o = ov["o"]
+    return (ov["ref_text"], ov["ref_provenance"], o.get("source_text"), o.get("variation"), ov["align_text"],
+            o.get("chain_size"), o.get("judge"), o.get("prompt_version"))
+
+
+def _shared_refline(views: list) -> Optional[dict]:
+    """The occurrence whose reference line (reference, source, chain, judge) every occurrence of a flag
+    shares: the group shows it once above them. None when they differ: each shows its own."""
+    return views[0] if views and len({_refline(ov) for ov in views}) == 1 else None
 
 
 ACCOUNTING_TEXT = (
@@ -376,16 +392,28 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
     concept_key = {cid: f"k{i}" for i, cid in enumerate(ordered_ids)}
     concept_anchor = _Ids("concept", [(cid,) for cid in ordered_ids])
 
-    # Segment anchors go to the first element rendered for that segment (ids stay unique).
+    # Segment anchors go to the first element rendered for that segment (ids stay unique), a flagged
+    # occurrence rather than a conforming one: those are rows the script builds only when asked.
     seg_ids = _Ids("seg", [(o["doc_id"], o["unit_id"], o["segment_id"]) for o in occurrences])
     anchored: set = set()
+    flagged_segments = {seg_ids[(o["doc_id"], o["unit_id"], o["segment_id"])] for o in occurrences
+                        if o["outcome"] in FLAGGED_OUTCOMES}
+
+    def anchor_of(o) -> tuple:
+        anchor = seg_ids[(o["doc_id"], o["unit_id"], o["segment_id"])]
+        own = anchor not in anchored and (o["outcome"] in FLAGGED_OUTCOMES or anchor not in flagged_segments)
+        if own:
+            anchored.add(anchor)
+        return anchor, own
+
+    decide_rows = occurrence_rows(result)
+    folder = Folder({d: i for i, d in enumerate(doc_ids)}, names,
+                    {d["doc_id"]: language_of(d) for d in documents if d.get("tgt_lang")})
 
     def occurrence_view(o):
         key3 = (o["doc_id"], o["unit_id"], o["segment_id"])
         seg = seg_full.get(key3 + (o.get("segment_index"),)) or seg_short.get(key3)
-        anchor = seg_ids[key3]
-        own = anchor not in anchored
-        anchored.add(anchor)
+        anchor, own = anchor_of(o)
         ref = o.get("reference") or refs.get((o["doc_id"], o["concept_id"], o["source_form"])) or {}
         info = label_info(o.get("label"))
         if info and RULE_NAMES.get(o.get("rule"), info["name"]) != info["name"]:
@@ -394,7 +422,7 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         return {
             "o": o, "k": position[id(o)], "doc_key": doc_key[o["doc_id"]], "concept_key": concept_key[o["concept_id"]],
             "doc_name": names[o["doc_id"]],
-            "anchor": anchor, "own_anchor": own,
+            "anchor": anchor, "own_anchor": own, "seg": seg,
             "source": split_at_span(seg["source"], o.get("source_span")) if seg else None,
             "target": split_at_span(seg["target"], o.get("target_span")) if seg else None,
             "label": info, "align_text": ALIGN_METHOD_TEXT.get(o.get("align_method") or "", o.get("align_method")),
@@ -469,9 +497,15 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
         flagged = [ov for g in groups for ov in g["views"]]
         for ov in flagged:
             decided[id(ov["o"])] = ov["k"]
-        conforming = [occurrence_view(o) for o in occs if o["outcome"] == "conforming"]
-        for ov in conforming:  # a conforming occurrence can be rejected too (the glossary term is wrong here)
-            decided[id(ov["o"])] = ov["k"]
+        groups = [dict(g, refline=_shared_refline(g["views"])) for g in groups]
+        for g in groups:  # the cards themselves are made by the page's script from shared segment texts
+            g["cards"] = folder.cards(g["views"], reason=g["reason"], shared_refline=g["refline"] is not None,
+                                      decide=decide_rows)
+        # a conforming occurrence can be rejected too (the glossary term is wrong here): its decide
+        # data travels with its folded row
+        conforming = [o for o in occs if o["outcome"] == "conforming"]
+        folded = folder.fold(concept_key[cid], conforming, form=lambda o: shown[(cid, o["source_form"])],
+                             position=lambda o: position[id(o)], anchor=anchor_of, decide=decide_rows)
         penalties = [o["penalty"] for o in occs if o.get("penalty") is not None]
         concept_views.append({
             "c": c, "key": concept_key[cid], "anchor": concept_anchor[(cid,)],
@@ -479,7 +513,7 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
             "langs": [{"lang": l, "terms": terms_by_lang[l]}
                       for l in _lang_order(terms_by_lang, src_lang, tgt_lang)],
             "forms": form_views, "renderings": rend_views,
-            "flagged": flagged, "groups": groups, "conforming": conforming,
+            "flagged": flagged, "groups": groups, "conforming": len(conforming), "folded": folded,
             "bar": _minibar(Counter(o["outcome"] for o in occs)),
             "count": len(occs), "outcomes": _outcome_counts(occs),
             "total_penalty": sum(penalties), "total_penalty_text": fmt_score(sum(penalties)) if penalties else "—",
@@ -519,12 +553,16 @@ def build_view(result: dict, *, fail_on=None, source_words: Optional[int] = None
     reasons = sorted((summary.get("unjudged_reasons") or {}).items(), key=lambda kv: (-kv[1], kv[0]))
 
     filter_data = {
-        "documents": [{"key": doc_key[d], "name": names[d]} for d in doc_ids],
+        "documents": [{"key": doc_key[d], "name": names[d], "id": d} for d in doc_ids],
         "concepts": [{"key": cv["key"], "name": cv["name"], "id": str(cv["c"]["id"])} for cv in concept_views],
         "labels": [{"code": p["code"], "name": p["name"], "count": p["count"]} for p in problems],
-        "outcomes": [{"key": k, "name": OUTCOME_TEXT[k][0]} for k in OUTCOMES],
+        "outcomes": [{"key": k, "name": OUTCOME_TEXT[k][0], "icon": OUTCOME_TEXT[k][1]} for k in OUTCOMES],
         "total": len(occurrences),
-        "decide": decide_data(result, decided, *run_book(result, decisions)),
+        "decide": decide_data(result, decided, *run_book(result, decisions), rows=decide_rows, in_page=True),
+        "folded": folder.data(),
+        "tables": reference_tables(concept_views, {d: i for i, d in enumerate(doc_ids)}),
+        "langs": {"source": src_lang, "target": tgt_lang},
+        "words": {"chain": PLAIN_WORDS["chain"], "first mention": PLAIN_WORDS["first mention"]},
     }
 
     concept_name = {cv["c"]["id"]: cv["name"] for cv in concept_views}
@@ -631,10 +669,10 @@ def render_html(result: dict, *, fail_on=None, source_words: Optional[int] = Non
     css = _asset("report.css", "</style")
     csp = ("default-src 'none'; style-src 'unsafe-inline'; script-src " + csp_hash(script)
            + "; base-uri 'none'; form-action 'none'")
-    return _env().get_template("report.html.j2").render(
+    return drop_indentation(_env().get_template("report.html.j2").render(
         v=view, csp=csp, css=Markup(css), script=Markup(script),
         filter_json=Markup(view["filter_json"]),
-    )
+    ))
 
 
 def write_html(result: dict, path, *, fail_on=None, source_words: Optional[int] = None,

@@ -1,5 +1,6 @@
-/* termqa report: filters, search, sortable tables, reviewer decisions. Vanilla JS; the page reads
-   completely without it.
+/* termqa report: filters, search, sortable tables, reviewer decisions, and the occurrences themselves
+   (cards, folded rows, reference tables), made from the page's data when opened (reports/compact.py).
+   Vanilla JS; without it the page still lists every problem, and says what it leaves out.
    Allowed by the page's CSP through the sha256 hash of this exact text. */
 (function () {
   'use strict';
@@ -19,15 +20,71 @@
     }
 
     var data = JSON.parse($('#termqa-data').textContent);
-    var occs = $$('[data-occ]');
+    $('#no-script').remove();  // it ran
     var blocks = $$('[data-concept-block]');
     var groups = $$('[data-group]');
     var names = {};
     data.documents.forEach(function (d) { names[d.key] = d.name; });
     data.concepts.forEach(function (c) { names[c.key] = c.name + ' ' + c.id; });
-    // Search text of each occurrence: what it shows plus its concept and document names.
-    var hay = occs.map(function (el) {
-      return fold(el.textContent + ' ' + names[el.dataset.concept] + ' ' + names[el.dataset.doc]);
+    // Every occurrence the filters count, with its search text (what it shows plus its concept and
+    // document names). Both kinds are rows of the page's data (reports/compact.py), made elements
+    // only when asked for: a flagged one is a card under its flag (its verdict and label are the
+    // flag's), a conforming one a row under its rendering.
+    var occs = [], byConcept = {};
+    var FOLD = {}, CARD = {};  // a row's fields by name: their positions in a row of data.folded
+    data.folded.fields.forEach(function (f, i) { FOLD[f] = i; });
+    data.folded.card_fields.forEach(function (f, i) { CARD[f] = i; });
+    var SEGS = data.folded.segments;
+    groups.forEach(function (g) {
+      var concept = g.closest('[data-concept-block]').dataset.conceptBlock;
+      byConcept[concept] = byConcept[concept] || [];
+      var cards = data.folded.cards[g.dataset.cards];
+      g.recs = cards.rows.map(function (row) {
+        var doc = 'd' + row[CARD.doc], seg = SEGS[row[CARD.seg]] || [row[CARD.source_text], row[CARD.target_text]];
+        // its decide data (as decide_view.OCC_FIELDS), from the parts its flag's occurrences share
+        var part = cards.parts[row[CARD.part]];
+        data.decide.occ[String(row[CARD.k])] = [part[0], part[1], row[CARD.source_text], part[2], row[CARD.segment_key],
+          cards.docs[String(row[CARD.doc])], row[CARD.unit], row[CARD.id_segment], row[CARD.id_document], part[3]];
+        var ref = row[CARD.reference] || [];
+        var rec = { el: null, group: g, card: row, k: String(row[CARD.k]), anchor: row[CARD.anchor],
+                    own: row[CARD.own_anchor], outcome: g.dataset.outcome, label: g.dataset.label, doc: doc,
+                    concept: concept,
+                    hay: fold([row[CARD.penalty], whereText(row, CARD), seg[0], seg[1], row[CARD.reason] || '']
+                      .concat(ref.filter(function (x) { return x !== null; })).join(' ') + ' ' + names[concept] +
+                      ' ' + names[doc]) };
+        occs.push(rec);
+        byConcept[concept].push(rec);
+        return rec;
+      });
+    });
+    function whereText(row, F) {
+      return names['d' + row[F.doc]] + ' · unit ' + row[F.unit] + (row[F.segment] ? ' · segment ' + row[F.segment] : '') + ' #';
+    }
+    var folds = [], foldedOf = {}, foldEls = {};
+    $$('details[data-fold]').forEach(function (el) { foldEls[el.dataset.fold] = el; });
+    Object.keys(data.folded.concepts).forEach(function (concept) {
+      byConcept[concept] = byConcept[concept] || [];
+      foldedOf[concept] = [];
+      data.folded.concepts[concept].forEach(function (r, i) {
+        var f = { el: foldEls[concept + '.' + i], target: r.target, recs: [] };
+        folds.push(f);
+        r.rows.forEach(function (row) {
+          var doc = 'd' + row[FOLD.doc];
+          var rec = { el: null, fold: f, row: row, k: String(row[FOLD.k]), anchor: row[FOLD.anchor],
+                      own: row[FOLD.own_anchor], outcome: 'conforming', label: '', doc: doc, concept: concept,
+                      hay: fold(whereText(row, FOLD) + ' ' + row[FOLD.source_text] + ' ' +
+                                (r.target === null ? '—' : r.target) + ' ' + data.folded.reasons[row[FOLD.reason]] +
+                                ' ' + names[concept] + ' ' + names[doc]) };
+          f.recs.push(rec);
+          byConcept[concept].push(rec);
+          foldedOf[concept].push(rec);
+          occs.push(rec);
+          // its decide data (as decide_view.OCC_FIELDS), from the parts its rendering shares
+          var docPart = r.docs[String(row[FOLD.doc])];
+          data.decide.occ[String(row[FOLD.k])] = [r.concept, r.source_form, row[FOLD.source_text], r.target,
+            row[FOLD.segment_key], docPart[0], row[FOLD.unit], row[FOLD.id_segment], docPart[1], r.id_project];
+        });
+      });
     });
 
     // ------------------------------------------------------------------ filters
@@ -55,33 +112,40 @@
       var active = s.label || s.doc || s.concept || s.q || s.lang ||
         Object.keys(s.outcomes).some(function (k) { return !s.outcomes[k]; });
       var shown = 0;
-      occs.forEach(function (el, i) {
-        var ok = s.outcomes[el.dataset.outcome] !== false &&
-          (!s.label || el.dataset.label === s.label) &&
-          (!s.doc || el.dataset.doc === s.doc) &&
-          (!s.lang || docLang[el.dataset.doc] === s.lang) &&
-          (!s.concept || el.dataset.concept === s.concept) &&
-          (!s.q || hay[i].indexOf(s.q) !== -1);
-        el.classList.toggle('filtered-out', !ok);
+      occs.forEach(function (o) {
+        var ok = s.outcomes[o.outcome] !== false &&
+          (!s.label || o.label === s.label) &&
+          (!s.doc || o.doc === s.doc) &&
+          (!s.lang || docLang[o.doc] === s.lang) &&
+          (!s.concept || o.concept === s.concept) &&
+          (!s.q || o.hay.indexOf(s.q) !== -1);
+        o.shown = ok;
+        if (o.el) { o.el.classList.toggle('filtered-out', !ok); }
         if (ok) { shown += 1; }
       });
       $$('tr.d-row').forEach(function (r) {  // a row's decide controls go with the row
         r.classList.toggle('filtered-out', r.previousElementSibling.classList.contains('filtered-out'));
       });
+      function seen(o) { return o.shown; }
       groups.forEach(function (g) {
-        var any = g.querySelector('[data-occ]:not(.filtered-out)');
+        var any = g.recs.some(seen);
         g.classList.toggle('filtered-out', Boolean(active && !any));
-        if (active && any && s.q) { g.open = true; }
+        if (active && any && s.q) { g.open = true; buildCards(g); }
       });
+      var unfold = Boolean(active && (s.q || !s.outcomes.justified));  // what a filter looks for is shown
       blocks.forEach(function (b) {
-        var any = b.querySelector('[data-occ]:not(.filtered-out)');
+        var visible = (foldedOf[b.dataset.conceptBlock] || []).filter(seen).length;
+        var any = (byConcept[b.dataset.conceptBlock] || []).some(seen);
         b.classList.toggle('filtered-out', Boolean(active && !any));
         $$('details.conf', b).forEach(function (d) {
-          var rows = $$('[data-occ]', d);
-          var visible = rows.filter(function (r) { return !r.classList.contains('filtered-out'); });
-          d.classList.toggle('filtered-out', Boolean(active && !visible.length));
-          if (active && visible.length && (s.q || !s.outcomes.justified)) { d.open = true; }
+          d.classList.toggle('filtered-out', Boolean(active && !visible));
+          if (unfold && visible) { d.open = true; }
         });
+      });
+      folds.forEach(function (f) {
+        var any = f.recs.some(seen);
+        f.el.classList.toggle('filtered-out', Boolean(active && !any));
+        if (unfold && any) { f.el.open = true; build(f); }
       });
       status.textContent = active
         ? 'Showing ' + shown + ' of ' + occs.length + ' occurrences.'
@@ -184,7 +248,7 @@
     function reveal() {
       if (fromHash()) { apply(); return; }
       var id = decodeURIComponent(location.hash.slice(1));
-      var el = id && document.getElementById(id);
+      var el = id && (document.getElementById(id) || unfoldRow(id));
       if (!el) { return; }
       if (el.closest('.filtered-out')) { reset(); }
       var d = el.closest('details');
@@ -192,6 +256,298 @@
       el.scrollIntoView();
     }
     window.addEventListener('hashchange', reveal);
+
+    // ------------------------------------------------------------------ folded conforming occurrences
+    // A rendering's rows are made from the page's data the first time it is opened, with the markup,
+    // filter state and decide controls they would have had in the page. Text goes in as text only.
+    function make(tag, cls, text) {
+      var e = document.createElement(tag);
+      if (cls) { e.className = cls; }
+      if (text) { e.textContent = text; }
+      return e;
+    }
+    function whereOf(docKey, docIndex, unit, segment, anchor) {  // as the template's "where" macro was
+      var where = make('span', 'where'), doc = make('span', 'doc', names[docKey]);
+      doc.title = data.documents[docIndex].id;
+      where.appendChild(doc);
+      where.appendChild(document.createTextNode(' · unit '));
+      where.appendChild(make('code', 'uid', unit));
+      if (segment) {
+        where.appendChild(document.createTextNode(' · segment '));
+        where.appendChild(make('code', 'uid', segment));
+      }
+      where.appendChild(document.createTextNode(' '));
+      var link = make('a', 'permalink', '#');
+      link.href = '#' + anchor;
+      link.title = 'Link to this segment';
+      where.appendChild(link);
+      return where;
+    }
+    function rowOf(rec, target) {
+      var row = rec.row, tr = make('tr');
+      tr.setAttribute('data-occ', '');
+      tr.dataset.k = String(row[FOLD.k]);
+      tr.dataset.outcome = 'conforming';
+      tr.dataset.label = '';
+      tr.dataset.doc = rec.doc;
+      tr.dataset.concept = rec.concept;
+      if (row[FOLD.own_anchor]) { tr.id = row[FOLD.anchor]; }
+      var where = whereOf(rec.doc, row[FOLD.doc], row[FOLD.unit], row[FOLD.segment], row[FOLD.anchor]);
+      var cells = [make('td', 'small'), make('td', '', row[FOLD.source_text]),
+                   make('td', '', target === null ? '—' : target),
+                   make('td', 'small muted', data.folded.reasons[row[FOLD.reason]])];
+      cells[0].appendChild(where);
+      cells[1].lang = data.langs.source;
+      cells[2].lang = docLang[rec.doc] || data.langs.target;
+      cells.forEach(function (c) { tr.appendChild(c); });
+      return tr;
+    }
+    function build(f) {
+      if (f.built) { return; }
+      f.built = true;
+      var wrap = make('div', 'scroll'), table = make('table', 'data compact');
+      var head = make('thead'), hr = make('tr'), body = make('tbody');
+      ['Location', 'Source', 'Rendering', 'Why'].forEach(function (h) {
+        var th = make('th', '', h);
+        th.scope = 'col';
+        hr.appendChild(th);
+      });
+      head.appendChild(hr);
+      f.recs.forEach(function (rec) {
+        rec.el = rowOf(rec, f.target);
+        if (rec.shown === false) { rec.el.classList.add('filtered-out'); }
+        body.appendChild(rec.el);
+      });
+      table.appendChild(head);
+      table.appendChild(body);
+      wrap.appendChild(table);
+      f.el.appendChild(wrap);
+      equipRows(f.el);
+      markRows(f.recs.map(function (rec) { return rec.el; }), stateOf());  // rows decided before they were made
+    }
+    function unfoldRow(id) {
+      // a link to a segment: the element its anchor names is made, and what holds it opened
+      var rec = occs.filter(function (o) { return o.own && o.anchor === id; })[0];
+      if (!rec) { return null; }
+      if (rec.group) {
+        equip(rec.group);
+        rec.group.open = true;
+      } else {
+        build(rec.fold);
+        rec.fold.el.open = true;
+        rec.fold.el.parentNode.closest('details').open = true;
+      }
+      return rec.el;
+    }
+
+    // ------------------------------------------------------------------ a flag's occurrences
+    // Each in its segment, as a card made from the page's data when the flag is first opened: the
+    // segment's text is written once in the page however many occurrences it holds. Offsets count
+    // code points (Array.from), as Python does; text goes in as text only.
+    function marked(p, text, span) {
+      var chars = Array.from(text), parts = span ? [chars.slice(0, span[0]), chars.slice(span[0], span[1]), chars.slice(span[1])]
+        : [chars];
+      parts.forEach(function (cs, i) {
+        // U+2028 is where an inline code separates two words (formats.inline): the space a reader sees
+        var s = cs.join('').replace(/\u2028/g, ' ');
+        if (!s) { return; }
+        if (span && i === 1) { p.appendChild(make('mark', '', s)); } else { p.appendChild(document.createTextNode(s)); }
+      });
+    }
+    function seg(lang, label) {
+      var d = make('div', 'seg'), p = make('p');
+      d.appendChild(make('span', 'lang', label));
+      if (lang !== null) { p.lang = lang; }
+      d.appendChild(p);
+      return d;
+    }
+    function abbr(text, title, cls) { var a = make('abbr', cls || '', text); a.title = title; return a; }
+    function refline(row, ref) {  // as the template's refline macro
+      var p = make('p', 'refline small');
+      p.appendChild(make('span', 'k', 'Reference'));
+      p.appendChild(document.createTextNode(' '));
+      p.appendChild(ref[0] === null ? make('span', 'muted', 'none') : inLang('span', '', ref[0], docLang['d' + row[CARD.doc]] || data.langs.target));
+      p.appendChild(document.createTextNode(' '));
+      p.appendChild(make('span', 'prov p-' + ref[1], ref[1] || '?'));
+      p.appendChild(document.createTextNode(' '));
+      var m = make('span', 'muted', '· source “' + row[CARD.source_text] + '”' + (ref[2] ? ' (' + ref[2] + ')' : '') +
+                   (ref[3] ? ' · rendering: ' + ref[3] : '') + ' · ');
+      m.appendChild(abbr('chain of ' + ref[4], data.words.chain));
+      if (row[CARD.first_mention]) {
+        m.appendChild(document.createTextNode(' · '));
+        m.appendChild(abbr('first mention', data.words['first mention']));
+      }
+      if (ref[5]) { m.appendChild(document.createTextNode(' · ' + ref[5] + (ref[6] ? ', prompt ' + ref[6] : ''))); }
+      p.appendChild(m);
+      return p;
+    }
+    function cardOf(rec) {
+      var row = rec.card, g = rec.group, c = make('div', 'occ b-' + rec.outcome);
+      c.setAttribute('data-occ', '');
+      c.dataset.k = rec.k;
+      c.dataset.doc = rec.doc;
+      if (rec.own) { c.id = rec.anchor; }
+      var head = make('div', 'occ-head');
+      if (row[CARD.penalty]) {
+        var pen = make('span', 'pen', 'penalty ');
+        pen.appendChild(make('b', '', row[CARD.penalty]));
+        head.appendChild(pen);
+      }
+      var shared = !row[CARD.reference];
+      if (shared && row[CARD.first_mention]) { head.appendChild(abbr('first mention', data.words['first mention'], 'small muted')); }
+      head.appendChild(whereOf(rec.doc, row[CARD.doc], row[CARD.unit], row[CARD.segment], rec.anchor));
+      c.appendChild(head);
+      var pair = make('div', 'pair'), tlang = docLang[rec.doc] || data.langs.target;
+      var src = seg(data.langs.source, data.langs.source || 'source'), tgt = seg(tlang, tlang || 'target');
+      var s = SEGS[row[CARD.seg]];
+      if (s) {
+        marked(src.lastChild, s[0], row[CARD.source_span]);
+        if (s[1] !== null) { marked(tgt.lastChild, s[1], row[CARD.target_span]); }
+        if (row[CARD.missing]) {
+          tgt.lastChild.appendChild(document.createTextNode(' '));
+          tgt.lastChild.appendChild(make('span', 'missing', '(term not found in the target)'));
+        }
+      } else {
+        src.lastChild.removeAttribute('lang');
+        tgt.lastChild.removeAttribute('lang');
+        src.lastChild.appendChild(make('mark', '', row[CARD.source_text]));
+        src.lastChild.appendChild(document.createTextNode(' '));
+        src.lastChild.appendChild(make('span', 'muted small', '(segment text not in the result)'));
+        tgt.lastChild.appendChild(row[CARD.target_text] === null ? make('span', 'missing', '(term not found in the target)')
+          : make('mark', '', row[CARD.target_text]));
+      }
+      pair.appendChild(src);
+      pair.appendChild(tgt);
+      c.appendChild(pair);
+      if (row[CARD.reason] !== null) {
+        var why = make('p', 'why');
+        why.appendChild(make('span', 'k', 'Why'));
+        why.appendChild(document.createTextNode(' ' + row[CARD.reason]));
+        c.appendChild(why);
+      }
+      if (!shared) { c.appendChild(refline(row, row[CARD.reference])); }
+      return c;
+    }
+    function buildCards(g) {
+      if (g.built) { return; }
+      g.built = true;
+      g.recs.forEach(function (rec) {
+        rec.el = cardOf(rec);
+        if (rec.shown === false) { rec.el.classList.add('filtered-out'); }
+        g.appendChild(rec.el);
+      });
+    }
+
+    // ------------------------------------------------------------------ a concept's reference tables
+    // "Source forms and references" and "Renderings", made from the page's data when their fold is
+    // first opened (reports/compact.py reference_tables), as the template would have written them.
+    var OUTCOME = {};
+    data.outcomes.forEach(function (o) { OUTCOME[o.key] = o; });
+    function badge(outcome, count) {
+      var o = OUTCOME[outcome] || { name: outcome, icon: '•' };
+      var b = make('span', 'badge o-' + outcome), ico = make('span', 'ico', o.icon);
+      ico.setAttribute('aria-hidden', 'true');
+      b.appendChild(ico);
+      b.appendChild(document.createTextNode(' ' + o.name + ' '));
+      b.appendChild(make('b', '', String(count)));
+      return b;
+    }
+    function chip(code) {
+      var l = data.tables.labels[code], c = make('span', 'chip k-' + l[1]);
+      c.title = code + ': ' + l[2];
+      if (l[1] === 'error') { c.appendChild(make('code', '', code)); c.appendChild(document.createTextNode(' ')); }
+      c.appendChild(document.createTextNode(l[0]));
+      return c;
+    }
+    function inLang(tag, cls, text, lang) { var s = make(tag, cls, text); s.lang = lang; return s; }
+    function table(cls, heads) {
+      var t = make('table', cls), head = make('thead'), hr = make('tr');
+      heads.forEach(function (h) {
+        var th = make('th', h[1] || '', h[0]);
+        th.scope = 'col';
+        if (h[2]) { th.setAttribute('data-nosort', ''); }
+        hr.appendChild(th);
+      });
+      head.appendChild(hr);
+      t.appendChild(head);
+      t.appendChild(make('tbody'));
+      return t;
+    }
+    function cell(tr, cls, child) {
+      var td = make('td', cls);
+      if (typeof child === 'string') { td.textContent = child; } else if (child) { td.appendChild(child); }
+      tr.appendChild(td);
+      return td;
+    }
+    function formsTable(forms) {
+      var t = table('data compact', [['Source form'], ['Document'], ['Reference'], ['Occ.', 'num']]);
+      forms.forEach(function (f) {  // form, its other spellings, variation types, per document [doc, reference, provenance, count]
+        f[3].forEach(function (d, i) {
+          var tr = make('tr');
+          if (i === 0) {
+            var td = cell(tr, '', inLang('b', '', f[0], data.langs.source));
+            td.rowSpan = f[3].length;
+            if (f[1].length) {
+              td.appendChild(make('div', 'small muted', 'as ' + f[1].map(function (s) { return '“' + s + '”'; }).join(', ')));
+            }
+            if (f[2].length) { td.appendChild(make('div', 'small muted', f[2].join(', '))); }
+          }
+          var doc = data.documents[d[0]];
+          cell(tr, 'docname small', doc.name).title = doc.id;
+          var ref = cell(tr, '', d[1] === null ? make('span', 'muted', 'none')
+            : inLang('span', '', d[1], docLang[doc.key] || data.langs.target));
+          ref.appendChild(document.createTextNode(' '));
+          var prov = make('span', 'prov p-' + d[2], d[2] || '?');
+          prov.title = data.tables.provenance[d[2]] || '';
+          ref.appendChild(prov);
+          cell(tr, 'num', String(d[3]));
+          t.tBodies[0].appendChild(tr);
+        });
+      });
+      return t;
+    }
+    function renderingsTable(rends, lang) {
+      var t = table('data compact sortable', [['Source form'], ['Rendering'], ['Count', 'num'],
+                                              ['Verdicts', '', true], ['Labels', '', true]]);
+      rends.forEach(function (r) {  // form, rendering, count, [outcome, count], [label, count]
+        var tr = make('tr');
+        cell(tr, '', r[0]);
+        cell(tr, '', r[1] === null ? make('span', 'muted', '(no rendering found)') : inLang('span', '', r[1], lang));
+        cell(tr, 'num strong', String(r[2]));
+        var v = cell(tr, '');
+        r[3].forEach(function (oc) { v.appendChild(badge(oc[0], oc[1])); v.appendChild(document.createTextNode(' ')); });
+        var l = cell(tr, '');
+        r[4].forEach(function (lab) {
+          l.appendChild(chip(lab[0]));
+          l.appendChild(document.createTextNode((lab[1] > 1 ? '×' + lab[1] : '') + ' '));
+        });
+        t.tBodies[0].appendChild(tr);
+      });
+      sortable(t);
+      return t;
+    }
+    function buildTables(d) {
+      if (d.dataset.built) { return; }
+      d.dataset.built = '1';
+      var c = data.tables.concepts[d.dataset.tablesOf] || { forms: [], renderings: [] };
+      // the renderings' language: their documents' when they agree (a glossary applies to one language)
+      var langs = {};
+      c.forms.forEach(function (f) { f[3].forEach(function (x) { langs[docLang[data.documents[x[0]].key] || ''] = 1; }); });
+      var keys = Object.keys(langs), lang = keys.length === 1 && keys[0] ? keys[0] : data.langs.target;
+      [['forms', 'Source forms and references', formsTable(c.forms)],
+       ['renderings', 'Renderings', renderingsTable(c.renderings, lang)]].forEach(function (x) {
+        var box = $('[data-tables="' + x[0] + '"]', d), wrap = make('div', 'scroll');
+        wrap.appendChild(x[2]);
+        box.textContent = '';
+        box.appendChild(make('h4', '', x[1]));
+        box.appendChild(wrap);
+      });
+    }
+    var infos = $$('details[data-tables-of]');
+    infos.forEach(function (d) {
+      d.addEventListener('toggle', function () { if (d.open) { buildTables(d); } });
+      if (d.open) { buildTables(d); }
+    });
 
     // ------------------------------------------------------------------ sortable tables
     function cellKey(td) {
@@ -211,7 +567,8 @@
       if (typeof a === 'number' && typeof b === 'number') { return a - b; }
       return String(a).localeCompare(String(b));
     }
-    $$('table.sortable').forEach(function (table) {
+    $$('table.sortable').forEach(sortable);
+    function sortable(table) {
       var heads = $$('thead th', table);
       heads.forEach(function (th, col) {
         if (!th.textContent.trim() || th.hasAttribute('data-nosort')) { return; }
@@ -235,7 +592,7 @@
           keyed.forEach(function (x) { body.appendChild(x.r); });
         });
       });
-    });
+    }
 
     // ------------------------------------------------------------------ reviewer decisions
     // Accept / reject a flag in the page; the decisions file is written here exactly as
@@ -297,7 +654,7 @@
       return JSON.stringify({ decisions: ds, termqa_decisions: 1 }, null, 1) + '\n';
     }
 
-    function ksOf(root) { return $$('[data-k]', root).map(function (el) { return el.dataset.k; }); }
+    function ksOf(g) { return g.recs.map(function (rec) { return rec.k; }); }
     function stateOf() {
       // the latest page decision per occurrence, for the marks
       var st = {};
@@ -309,15 +666,18 @@
         { segment: 'the segment', document: 'the document', project: 'the project' }[a.scope] +
         (a.by ? ' by ' + a.by : '') + ' (in this page)';
     }
-    function refresh() {
-      var st = stateOf();
-      $$('[data-occ][data-k]').forEach(function (el) {
+    function markRows(els, st) {
+      els.forEach(function (el) {
         var a = st[el.dataset.k];
         el.classList.toggle('decided', Boolean(a));
         var below = el.nextElementSibling;  // a table row's controls are in the row under it
         var m = $('.dstate', el) || (below && below.classList.contains('d-row') ? $('.dstate', below) : null);
         if (m) { m.textContent = a ? markText(a) : ''; }
       });
+    }
+    function refresh() {
+      var st = stateOf();
+      markRows($$('[data-occ][data-k]'), st);
       groups.forEach(function (g) {
         var ks = ksOf(g), done = ks.filter(function (k) { return st[k]; });
         var mark = $('.dmark', g);
@@ -439,16 +799,23 @@
     function equip(g) {
       if (g.dataset.equipped) { return; }
       g.dataset.equipped = '1';
+      buildCards(g);
       var ks = ksOf(g);
       if (!ks.length) { return; }
-      var head = g.querySelector(':scope > .why') || g.querySelector(':scope > summary');
-      head.insertAdjacentElement('afterend', controls(ks, true, $('[data-occ]', g).dataset.label,
+      var head = g.querySelector(':scope > .refline') || g.querySelector(':scope > .why') ||
+        g.querySelector(':scope > summary');
+      head.insertAdjacentElement('afterend', controls(ks, true, g.dataset.label,
         whatOf(ks[0]) + (ks.length > 1 ? ' ×' + ks.length : '')));
       $$('[data-occ][data-k]', g).forEach(function (occ) {
-        occ.appendChild(controls([occ.dataset.k], false, occ.dataset.label, whatOf(occ.dataset.k) +
+        occ.appendChild(controls([occ.dataset.k], false, g.dataset.label, whatOf(occ.dataset.k) +
           ' (unit ' + (dd.occ[occ.dataset.k][6] || '?') + ')'));
       });
-      refresh();
+      refreshSoon();
+    }
+    var pending = null;
+    function refreshSoon() {
+      // once for all the flags a search or a link opens at a time, not once per flag
+      if (pending === null) { pending = setTimeout(function () { pending = null; refresh(); }, 0); }
     }
     groups.forEach(function (g) {
       g.addEventListener('toggle', function () { if (g.open) { equip(g); } });
@@ -484,10 +851,9 @@
         });
       });
     }
-    var confs = $$('details.conf');
-    confs.forEach(function (d) {
-      d.addEventListener('toggle', function () { if (d.open) { equipRows(d); } });
-      if (d.open) { equipRows(d); }
+    folds.forEach(function (f) {
+      f.el.addEventListener('toggle', function () { if (f.el.open) { build(f); } });
+      if (f.el.open) { build(f); }
     });
     $('#rv-download').addEventListener('click', function () {
       var blob = new Blob([fileText()], { type: 'application/json' });
@@ -503,6 +869,9 @@
     // ------------------------------------------------------------------ print: unfold everything
     var folded = [];
     window.addEventListener('beforeprint', function () {
+      folds.forEach(build);  // paper cannot ask for them
+      groups.forEach(buildCards);
+      infos.forEach(buildTables);
       folded = $$('details:not([open])');
       folded.forEach(function (d) { d.open = true; });
     });
@@ -581,6 +950,7 @@
       out.groups = groups.length;
       var g0 = groups[0];
       if (g0) {
+        buildCards(g0);  // as opening it does (its toggle event would come after this measure)
         out.group_closed_height = g0.getBoundingClientRect().height;
         g0.open = true;
         out.group_open_height = g0.getBoundingClientRect().height;
@@ -593,7 +963,8 @@
       out.page_overflow = document.documentElement.scrollWidth - vw;
       $$('details').forEach(function (d) { d.dataset.wasOpen = d.open ? '1' : ''; d.open = true; });
       groups.forEach(equip);  // the decide controls are made when a flag is opened: measure them too
-      confs.forEach(equipRows);
+      folds.forEach(build);
+      infos.forEach(buildTables);
       out.overflowing = [];
       $$('body *').forEach(function (el) {
         if (el.closest('.scroll') && !el.classList.contains('scroll')) { return; }

@@ -72,6 +72,48 @@ def selftest(result, tmp_path_factory):
     return _selftest(tmp_path_factory.mktemp("browser"), render_html(result), "report.html")
 
 
+@pytest.fixture(scope="module")
+def built(result, tmp_path_factory):
+    """The DOM once the page's script made every card, row and table (its self-test opens them all)."""
+    tmp = tmp_path_factory.mktemp("built")
+    path = tmp / "report.html"
+    path.write_text(render_html(result), encoding="utf-8")
+    return _run(tmp, path.as_uri() + "#selftest", "--dump-dom", "--window-size=1366,1000")
+
+
+def test_the_script_makes_every_occurrence(built, result):
+    outcomes = Counter(o["outcome"] for o in result["occurrences"])
+    assert built.count('<div class="occ b-') == 11 == sum(n for k, n in outcomes.items() if k != "conforming")
+    assert built.count('<tr data-occ="" data-k=') == outcomes["conforming"] == 8
+    assert 'id="no-script"' not in built
+    # the references and renderings tables of every concept, sortable like the page's own tables
+    assert built.count("<h4>Source forms and references</h4>") == built.count('<details class="cinfo"') == 6
+    assert built.count('<table class="data compact sortable">') == 6
+
+
+def test_cards_highlight_the_spans_and_escape_the_text(built):
+    assert "Tighten the <mark>oil filter</mark> by hand, then use the torque wrench." in built
+    assert "Serrez le <mark>filtre d'huile</mark> à la main" in built
+    # Characters outside the BMP do not shift the offsets (Python indexes code points, so does the script).
+    assert "🚗 Inspect each <mark>brake pad</mark> &amp; the disc." in built
+    assert "🚗 Inspectez chaque <mark>garniture</mark> &amp; le disque." in built
+    # A missing rendering is said, not highlighted.
+    assert "Rangez-la dans son étui. <span class=\"missing\">(term not found in the target)</span>" in built
+    # hostile text is text
+    assert "Réinitialisez le <mark>boîtier</mark>. &lt;script&gt;alert(1)&lt;/script&gt;" in built
+    assert "<img" not in built and "<b>de</b>" not in built and "unité &lt;b&gt;de&lt;/b&gt; commande" in built
+    assert '<code class="uid">u9"&gt;&lt;b&gt;x&lt;/b&gt;&amp;amp;</code>' in built  # a hostile unit id verbatim
+
+
+def test_every_link_to_a_segment_resolves_once_made(built):
+    ids = re.findall(r'\bid="([^"]+)"', built)
+    assert len(ids) == len(set(ids))
+    assert set(re.findall(r'href="#(seg-[^"]+)"', built)) <= set(ids)
+    for anchor in ("seg-samples-manual-xlf-u2-s1", "seg-samples-manual-xlf-u1", "seg-samples-manual-xlf-u4"):
+        assert f'id="{anchor}"' in built
+    assert built.count('href="#seg-samples-manual-xlf-u4"') == 2  # a card and a conforming row, one anchor
+
+
 def test_page_runs_without_errors(selftest):
     assert "fatal" not in selftest
     assert selftest["errors"] == []
@@ -133,8 +175,11 @@ def test_javascript_disabled_shows_everything(result, tmp_path):
     path.write_text(_without_script(render_html(result)), encoding="utf-8")
     dom = _run(tmp_path, path.as_uri(), "--dump-dom")
     assert re.search(r'<form class="filters js-only" id="filters" hidden', dom)
-    assert dom.count('<div class="occ b-') == 11
-    assert dom.count("<tr data-occ") == 8
+    # every flag and every rendering's count is there; the occurrences' cards and rows, and a concept's
+    # references and renderings tables, are made from the page's data by its script: the page says so once
+    assert dom.count('<details class="grp') == 11 and dom.count('<details class="fold"') == 6
+    assert dom.count('<div class="occ b-') == dom.count("<tr data-occ") == 0
+    assert dom.count('id="no-script"') == 1
     assert not re.search(r'class="[^"]*filtered-out', dom)
     assert re.search(r'<pre id="selftest-out" hidden[^>]*></pre>', dom)
 
@@ -156,11 +201,11 @@ def test_screenshots(result, tmp_path):
     report.write_text(render_html(result), encoding="utf-8")
     shots = {
         "report-overview.png": (_frame(report, 0, 1700, tmp_path, "overview").as_uri(), 1366, 1700),
-        "report-concepts.png": (_frame(report, 2750, 1500, tmp_path, "concepts").as_uri(), 1366, 1500),
+        "report-concepts.png": (_frame(report, 1000, 1500, tmp_path, "concepts").as_uri(), 1366, 1500),
     }
     noscript = tmp_path / "noscript.html"
     noscript.write_text(_without_script(render_html(result)), encoding="utf-8")
-    shots["report-noscript.png"] = (_frame(noscript, 2750, 1200, tmp_path, "noscript").as_uri(), 1366, 1200)
+    shots["report-noscript.png"] = (_frame(noscript, 1000, 1200, tmp_path, "noscript").as_uri(), 1366, 1200)
     for name, (url, w, h) in shots.items():
         out = ARTIFACTS / name
         out.unlink(missing_ok=True)
@@ -291,3 +336,59 @@ def test_compare_report_fits_and_runs_no_script(tmp_path, compare_data, width):
     page_path.write_text(page, encoding="utf-8")
     _run(tmp_path, page_path.as_uri(), f"--window-size={width},1800", f"--screenshot={shot}")
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# ---------------------------------------------------------------------------- folded occurrences, clicked open
+
+def test_folded_occurrences_open_on_a_click(result, tmp_path):
+    """Conforming occurrences are counts per rendering and a flag's occurrences are folded under it: a
+    click makes them, from the page's data, as a reader sees them; a link to a segment opens its fold."""
+    from tests.browser_pipe import Browser
+
+    report = tmp_path / "report.html"
+    report.write_text(render_html(result), encoding="utf-8")
+    ARTIFACTS.mkdir(exist_ok=True)
+    with Browser(CHROMIUM, tmp_path / "profile", width=1366, height=900) as b:
+        b.open(report.as_uri())
+        assert b.eval("document.querySelectorAll('[data-occ]').length") == 0  # nothing made yet
+        # the oil filter's three conforming occurrences: one rendering, "×3", opened in two clicks
+        b.eval("""(() => { const f = [...document.querySelectorAll('details.fold')]
+                  .find((x) => x.querySelector('summary').textContent.includes('filtre à huile'));
+                  f.dataset.test = 'fold'; f.closest('details.conf').dataset.test = 'conf'; })()""")
+        assert "×3" in b.eval("document.querySelector('[data-test=fold] > summary').textContent")
+        b.click("[data-test=conf] > summary")
+        b.click("[data-test=fold] > summary")
+        b.wait_for("[data-test=fold] tr[data-occ]")
+        rows = b.eval("""[...document.querySelectorAll('[data-test=fold] tr[data-occ]')].map((r) =>
+                         [...r.cells].map((c) => c.textContent.replace(/\\s+/g, ' ').trim()))""")
+        assert len(rows) == 3 and all(r[2] == "filtre à huile" for r in rows)
+        assert rows[0][0].startswith("manual.xlf · unit") and rows[0][0].endswith("#")
+        assert b.eval("document.querySelectorAll('[data-test=fold] .d-open').length") == 3  # Decide… on each
+        b.eval("document.querySelector('[data-test=fold]').scrollIntoView({block: 'center'})")
+        b.screenshot(ARTIFACTS / "report-folded-rows.png")
+        # a flag: its cards are made when it is opened, each segment with the term marked
+        b.eval("""(() => { const g = [...document.querySelectorAll('details[data-group]')]
+                  .find((x) => x.querySelector('.gtext').textContent.includes('garniture'));
+                  g.dataset.test = 'grp'; })()""")
+        assert b.eval("document.querySelectorAll('[data-test=grp] .occ').length") == 0
+        b.click("[data-test=grp] > summary")
+        b.wait_for("[data-test=grp] .occ mark")
+        assert b.eval("[...document.querySelectorAll('[data-test=grp] .occ mark')].map((m) => m.textContent)") == \
+            ["brake pad", "garniture"]
+        assert b.eval("document.querySelectorAll('[data-test=grp] .occ .decide').length") == 1
+        b.screenshot(ARTIFACTS / "report-flag-cards.png")
+        # a link to a segment whose only occurrence is a folded conforming row, opened: the row is made, shown
+        linked = tmp_path / "linked.html"
+        linked.write_text(report.read_text(encoding="utf-8"), encoding="utf-8")
+        b.open(linked.as_uri() + "#seg-samples-manual-xlf-u1")
+        b.wait_for("#seg-samples-manual-xlf-u1")
+        shown = b.eval("""(() => { const r = document.getElementById('seg-samples-manual-xlf-u1');
+                          return [r.tagName, r.closest('details.fold').open, r.closest('details.conf').open,
+                                  r.getBoundingClientRect().height > 0]; })()""")
+        assert shown == ["TR", True, True, True]
+        # and followed inside the page (a permalink clicked): a flag's card this time
+        b.eval("location.hash = '#seg-samples-manual-xlf-u2-s1'")
+        b.wait_for("#seg-samples-manual-xlf-u2-s1")
+        assert b.eval("""(() => { const c = document.getElementById('seg-samples-manual-xlf-u2-s1');
+                          return [c.className.split(' ')[0], c.closest('details[data-group]').open]; })()""") == ["occ", True]
+        assert b.eval("document.getElementById('selftest-out').textContent") == ""  # the script never failed

@@ -13,6 +13,7 @@ import pytest
 from termqa.formats.decisions import DecisionBook, decisions_from_result, read_decisions, to_json, write_decisions
 from termqa.pipeline.check import check
 from termqa.reports import write_html
+from termqa.reports.decide_view import occurrence_rows
 from termqa.reports.html import build_view
 
 from tests.browser_pipe import Browser, find_chromium
@@ -36,6 +37,28 @@ def _occ(data, source, target, unit=None):
             and (unit is None or o["unit_id"] == unit)]
 
 
+def _page_occ(page_data: dict) -> dict:
+    """The decide data per occurrence as report.js puts it back together from the page's cards and folded
+    rows (each part the occurrences share written once: reports/compact.py)."""
+    f = page_data["folded"]
+    C, R = {n: i for i, n in enumerate(f["card_fields"])}, {n: i for i, n in enumerate(f["fields"])}
+    occ = dict(page_data["decide"]["occ"])
+    for cards in f["cards"].values():
+        for row in cards["rows"]:
+            part = cards["parts"][row[C["part"]]]
+            occ[str(row[C["k"]])] = [part[0], part[1], row[C["source_text"]], part[2], row[C["segment_key"]],
+                                     cards["docs"][str(row[C["doc"]])], row[C["unit"]], row[C["id_segment"]],
+                                     row[C["id_document"]], part[3]]
+    for renderings in f["concepts"].values():
+        for r in renderings:
+            for row in r["rows"]:
+                doc = r["docs"][str(row[R["doc"]])]
+                occ[str(row[R["k"]])] = [r["concept"], r["source_form"], row[R["source_text"]], r["target"],
+                                         row[R["segment_key"]], doc[0], row[R["unit"]], row[R["id_segment"]],
+                                         doc[1], r["id_project"]]
+    return occ
+
+
 @pytest.fixture()
 def project(tmp_path):
     x = write_xliff(tmp_path / "doc.xlf", PAIRS)
@@ -54,7 +77,8 @@ def project(tmp_path):
 def test_the_page_gets_exact_ids_and_the_runs_decisions(project):
     data = project["data"]
     view = build_view(data)
-    dd = json.loads(view["filter_json"])["decide"]
+    page_data = json.loads(view["filter_json"])
+    dd = dict(page_data["decide"], occ=_page_occ(page_data))
     assert dd["sig"].startswith(data["signature"]["id"] + "-")  # plus a digest of the flags
     assert [d["by"] for d in dd["run"]["decisions"]] == ["olga"] and dd["run"]["name"] == "termqa-decisions.json"
     # the page's ids are the library's: a decision built by termqa decide has the same one
@@ -67,6 +91,10 @@ def test_the_page_gets_exact_ids_and_the_runs_decisions(project):
     assert [l[0] for l in dd["labels"]] == ["A1", "A2", "A3", "A4", "A5", "A6", "A7", "C", "D", "E", "F", "G", "H",
                                             "neutralisation", "synonym_inconsistency", "gratuitous_divergence"]
     assert dd["labels"][2][1] == "A3 – invented calque"  # the one name of the label (termqa.labels.LABEL_NAMES)
+    # every occurrence, flagged or conforming, gets the row the library would give it, whatever the page shares
+    rows = occurrence_rows(data)
+    assert dd["occ"] == {str(k): [v or "" if i in (2, 6) else v for i, v in enumerate(rows(k))]
+                         for k in range(len(data["occurrences"]))}
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium/Chrome binary found")
@@ -114,11 +142,18 @@ def test_decide_in_the_page_download_and_check_applies_it(project, tmp_path):
         b.click("[data-test=imp-u2] .d-reject")
         assert b.eval("document.getElementById('rv-count').textContent") == "2"
         assert b.eval("document.querySelector('details[data-test=strainer] .dmark').textContent") == "✓ accepted"
-        # a conforming occurrence, folded in its table: Decide…, then reject as A1 for its segment
-        b.eval("""(() => { const r = [...document.querySelectorAll('details.conf tr[data-occ]')]
-                  .find((x) => x.textContent.includes('crépine'));
-                  r.dataset.test = 'conf'; r.closest('details').dataset.test = 'confs'; })()""")
+        # a conforming occurrence, folded into its rendering's count: no row in the page until the rendering
+        # is opened, then Decide…, then reject as A1 for its segment
+        assert b.eval("document.querySelectorAll('details.conf tr[data-occ]').length") == 0
+        b.eval("""(() => { const f = [...document.querySelectorAll('details.conf details.fold')]
+                  .find((x) => x.querySelector('summary').textContent.includes('crépine'));
+                  f.dataset.test = 'fold'; f.closest('details.conf').dataset.test = 'confs'; })()""")
         b.click("details[data-test=confs] > summary")
+        b.click("details[data-test=fold] > summary")
+        b.wait_for("details[data-test=fold] tr[data-occ]")
+        b.eval("""(() => { const r = [...document.querySelectorAll('details[data-test=fold] tr[data-occ]')]
+                  .find((x) => x.textContent.includes('crépine'));
+                  r.dataset.test = 'conf'; })()""")
         b.click("[data-test=conf] .d-open")
         b.choose("[data-test=conf] + tr.d-row .d-label", "A1")
         b.click("[data-test=conf] + tr.d-row .d-reject")

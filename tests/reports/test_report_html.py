@@ -112,13 +112,13 @@ def test_write_html_writes_the_same_page(tmp_path, result, page):
 # ---------------------------------------------------------------------------- security
 
 def test_hostile_text_is_escaped_everywhere(page):
+    # (the occurrences' cards are made by the page's script, as text: test_report_browser.py reads them)
     assert SCRIPT_TAG not in page
-    assert "Réinitialisez le <mark>boîtier</mark>. &lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<img" not in page
     assert "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;" in page  # IMG_ONERROR as text
     assert "window.__pwned=1</script>" not in page
-    assert "<b>de</b>" not in page and "unité &lt;b&gt;de&lt;/b&gt; commande" in page
-    assert "u9&#34;&gt;&lt;b&gt;x&lt;/b&gt;&amp;amp;" in page  # hostile unit id shown verbatim
+    assert "<b>de</b>" not in page
+    assert "units manual.xlf: u9&#34;&gt;&lt;b&gt;x&lt;/b&gt;&amp;amp;" in page  # hostile unit id shown verbatim
     # Exactly our two script elements: the JSON data and the hashed inline script.
     blocks = _script_blocks(page)
     assert [attrs for attrs, _ in blocks] == [' type="application/json" id="termqa-data"', ""]
@@ -214,26 +214,69 @@ def test_concept_block_content(result):
     assert [o["o"]["outcome"] for o in c12["flagged"]] == ["error", "unjudged", "justified"]
     assert [(g["outcome"], g["found"], g["count"]) for g in c12["groups"]] == [
         ("error", "filtre d'huile", 1), ("unjudged", "élément filtrant", 1), ("justified", "filtre", 1)]
-    assert len(c12["conforming"]) == 3
+    # conforming occurrences are counts per rendering (source form, rendering); their rows are the page's data
+    assert c12["conforming"] == 3
+    assert [(r["form"], r["target"], r["count"], r["docs"]) for r in c12["folded"]] == [
+        ("oil filter", "filtre à huile", 3, "manual.xlf, service guide (v2).xlf")]
+
+
+def _page_data(page: str) -> dict:
+    return json.loads(re.search(r'<script type="application/json" id="termqa-data">(.*?)</script>', page, re.S).group(1))
 
 
 def test_flagged_listed_and_conforming_folded(page, result):
     flagged = [o for o in result["occurrences"] if o["outcome"] != "conforming"]
-    assert page.count('<div class="occ b-') == len(flagged) == 11
-    assert page.count('<tr data-occ data-outcome="conforming"') == 8
-    assert page.count("<details class=\"conf\">") == 4  # c3 and c99 have no conforming one
+    conforming = [k for k, o in enumerate(result["occurrences"]) if o["outcome"] == "conforming"]
+    # each flag is in the page, its occurrences' cards in its data (report.js makes them when it is opened)
+    assert '<div class="occ' not in page
+    cards = _page_data(page)["folded"]["cards"]
+    assert page.count("<details class=\"grp") == len(cards) == 11
+    assert sorted(row[0] for c in cards.values() for row in c["rows"]) == \
+        [k for k, o in enumerate(result["occurrences"]) if o["outcome"] != "conforming"] and len(flagged) == 11
+    # conforming occurrences are counts per rendering in the page, rows in its data (report.js makes them)
+    assert "<tr data-occ" not in page
+    assert page.count('<details class="conf" data-fold-concept="') == 4  # c3 and c99 have no conforming one
     assert "<summary>3 conforming occurrences</summary>" in page
     assert "<summary>1 conforming occurrence</summary>" in page
+    folded = _page_data(page)["folded"]
+    assert folded["fields"][:2] == ["k", "doc"]
+    rows = [row for renderings in folded["concepts"].values() for r in renderings for row in r["rows"]]
+    assert sorted(row[0] for row in rows) == conforming and len(rows) == 8
+    folds = re.findall(r'<details class="fold" data-fold="([^"]+)">\s*<summary>(.*?)</summary>', page, re.S)
+    assert len(folds) == sum(len(r) for r in folded["concepts"].values())
+    counts = {f: int(re.search(r"×(\d+)", s).group(1)) for f, s in folds}
+    assert counts == {f"{c}.{i}": len(r["rows"]) for c, rs in folded["concepts"].items() for i, r in enumerate(rs)}
+    # a reason is written once, however many rows give it
+    assert len(folded["reasons"]) == len(set(folded["reasons"])) < len(rows)
 
 
-def test_spans_are_highlighted_from_offsets(page):
-    assert "Tighten the <mark>oil filter</mark> by hand, then use the torque wrench." in page
-    assert "Serrez le <mark>filtre d&#39;huile</mark> à la main" in page
-    # Characters outside the BMP do not shift the offsets (Python indexes code points).
-    assert "🚗 Inspect each <mark>brake pad</mark> &amp; the disc." in page
-    assert "🚗 Inspectez chaque <mark>garniture</mark> &amp; le disque." in page
+def _cards(page: str) -> list[dict]:
+    """Every card of the page's data as a dict of its fields, its segment's texts beside."""
+    folded = _page_data(page)["folded"]
+    out = []
+    for c in folded["cards"].values():
+        for row in c["rows"]:
+            card = dict(zip(folded["card_fields"], row))
+            card["texts"] = folded["segments"][card["seg"]] if card["seg"] >= 0 else None
+            out.append(card)
+    return out
+
+
+def test_spans_are_highlighted_from_offsets(page, result):
+    # the offsets travel as they are, in code points (report.js counts them so; test_report_browser.py
+    # reads the highlighted text it makes), and only when they fit the segment
+    cards = _cards(page)
+    marked = {(c["texts"][0][c["source_span"][0]:c["source_span"][1]],
+               c["texts"][1][c["target_span"][0]:c["target_span"][1]] if c["target_span"] else None)
+              for c in cards if c["texts"]}
+    assert ("oil filter", "filtre d'huile") in marked
+    assert ("brake pad", "garniture") in marked  # after "🚗", outside the BMP
     # A missing rendering is said, not highlighted.
-    assert "Rangez-la dans son étui. <span class=\"missing\">(term not found in the target)</span>" in page
+    [away] = [c for c in cards if c["texts"] and c["texts"][1].startswith("Rangez-la dans son étui.")]
+    assert away["target_span"] is None and away["missing"] == 1
+    # each segment's text is written once, however many of its occurrences are flagged
+    segments = _page_data(page)["folded"]["segments"]
+    assert len(segments) == len({tuple(s) for s in segments}) == len({c["seg"] for c in cards if c["seg"] >= 0})
 
 
 def test_split_at_span():
@@ -246,16 +289,23 @@ def test_split_at_span():
 
 
 def test_segment_anchors_are_unique_and_resolve(page):
+    # a segment's anchor is on the element made for its first occurrence, a flagged card rather than a
+    # conforming row; both are made by the page's script (test_report_browser.py follows the links)
     ids = re.findall(r'\bid="([^"]+)"', page)
     assert len(ids) == len(set(ids))
     targets = set(re.findall(r'href="#([^"]+)"', page))
     assert targets <= set(ids)
-    assert 'id="seg-samples-manual-xlf-u2-s1"' in page
-    assert 'id="seg-samples-manual-xlf-u1"' in page  # conforming-only segment, empty segment id
-    assert 'id="seg-samples-manual-xlf-u9-b-x-b-amp-seg-1"' in page
-    # Two flagged cards of the same segment share one anchor (on the first).
-    assert page.count('href="#seg-samples-manual-xlf-u4"') == 2
-    assert page.count('id="seg-samples-manual-xlf-u4"') == 1
+    folded = _page_data(page)["folded"]
+    rows = [(row[6], row[7], "row") for rs in folded["concepts"].values() for r in rs for row in r["rows"]]
+    rows += [(c["anchor"], c["own_anchor"], "card") for c in _cards(page)]
+    own = [a for a, o, _ in rows if o]
+    assert len(own) == len(set(own)) and not set(own) & set(ids)
+    assert {a for a, _, _ in rows} == set(own)  # every link made goes to an element made
+    owner = {a: kind for a, o, kind in rows if o}
+    assert owner["seg-samples-manual-xlf-u2-s1"] == owner["seg-samples-manual-xlf-u9-b-x-b-amp-seg-1"] == "card"
+    assert owner["seg-samples-manual-xlf-u1"] == "row"  # a conforming-only segment, empty segment id
+    # Two occurrences of the same segment share one anchor, on the flagged one; the conforming row links to it.
+    assert sorted((o, kind) for a, o, kind in rows if a == "seg-samples-manual-xlf-u4") == [(0, "row"), (1, "card")]
 
 
 def test_slugs_and_collisions():
