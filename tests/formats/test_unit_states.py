@@ -127,8 +127,10 @@ def test_state_qualifier_is_kept_after_the_state(tmp_path, monkeypatch, mode):
     ("xliff-1.2", "mqxliff", "ManuallyConfirmed", TRANSLATED),
     ("xliff-1.2", "mxliff", "unconfirmed", NEW),
     ("xliff-1.2", "mxliff", "confirmed", TRANSLATED),
-    ("ts", None, "needs-translation", TRANSLATED),  # a Qt draft stays checked
-    ("po", None, "fuzzy", TRANSLATED),
+    ("qt-ts", None, "needs-translation", TRANSLATED),  # a TS message without text: untranslated anyway
+    ("qt-ts", None, "unfinished", NOT_TRANSLATED),  # a Qt draft: lrelease leaves it out
+    ("po", None, "translated", TRANSLATED),
+    ("po", None, "fuzzy", NOT_TRANSLATED),
 ])
 def test_each_format_state_reads_as_documented(fmt, dialect, state, expected):
     assert reading(fmt, dialect, state) == expected
@@ -168,7 +170,7 @@ def test_cli_console_json_and_config(tmp_path, monkeypatch):
     assert json.loads(out.read_text())["summary"]["units_not_translated"] == 61
     r = CliRunner().invoke(main, ["check", str(ANGULAR), "-g", g, "--lemmatiser", "lookup", "--include-states",
                                   "new,needs-translation", "--json", str(out)])
-    assert r.exit_code == 0 and "not translated yet" not in r.output
+    assert r.exit_code == 0 and "units not translated yet" not in r.output
     assert json.loads(out.read_text())["summary"]["units_not_translated"] == 0
     (tmp_path / "termqa.toml").write_text('include_states = ["new"]\n', encoding="utf-8")
     monkeypatch.chdir(tmp_path)
