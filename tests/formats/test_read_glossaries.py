@@ -678,7 +678,7 @@ def test_csv_without_header_two_columns(tmp_path):
     assert g.warnings == (
         "1 rows with only one of the two cells filled were skipped",
         "no header row naming the languages: column 1 is read as source terms and column 2 as target "
-        "terms; their languages come from --src-lang/--tgt-lang",
+        "terms; their languages come from --src-lang/--tgt-lang or the files checked",
     )
     named = csvgloss.assign_languages(g, "en", "fr_ca")
     assert named.languages == ("en", "fr-CA")
