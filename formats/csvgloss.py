@@ -282,6 +282,14 @@ def read(path: str, data: bytes, content_hash: str) -> Glossary:
     delimiter = _sniff(text)
     fmt = "tsv" if delimiter == "\t" else "csv"
     rows = [r for r in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter) if any(c.strip() for c in r)]
+    return from_rows(path, rows, content_hash, fmt=fmt, delimiter=delimiter, warnings=warnings)
+
+
+def from_rows(path: str, rows: list[list[str]], content_hash: str, *, fmt: str, delimiter: str,
+              warnings: list[str]) -> Glossary:
+    """The glossary a table's rows (header first, blank rows left out) hold: the one set of header rules,
+    for CSV/TSV and for spreadsheets (`formats/xlsxgloss.py`, which passes a tab as `delimiter`: its cells
+    are split into synonyms at `|` and `;`). The OmegaT layout is a tab-separated text file's only."""
     if not rows:
         return Glossary(path=path, format=fmt, concepts=(), content_hash=content_hash, warnings=tuple(warnings))
 
@@ -311,12 +319,14 @@ def read(path: str, data: bytes, content_hash: str) -> Glossary:
             )
         concepts = _read_rows(body, rows[0], roles, delimiter, warnings)
     else:
-        omegat = delimiter == "\t"  # OmegaT's layout: source TAB target TAB comment, '#' lines are comments
+        # OmegaT's layout: source TAB target TAB comment, '#' lines are comments
+        omegat = delimiter == "\t" and fmt == "tsv"
         if omegat:
             rows = [r for r in rows if not r[0].lstrip().startswith("#")] or rows
         width = max(len(r) for r in rows)
         if width != 2 and not (omegat and width == 3):
-            seen = (delimiter if delimiter != "\t" else " TAB ").join(c.strip() for c in rows[0])
+            between = {"csv": delimiter, "tsv": " TAB "}.get(fmt, " | ")
+            seen = between.join(c.strip() for c in rows[0])
             raise InputError(
                 path,
                 f"has no header row naming the languages: its first row is {seen[:120]!r} ({width} columns)",

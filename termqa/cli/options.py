@@ -7,7 +7,7 @@ from termqa.config import DEFAULT_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT, DEFAULT_VA
 
 _INPUT_OPTIONS = (
     click.option("-g", "--glossary", "glossary", multiple=True,
-                 help="Glossary (TBX, SKOS, CSV/TSV); repeatable."),
+                 help="Glossary (TBX, SKOS, CSV/TSV, OmegaT, Excel .xlsx; a sheet as terms.xlsx#Sheet2); repeatable."),
     click.option("--src-lang", help="Source language, overriding the files."),
     click.option("--glossary-lang", help="Language of glossary labels that have none."),
     click.option("--lemmatiser", type=click.Choice(LemmatiserMode.choices()), default=None,
