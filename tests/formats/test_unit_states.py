@@ -210,3 +210,43 @@ def test_source_copies_left_out_do_not_make_a_wrong_language_alert(tmp_path):
     assert not [a for a in r["alerts"] if "looks like" in a]
     widened = check([str(p)], [g], lemmatiser="lookup", include_states=["new"]).to_dict()
     assert [a for a in widened["alerts"] if "the target text looks like English" in a]
+
+
+# --- inspect's `translated` against each format's own rule (#37) -----------------------------------------
+
+
+def _own_rule(fmt: str, dialect, state) -> bool:
+    """Is a segment with text translated, by its tool's own rule (written apart from unitstate's table)?"""
+    from termqa.formats.unitstate import split_state
+
+    s = split_state(state)[0].lower()
+    if dialect == "sdlxliff":
+        return bool(s)  # an sdl:seg with a confirmation level
+    if dialect == "mqxliff":
+        return s.replace(" ", "") != "notstarted"
+    if dialect == "mxliff":
+        return s not in ("unconfirmed", "new", "needs-translation")
+    if fmt.startswith("xliff-2"):
+        return s != "initial"
+    if fmt.startswith("xliff"):
+        return s not in ("new", "needs-translation")
+    return {"po": s != "fuzzy", "qt-ts": s != "unfinished"}.get(fmt, True)
+
+
+def _corpus_bilingual():
+    from tests.conftest import corpus_files, is_invalid_name
+
+    return [p for sub in ("formats/xliff12", "formats/xliff2", "formats/sdlxliff", "formats/mqxliff")
+            for p in corpus_files(sub) if not is_invalid_name(p)]
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("path", [ANGULAR] + _corpus_bilingual(), ids=lambda p: p.name)
+def test_inspect_translated_is_the_formats_own_rule(path):
+    try:
+        f = formats.read_bilingual(str(path))
+    except Exception as exc:  # files test_cli refuses for their own reasons (no language...)
+        pytest.skip(f"not readable alone: {exc}")
+    doc = f.documents[0]
+    by_rule = sum(1 for d in f.documents for s in d.segments if s.translated and _own_rule(d.format, d.dialect, s.state))
+    assert inspect_file(str(path))["segments"]["translated"] == by_rule, doc.format
