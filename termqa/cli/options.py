@@ -27,7 +27,7 @@ _INPUT_OPTIONS = (
                       "(without this flag such a run is refused, exit code 2)."),
     click.option("--include-states", "include_states", multiple=True,
                  help="Also check units whose state says they are not translated yet (e.g. new, "
-                      "needs-translation, initial, NotStarted, unconfirmed, PO fuzzy, TS unfinished; "
+                      "needs-translation, initial, NotStarted, unconfirmed, fuzzy (PO), unfinished (Qt TS); "
                       "comma-separated or repeatable; "
                       "'all' for every unit). By default they are left out and counted."),
     click.option("--penalties", "penalties_file", type=click.Path(dir_okay=False),
