@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 
 from termqa import formats
 from termqa.errors import MissingLanguageError
+from termqa.formats.csvgloss import assign_languages
 from termqa.formats.unitstate import withhold
 from termqa.model import STATUSES, BilingualFile, Glossary
 from termqa.shownpath import shown_path, without_path
@@ -105,6 +106,8 @@ def inspect_file(path, *, src_lang=None, tgt_lang=None, glossary_lang=None) -> d
         stand_in_target = stand_in == "und"
         stand_in_key = "target_language" if exc.which == "target" else "source_language"
     if isinstance(obj, Glossary):
+        if src_lang and tgt_lang:  # a glossary without language columns (two bare columns, OmegaT) takes them
+            obj = assign_languages(obj, src_lang, tgt_lang)
         return describe_glossary(obj)
     info = describe_bilingual(obj)
     if note:

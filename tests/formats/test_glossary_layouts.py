@@ -86,3 +86,14 @@ def test_an_unreadable_header_is_named_with_the_two_fixes(tmp_path):
     text = str(err.value)
     assert "'Begriff,Übersetzung,Bemerkung'" in text and "3 columns" in text
     assert "name the language columns in the header" in text and "--src-lang/--tgt-lang" in text
+
+
+def test_inspect_gives_an_omegat_glossary_the_languages_passed(tmp_path):
+    from termqa.inspect import inspect_file
+
+    p = tmp_path / "glossary.txt"
+    p.write_text(OMEGAT, encoding="utf-8")
+    assert set(inspect_file(str(p))["languages"]) == {"(none)"}
+    info = inspect_file(str(p), src_lang="en", tgt_lang="fr")
+    assert (info["dialect"], sorted(info["languages"])) == ("omegat", ["en", "fr"])
+    assert info["languages"]["fr"]["terms"] == 3
