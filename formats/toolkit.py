@@ -25,8 +25,8 @@ Units and segments.
        (counted in a warning); `type="unfinished"` with text -> state "unfinished" (translate-toolkit's
        `isfuzzy()`; the text, a draft, is kept as the target and `unitstate` leaves it unchecked by
        default); a message without text -> "needs-translation"; otherwise "translated". States come from
-       translate-toolkit's unit API (`isobsolete()`, `isfuzzy()`, `istranslated()`), as for PO. `numerus="yes"` gives one segment per
-       `<numerusform>` ("p0", "p1"...), all with the one source text. A message without
+       translate-toolkit's unit API (`isobsolete()`, `isfuzzy()`, `istranslated()`), as for PO.
+       `numerus="yes"` gives one segment per `<numerusform>` ("p0", "p1"...), all with the one source text. A message without
        `<translation>` has target None.
 
 Unit ids. PO has no ids and positions shift whenever msgmerge adds an entry, so the unit id is
