@@ -18,7 +18,7 @@ from .xmlsafe import local, parse_bytes
 
 # "toolkit": gettext PO/POT and Qt TS, read through the optional translate-toolkit (formats/toolkit.py)
 BILINGUAL = ("xliff1", "xliff2", "tmx", "toolkit")
-GLOSSARY = ("tbx", "skos-xml", "skos-text", "csv")
+GLOSSARY = ("tbx", "skos-xml", "skos-text", "csv", "xlsx")
 
 def _read_bytes(path) -> bytes:
     p = Path(path)
@@ -33,8 +33,18 @@ def _read_bytes(path) -> bytes:
 
 
 def _parse(path) -> tuple[str, bytes, object]:
-    """Read and classify a file: (kind, bytes, root element or None)."""
-    data = _read_bytes(path)
+    """Read and classify a file: (kind, bytes, root element or None). An Excel workbook's root is the
+    sheet named after `#` in its path (`terms.xlsx#Sheet2`), or None."""
+    from .xlsxgloss import is_workbook, split_sheet  # light: openpyxl is imported when a sheet is read
+
+    file, sheet = split_sheet(path)
+    data = _read_bytes(file)
+    if is_workbook(data):  # a zip: told apart before any text sniffing
+        return "xlsx", data, sheet
+    if sheet is not None:
+        raise InputError(path, "does not exist")  # only a workbook has sheets to name after '#'
+    if data.startswith(b"PK\x03\x04"):
+        raise UnknownFormatError(path, "unknown format: a zip archive, not an Excel workbook (.xlsx)")
     start = text_start(data)
     if not start:
         raise InputError(path, "is empty")
@@ -93,6 +103,11 @@ def _dispatch(path, kind, data, root, *, src_lang=None, tgt_lang=None, default_l
         from . import csvgloss
 
         return csvgloss.read(path, data, sha256(data))
+    if kind == "xlsx":
+        from . import xlsxgloss
+
+        file, _sheet = xlsxgloss.split_sheet(path)
+        return xlsxgloss.read(file, data, sha256(data), sheet=root)
     raise UnknownFormatError(path, "unknown format")  # pragma: no cover - kinds are closed
 
 

@@ -5,7 +5,9 @@ Two layouts are understood, told apart by the header row:
 - wide: one column per language, e.g. `en,fr,fr_status` or `en;fr-FR;note`. Other columns:
   `id`, `definition`/`description`, `subject`/`domain`, `dnt`/`do_not_translate` (or
   `translatable`/`translation needed`, where "no" means do not translate), `note`,
-  `<lang>_status`, `<lang>_type`. Common English language names (`English`, `French`) work too.
+  `<lang>_status`, `<lang>_type`. A language column may name its language in words, in English
+  or in the language itself (`English`, `French`, `Français`, `日本語`, `termqa.lang.langtags.tag_of_name`),
+  alone or with the word "term" (`English Term`, `Persian Terms`, `Term (French)`).
 - long: `sourceLang,targetLang,sourceString,targetString` (+ optional id, description, pos), as in
   the TICO-19 terminologies: every row carries its own languages.
 
@@ -16,8 +18,11 @@ applies to every term in the cell.
 
 Without a recognisable header, a two-column file is read as source,target with unknown languages
 (""): each concept then holds exactly two terms, source first, and `assign_languages` fills in
-the languages the user gave (--src-lang/--tgt-lang). Cells are not split into synonyms in that
-mode, so the position of a term always says which column it came from.
+the languages the user gave (--src-lang/--tgt-lang) or the files checked. Cells are not split into
+synonyms in that mode, so the position of a term always says which column it came from.
+OmegaT's glossary format (`.txt`, `.tab`, `.utf8`: source TAB target TAB comment, no header, `#`
+lines are comments) is read the same way, the third column as the concept's note (dialect "omegat").
+Any other file without a header is refused with the first row it saw and the two ways to fix it.
 
 Encoding: UTF-8 (with or without BOM), UTF-16 with BOM; anything else is decoded as windows-1252
 (or latin-1 when that fails) with a warning, since such files come from spreadsheet exports.
@@ -31,7 +36,7 @@ from dataclasses import replace
 from typing import Optional
 
 from termqa.errors import InputError
-from termqa.lang.langtags import LANGUAGE_CODES, normalise_tag
+from termqa.lang.langtags import normalise_tag, tag_of_name
 from termqa.model import Concept, Glossary, Term
 
 from . import status as st
@@ -66,7 +71,10 @@ _ROLE_NAMES = {
 # "source" is both a long-layout column and a bibliographic field (in "ignore"): the layout decides.
 _LONG_ONLY = ("src_lang", "tgt_lang", "src_term", "tgt_term", "src_status", "tgt_status")
 
-_LANGUAGE_NAMES = LANGUAGE_CODES  # a column may name its language in English ("French")
+# a column naming its language in words with the word "term" around it: "English Term", "Term (French)"
+_TERM_WORDS = r"(?:terms?|translations?|words?)"
+_NAMED_TERM = re.compile(rf"^(?:(?P<a>.+?)\s+{_TERM_WORDS}|{_TERM_WORDS}\s*[(\[]?\s*(?P<b>.+?)\s*[)\]]?)$",
+                         re.IGNORECASE)
 
 _LANG_TAG = re.compile(r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$")
 _SUFFIXED = re.compile(r"^(?P<lang>.+?)[ _\-.](?P<what>status|type|termtype)$", re.IGNORECASE)
@@ -78,11 +86,23 @@ def _flat(name: str) -> str:
     return re.sub(r"[\s_\-.]+", "", name.strip().lower())
 
 
-def _lang_of(cell: str) -> Optional[str]:
-    """The language a header cell names (`fr-FR`, `en_us`, `French`), else None."""
+def _named(cell: str) -> Optional[str]:
+    """The language a header cell names in words (`French`, `Français`, `English Term`), else None."""
     c = cell.strip()
-    if c.lower() in _LANGUAGE_NAMES:
-        return _LANGUAGE_NAMES[c.lower()]
+    tag = tag_of_name(c)
+    if tag is None:
+        m = _NAMED_TERM.match(c)
+        if m:
+            tag = tag_of_name(m.group("a") or m.group("b"))
+    return tag
+
+
+def _lang_of(cell: str) -> Optional[str]:
+    """The language a header cell names (`fr-FR`, `en_us`, `French`, `English Term`), else None."""
+    c = cell.strip()
+    named = _named(c)
+    if named:
+        return named
     if _LANG_TAG.match(c):
         return _PLACEHOLDER_REGION.sub("", normalise_tag(c))
     return None
@@ -126,7 +146,10 @@ def _decode(path: str, data: bytes) -> tuple[str, Optional[str]]:
 
 def _sniff(text: str) -> str:
     """The delimiter giving the most columns, consistently, over the first rows."""
-    lines = [ln for ln in text.splitlines() if ln.strip()][:_SAMPLE_ROWS]
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    # OmegaT glossaries open with a '#' comment line ("# Glossary in tab-separated format..."): it says
+    # nothing about the delimiter
+    lines = ([ln for ln in lines if not ln.startswith("#")] or lines)[:_SAMPLE_ROWS]
     sample = "\n".join(lines)
     best, best_score = ",", (-1, -1)
     for d in _DELIMITERS:
@@ -214,7 +237,7 @@ def _roles(header: list[str], body: list[list[str]] = ()) -> tuple[list[tuple[st
             seen_langs.add(lang)
             roles.append(("term", lang))
             langs += 1
-            if "-" in lang or "_" in h or h.strip().lower() in _LANGUAGE_NAMES:
+            if "-" in lang or "_" in h or _named(h):
                 strong += 1
             continue
         roles.append(("unknown", None))
@@ -259,6 +282,14 @@ def read(path: str, data: bytes, content_hash: str) -> Glossary:
     delimiter = _sniff(text)
     fmt = "tsv" if delimiter == "\t" else "csv"
     rows = [r for r in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter) if any(c.strip() for c in r)]
+    return from_rows(path, rows, content_hash, fmt=fmt, delimiter=delimiter, warnings=warnings)
+
+
+def from_rows(path: str, rows: list[list[str]], content_hash: str, *, fmt: str, delimiter: str,
+              warnings: list[str]) -> Glossary:
+    """The glossary a table's rows (header first, blank rows left out) hold: the one set of header rules,
+    for CSV/TSV and for spreadsheets (`formats/xlsxgloss.py`, which passes a tab as `delimiter`: its cells
+    are split into synonyms at `|` and `;`). The OmegaT layout is a tab-separated text file's only."""
     if not rows:
         return Glossary(path=path, format=fmt, concepts=(), content_hash=content_hash, warnings=tuple(warnings))
 
@@ -288,19 +319,27 @@ def read(path: str, data: bytes, content_hash: str) -> Glossary:
             )
         concepts = _read_rows(body, rows[0], roles, delimiter, warnings)
     else:
+        # OmegaT's layout: source TAB target TAB comment, '#' lines are comments
+        omegat = delimiter == "\t" and fmt == "tsv"
+        if omegat:
+            rows = [r for r in rows if not r[0].lstrip().startswith("#")] or rows
         width = max(len(r) for r in rows)
-        if width != 2:
+        if width != 2 and not (omegat and width == 3):
+            between = {"csv": delimiter, "tsv": " TAB "}.get(fmt, " | ")
+            seen = between.join(c.strip() for c in rows[0])
             raise InputError(
                 path,
-                f"has no header row naming the languages and {width} columns",
-                fix="add a header row such as 'en,fr' (optional columns: id, definition, note, fr_status)",
+                f"has no header row naming the languages: its first row is {seen[:120]!r} ({width} columns)",
+                fix="name the language columns in the header, with tags or names (e.g. 'en,fr,note' or "
+                    "'English,French,Note'), or keep two columns, source then target, without a header "
+                    "(tab-separated, a third column is a comment, as OmegaT writes) and give --src-lang/--tgt-lang",
             )
-        concepts, half = _read_pairs(rows, 0, 1)
+        concepts, half = _read_pairs(rows, 0, 1, note_i=2 if omegat else None)
         if half:
             warnings.append(f"{half} rows with only one of the two cells filled were skipped")
         warnings.append(
             "no header row naming the languages: column 1 is read as source terms and column 2 as target "
-            "terms; their languages come from --src-lang/--tgt-lang"
+            "terms; their languages come from --src-lang/--tgt-lang or the files checked"
         )
 
     languages: list[str] = []
@@ -311,6 +350,7 @@ def read(path: str, data: bytes, content_hash: str) -> Glossary:
     return Glossary(
         path=path,
         format=fmt,
+        dialect="omegat" if fmt == "tsv" and not has_header else None,
         concepts=tuple(concepts),
         content_hash=content_hash,
         languages=tuple(languages),
@@ -376,15 +416,18 @@ def _read_rows(body: list[list[str]], header: list[str], roles, delimiter: str, 
     return concepts
 
 
-def _read_pairs(rows: list[list[str]], src_i: int, tgt_i: int) -> tuple[list[Concept], int]:
-    """Concepts of exactly two terms (source, target); rows missing either cell are counted."""
+def _read_pairs(rows: list[list[str]], src_i: int, tgt_i: int, note_i: Optional[int] = None
+                ) -> tuple[list[Concept], int]:
+    """Concepts of exactly two terms (source, target), the cell at `note_i` as their note; rows missing
+    either term are counted."""
     concepts, half = [], 0
     for n, row in enumerate(rows, start=1):
         src, tgt = " ".join(_cell(row, src_i).split()), " ".join(_cell(row, tgt_i).split())
         if not src or not tgt:
             half += 1
             continue
-        concepts.append(Concept(id=f"c{n}", terms=(Term(text=src, lang=""), Term(text=tgt, lang=""))))
+        concepts.append(Concept(id=f"c{n}", terms=(Term(text=src, lang=""), Term(text=tgt, lang="")),
+                                note=_cell(row, note_i) or None))
     return concepts, half
 
 

@@ -37,6 +37,11 @@ offsets agree byte for byte with the file):
     `sc`/`ec`, `it`), become `SEP` only where they would glue two word characters (letters, digits);
     beside a space or punctuation they add nothing, so text around codes reads as it always did;
   - markers (`mrk`, `sm`/`em`), `sub` and unknown elements are transparent: no boundary.
+Tracked changes (Trados SDLXLIFF). A deleted revision (`<mrk mtype="x-sdl-deleted">`, and the deleted
+text of a review's feedback, `x-sdl-feedback-deleted`) is text the translation no longer holds: its
+content is left out of the plain text, with no code and no stand-in (the text reads as if the deletion
+were accepted; `annotate.place.PlainMap` skips it alike). An inserted revision (`x-sdl-added`) is a
+transparent marker: its text is target text.
 `SEP` is U+2028 LINE SEPARATOR: whitespace to every tokeniser (the words on either side are words),
 shown as a line break, and a character no reader otherwise produces, so the lemmatiser can make it a
 boundary token that no term match and no mined rendering crosses (termqa.lang.markup). The code's
@@ -100,6 +105,9 @@ SEP = "\u2028"  # what a word-breaking code leaves in the plain text (see the mo
 
 # Elements that never break a word: annotations and segment markers, not codes of the original.
 _TRANSPARENT = frozenset(("mrk", "sm", "em", "sub", "hi"))  # hi: TMX highlighting
+# mrk types whose content is deleted text (see the module docstring), and the ones of inserted text
+DELETED_MARKS = frozenset(("x-sdl-deleted", "x-sdl-feedback-deleted"))
+REVISION_MARKS = DELETED_MARKS | {"x-sdl-added", "x-sdl-feedback-added"}
 _BR = frozenset(("<br>", "<br/>", "<br />", "\n", "\r\n", "&lt;br/&gt;", "&lt;br&gt;"))
 
 
@@ -226,6 +234,10 @@ def _walk(elem, table, default, prefix, data_for, items, marks) -> None:
         tag = child.tag
         if isinstance(tag, str):  # comments and PIs have a function as tag: skipped, tail kept
             name = _local(tag)
+            if name == "mrk" and child.get("mtype") in DELETED_MARKS:  # a deleted revision: not text
+                if child.tail:
+                    items.append(child.tail)
+                continue
             foreign = prefix is not None and (tag.startswith("{") if not prefix else not tag.startswith(prefix))
             if foreign:
                 category, role = default, OPEN

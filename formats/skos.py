@@ -1,7 +1,13 @@
 """SKOS vocabularies as glossaries: Turtle, N-Triples, RDF/XML and JSON-LD, read with rdflib.
 
 A concept is any resource with a SKOS or SKOS-XL label (or typed skos:Concept), except concept
-schemes, collections and SKOS-XL label resources themselves. Label kinds map onto statuses:
+schemes, collections and SKOS-XL label resources themselves. A collection or scheme is known by its
+type (skos:Collection, skos:OrderedCollection, skos:ConceptScheme, ISO 25964's iso-thes:ConceptGroup and
+iso-thes:ThesaurusArray, or a class the file declares a subclass of one of them) or, untyped, by what
+SKOS says only they have (the domain and range of its properties): skos:member / skos:memberList
+(a collection), skos:hasTopConcept, or being the object of skos:inScheme / skos:topConceptOf (a
+scheme). A resource typed skos:Concept stays a concept whatever else it has. Members of a collection
+are concepts like any other. Label kinds map onto statuses:
 prefLabel -> preferred, altLabel -> admitted, hiddenLabel -> matchable only (found in text, never
 recommended). `owl:deprecated true` on a concept or on a SKOS-XL label makes its terms deprecated.
 Concept ids are the concept URIs; relative URIs stay relative.
@@ -38,11 +44,23 @@ _KINDS = (
     ("altLabel", ADMITTED, False),
     ("hiddenLabel", UNKNOWN, True),
 )
+_ISO_THES = "http://purl.org/iso25964/skos-thes#"
+_RDFS_SUBCLASS = "http://www.w3.org/2000/01/rdf-schema#subClassOf"
 _NOT_CONCEPTS = (
     _SKOS + "ConceptScheme",
     _SKOS + "Collection",
     _SKOS + "OrderedCollection",
+    _ISO_THES + "ConceptGroup",  # ISO 25964's kinds of skos:Collection, often typed without the SKOS class
+    _ISO_THES + "ThesaurusArray",
     _XL + "Label",
+)
+# (predicate, which end of it) that only a collection or a concept scheme can be
+_GROUPING_ENDS = (
+    (_SKOS + "member", "subject"),
+    (_SKOS + "memberList", "subject"),
+    (_SKOS + "hasTopConcept", "subject"),
+    (_SKOS + "inScheme", "object"),
+    (_SKOS + "topConceptOf", "object"),
 )
 
 
@@ -148,6 +166,26 @@ def _pick_literal(literals) -> Optional[str]:
     return " ".join(str(min(lits, key=rank)).split())
 
 
+def _groupings(graph, concepts: set) -> set:
+    """Collections, concept schemes and SKOS-XL labels: resources that are not concepts (see the module
+    docstring); `concepts` (typed skos:Concept) are never among them unless typed as one of those too."""
+    from rdflib import URIRef
+
+    classes = {URIRef(t) for t in _NOT_CONCEPTS}
+    grew = True
+    while grew:  # subclasses the file declares, transitively
+        more = {c for k in classes for c in graph.subjects(URIRef(_RDFS_SUBCLASS), k)} - classes
+        classes |= more
+        grew = bool(more)
+    out = set()
+    for cls in classes:
+        out.update(graph.subjects(URIRef(_RDF_TYPE), cls))
+    for pred, end in _GROUPING_ENDS:
+        pairs = graph.subject_objects(URIRef(pred))
+        out.update(n for n in ((s if end == "subject" else o) for s, o in pairs) if n not in concepts)
+    return out
+
+
 def read(path: str, data: bytes, content_hash: str, *, default_lang: Optional[str] = None) -> Glossary:
     from rdflib import URIRef
 
@@ -173,10 +211,8 @@ def read(path: str, data: bytes, content_hash: str, *, default_lang: Optional[st
                 if type(form).__name__ == "Literal":
                     labels[s].append((k, form, label_dep))
 
-    excluded = set()
-    for t in _NOT_CONCEPTS:
-        excluded.update(graph.subjects(URIRef(_RDF_TYPE), URIRef(t)))
     typed = set(graph.subjects(URIRef(_RDF_TYPE), URIRef(_SKOS + "Concept")))
+    excluded = _groupings(graph, typed)
     unlabeled = len(typed - set(labels) - excluded)
 
     scheme_names: dict = {}

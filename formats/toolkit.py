@@ -18,12 +18,15 @@ Units and segments.
   PO   one unit per entry; the header entry (empty msgid) and obsolete `#~` entries are left out
        (obsolete ones counted in a warning). A plural entry gives one segment per `msgstr[n]`,
        `seg_id` "p0", "p1"..., whose source is msgid for p0 and msgid_plural for the rest; other
-       entries give one segment with `seg_id` "". Fuzzy -> state "fuzzy"; translated ->
-       "translated"; empty -> "needs-translation". Nothing is locked.
+       entries give one segment with `seg_id` "". Fuzzy (`isfuzzy()`) -> state "fuzzy"; translated
+       (`istranslated()`) -> "translated"; empty -> "needs-translation"; fuzzy units are not checked by
+       default (`formats/unitstate.py`). Nothing is locked.
   TS   one unit per `<message>` of every `<context>`; `type="vanished"`/`"obsolete"` left out
-       (counted in a warning); `type="unfinished"` -> state "needs-translation" (its text, a draft,
-       is kept as the target), as is a message with an empty translation; otherwise "translated". `numerus="yes"` gives one segment per
-       `<numerusform>` ("p0", "p1"...), all with the one source text. A message without
+       (counted in a warning); `type="unfinished"` with text -> state "unfinished" (translate-toolkit's
+       `isfuzzy()`; the text, a draft, is kept as the target and `unitstate` leaves it unchecked by
+       default); a message without text -> "needs-translation"; otherwise "translated". States come from
+       translate-toolkit's unit API (`isobsolete()`, `isfuzzy()`, `istranslated()`), as for PO.
+       `numerus="yes"` gives one segment per `<numerusform>` ("p0", "p1"...), all with the one source text. A message without
        `<translation>` has target None.
 
 Unit ids. PO has no ids and positions shift whenever msgmerge adds an entry, so the unit id is
@@ -208,8 +211,7 @@ def _read_ts(path: str, data: bytes, src_lang, tgt_lang) -> BilingualFile:
     for u in store.units:
         el = u.xmlelement
         tr = el.find(q("translation"))
-        kind = tr.get("type") if tr is not None else None
-        if kind in ("vanished", "obsolete"):
+        if u.isobsolete():  # type="vanished" or "obsolete"
             gone += 1
             continue
         source = str(u.source or "")
@@ -226,9 +228,7 @@ def _read_ts(path: str, data: bytes, src_lang, tgt_lang) -> BilingualFile:
             forms = [(f"p{k}", f.text or "") for k, f in enumerate(tr.findall(q("numerusform")))] or [("p0", "")]
         else:
             forms = [("", tr.text or "")]
-        # a finished message with no text at all is still untranslated, whatever its type says
-        done = kind != "unfinished" and any(x.strip() for _, x in forms)
-        state = "translated" if done else "needs-translation"
+        state = _ts_state(u, forms)
         for seg_id, target in forms:
             segs.append(Segment(path, uid, seg_id, source, target, s, t, len(segs), state=state))
 
@@ -241,6 +241,17 @@ def _read_ts(path: str, data: bytes, src_lang, tgt_lang) -> BilingualFile:
     return BilingualFile(path=path, format=TS, documents=(doc,), version=root.get("version"), src_lang=s,
                          tgt_lang=t, languages=tuple(dict.fromkeys((s, t))), warnings=tuple(warnings),
                          problems=tuple(problems))
+
+
+def _ts_state(unit, forms) -> str:
+    """The state of a TS message as translate-toolkit reads it: "unfinished" for an unfinished message with
+    text (its `isfuzzy()`), "translated" for a finished one with text, else "needs-translation" (no text at
+    all, whatever its type says). What each means for checking is `formats/unitstate.py`'s table."""
+    if unit.isfuzzy():
+        return "unfinished"
+    if unit.istranslated() and any(x.strip() for _, x in forms):
+        return "translated"
+    return "needs-translation"
 
 
 def read(path: str, data: bytes, *, src_lang=None, tgt_lang=None) -> BilingualFile:

@@ -39,11 +39,15 @@ The mapping, format by format (keys compared case-insensitively):
                              Reviewer2Confirmed, Rejected, MachineTranslated, ...) -> TRANSLATED.
   Phrase MXLIFF `@m:confirmed` 0/false -> NEW (unconfirmed segments are empty, source copies or
                              MT/TM pre-translations); 1 and above -> TRANSLATED.
-  PO / Qt TS                 TRANSLATED: their reader's "needs-translation" is an empty entry (already
-                             without a target) or a Qt draft, kept checked as before.
+  gettext PO                 fuzzy -> NOT_TRANSLATED (gettext's own rule: msgfmt leaves fuzzy entries out
+                             of the compiled catalogue, and their text is often a stale match for another
+                             msgid); translated, needs-translation (an empty entry) -> TRANSLATED.
+  Qt TS `translation/@type`  unfinished (with text) -> NOT_TRANSLATED (lrelease leaves them out too);
+                             translated, needs-translation (no text) -> TRANSLATED.
+  PO and TS states are read through translate-toolkit's unit API (`formats/toolkit.py`).
 
 `include` (the `--include-states` option) names states, as files write them, whose units are checked
-anyway; "all" checks every unit as before this module existed.
+anyway (`fuzzy,unfinished` for PO and TS drafts); "all" checks every unit as before this module existed.
 """
 from __future__ import annotations
 
@@ -67,6 +71,10 @@ _XLIFF2 = {"initial": NEW}
 _SDL = {SDL_NOT_TRANSLATED: NEW}
 _MEMOQ = {"notstarted": NEW}
 _MXLIFF = {"unconfirmed": NEW}
+_PO = {"fuzzy": NOT_TRANSLATED}
+_TS = {"unfinished": NOT_TRANSLATED}
+# formats whose units carry states `withhold` reads (the other formats, TMX, have none)
+_WITH_STATES = ("xliff", "po", "qt-ts")
 # a qualifier naming where a pre-translation in the target came from
 _PRETRANSLATED_QUALIFIERS = frozenset({"exact-match", "fuzzy-match", "id-match", "mt-suggestion", "tm-suggestion"})
 
@@ -108,6 +116,10 @@ def reading(fmt: str, dialect: Optional[str], state: Optional[str]) -> str:
         table = _XLIFF2
     elif fmt.startswith("xliff"):
         table = _XLIFF12
+    elif fmt == "po":
+        table = _PO
+    elif fmt in ("qt-ts", "ts"):
+        table = _TS
     else:
         return TRANSLATED
     found = table.get(key, TRANSLATED)
@@ -167,7 +179,7 @@ def withhold(documents: Sequence[Document], include: Iterable[str] = ()) -> tupl
     segments = new_with_text = 0
     readings: dict = {}  # (format, dialect, state) -> reading: a file has a handful of distinct states
     for doc in documents:
-        if not (doc.format or "").startswith("xliff"):
+        if not (doc.format or "").startswith(_WITH_STATES):
             out.append(doc)
             continue
         gone = set()  # positions of the segments left out

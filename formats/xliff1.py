@@ -319,6 +319,14 @@ class _Reader:
                 state = "confirmed" if conf.lower() in ("true", "1", "2", "3") else "unconfirmed"
             locked = (tu.get(self.M_LOCKED) or "").lower() in _TRUE
         sdl = self._sdl_segs(segdefs) if segdefs is not None else None
+        if sdl is not None and target is not None and len(target):
+            revised = {m.get("mtype") for m in target.iter(self.T_MRK)} & inline.REVISION_MARKS
+            if revised:  # Trados track changes (formats/inline.py reads them as if accepted)
+                self.found.add(
+                    "warning", "tracked changes",
+                    f"{doc_id}: trans-unit {uid!r}: the target holds tracked changes not accepted yet "
+                    f"({', '.join(sorted(revised))}): deleted text is left out of the target, inserted text "
+                    "is read as target text")
 
         seg_mrks = self._seg_mrks(segsrc) if segsrc is not None else []
         if seg_mrks:

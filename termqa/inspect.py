@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 
 from termqa import formats
 from termqa.errors import MissingLanguageError
+from termqa.formats.csvgloss import assign_languages
 from termqa.formats.unitstate import withhold
 from termqa.model import STATUSES, BilingualFile, Glossary
 from termqa.shownpath import shown_path, without_path
@@ -19,7 +20,9 @@ from termqa.wordcount import source_words, target_words
 
 def describe_bilingual(f: BilingualFile) -> dict:
     segs = f.segments
-    _docs, withheld = withhold(f.documents)  # what `check` leaves out by state (termqa.formats.unitstate)
+    # what `check` leaves out by state (termqa.formats.unitstate): `translated` counts what it will check, so
+    # inspect and the check's JSON say the same thing about one file
+    checked, withheld = withhold(f.documents)
     return {
         "path": f.path,
         "kind": "bilingual",
@@ -32,12 +35,14 @@ def describe_bilingual(f: BilingualFile) -> dict:
         "documents": len(f.documents),
         "segments": {
             "total": len(segs),
-            "translated": sum(1 for s in segs if s.translated),
+            # segments with a target `check` will check: total = translated + not_translated + empty
+            "translated": sum(1 for d in checked for s in d.segments if s.translated),
             "empty": sum(1 for s in segs if not s.translated),
             "locked": sum(1 for s in segs if s.locked),
             "skipped": sum(d.skipped for d in f.documents),
             # with a target, but in a state saying they are not translated yet: `check` leaves them out
             "not_translated": withheld.segments,
+            "not_translated_units": withheld.units,  # the check's summary.units_not_translated
             "not_translated_states": dict(withheld.states),
         },
         "source_words": source_words(f.documents),  # the one definition: termqa.wordcount
@@ -101,6 +106,8 @@ def inspect_file(path, *, src_lang=None, tgt_lang=None, glossary_lang=None) -> d
         stand_in_target = stand_in == "und"
         stand_in_key = "target_language" if exc.which == "target" else "source_language"
     if isinstance(obj, Glossary):
+        if src_lang and tgt_lang:  # a glossary without language columns (two bare columns, OmegaT) takes them
+            obj = assign_languages(obj, src_lang, tgt_lang)
         return describe_glossary(obj)
     info = describe_bilingual(obj)
     if note:
@@ -119,12 +126,13 @@ def render_text(info: dict) -> str:
             f"  languages: {info['source_language']} -> {info['target_language']}"
             + (f" (file has: {', '.join(info['languages'])})" if len(info["languages"]) > 2 else ""),
             f"  documents: {info['documents']}",
-            f"  segments: {s['total']} ({s['translated']} translated, {s['empty']} empty, "
+            f"  segments: {s['total']} ({s['translated']} translated and checked, {s['empty']} empty, "
             f"{s['locked']} locked; {s['skipped']} units not translatable, skipped)",
         ]
         if s.get("not_translated"):
             states = ", ".join(f"{k} {n}" for k, n in s["not_translated_states"].items())
-            lines.append(f"  not translated yet: {s['not_translated']} segments with a target (state {states}); "
+            lines.append(f"  not translated yet: {s['not_translated']} segments with a target "
+                         f"({s.get('not_translated_units', 0)} units; state {states}); "
                          "check leaves them out (--include-states)")
         lines += [
             f"  words: {info['source_words']:,} source, {info['target_words']:,} target",

@@ -90,6 +90,10 @@ class PlainMap:
                 else:
                     self.cands[-1].append((c.end, el))
                 continue
+            if c.local == "mrk" and c.get("mtype") in inline.DELETED_MARKS:
+                # a tracked deletion: no plain text (as inline.flatten reads it), nothing goes inside it
+                self.cands[-1].append((c.end, el))
+                continue
             known = c.ns == self.xliff_ns and c.local in self.kinds
             kind = self.kinds[c.local] if known else "container"
             stand = inline.stand_in(c.local, kind, lambda n, c=c: c.get(n)) if known else None

@@ -7,7 +7,7 @@ from termqa.config import DEFAULT_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT, DEFAULT_VA
 
 _INPUT_OPTIONS = (
     click.option("-g", "--glossary", "glossary", multiple=True,
-                 help="Glossary (TBX, SKOS, CSV/TSV); repeatable."),
+                 help="Glossary (TBX, SKOS, CSV/TSV, OmegaT, Excel .xlsx; a sheet as terms.xlsx#Sheet2); repeatable."),
     click.option("--src-lang", help="Source language, overriding the files."),
     click.option("--glossary-lang", help="Language of glossary labels that have none."),
     click.option("--lemmatiser", type=click.Choice(LemmatiserMode.choices()), default=None,
@@ -27,7 +27,8 @@ _INPUT_OPTIONS = (
                       "(without this flag such a run is refused, exit code 2)."),
     click.option("--include-states", "include_states", multiple=True,
                  help="Also check units whose state says they are not translated yet (e.g. new, "
-                      "needs-translation, initial, NotStarted, unconfirmed; comma-separated or repeatable; "
+                      "needs-translation, initial, NotStarted, unconfirmed, fuzzy (PO), unfinished (Qt TS); "
+                      "comma-separated or repeatable; "
                       "'all' for every unit). By default they are left out and counted."),
     click.option("--penalties", "penalties_file", type=click.Path(dir_okay=False),
                  help="JSON or TOML file overriding penalties, e.g. {\"A4\": 2, \"unjustified\": 1}."),

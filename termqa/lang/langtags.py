@@ -70,11 +70,39 @@ _NAMES = {
     "nb": "Norwegian Bokmål", "nl": "Dutch", "nn": "Norwegian Nynorsk", "no": "Norwegian",
     "pl": "Polish", "pt": "Portuguese", "ro": "Romanian", "ru": "Russian", "sk": "Slovak",
     "sl": "Slovenian", "sr": "Serbian", "sv": "Swedish", "th": "Thai", "tr": "Turkish",
-    "uk": "Ukrainian", "vi": "Vietnamese", "zh": "Chinese",
+    "uk": "Ukrainian", "vi": "Vietnamese", "zh": "Chinese", "fa": "Persian", "bn": "Bengali", "ur": "Urdu",
+    "ms": "Malay",
 }
 
 # English name -> tag, for headers that name a language ("French" column in a CSV glossary)
 LANGUAGE_CODES = {name.lower(): tag for tag, name in _NAMES.items()}
+# Other English names client termbases write in their headers, each naming one language unambiguously.
+LANGUAGE_CODES.update({"farsi": "fa", "simplified chinese": "zh-Hans", "chinese simplified": "zh-Hans",
+                       "traditional chinese": "zh-Hant", "chinese traditional": "zh-Hant"})
+
+# A language's name in the language itself, as a header written by its speakers names it ("Français",
+# "日本語"). Only names that are not also a common word of another language, and one spelling each
+# (plus the Arabic-keyboard spelling of Persian): a header that names its language some other way
+# still reads with a tag ("fr") or the English name.
+ENDONYMS = {
+    "العربية": "ar", "български": "bg", "català": "ca", "čeština": "cs", "dansk": "da", "deutsch": "de",
+    "ελληνικά": "el", "english": "en", "español": "es", "eesti": "et", "فارسی": "fa", "فارسي": "fa",
+    "suomi": "fi", "français": "fr", "עברית": "he", "हिन्दी": "hi", "hrvatski": "hr", "magyar": "hu",
+    "bahasa indonesia": "id", "italiano": "it", "日本語": "ja", "한국어": "ko", "lietuvių": "lt",
+    "latviešu": "lv", "nederlands": "nl", "norsk": "no", "polski": "pl", "português": "pt",
+    "română": "ro", "русский": "ru", "slovenčina": "sk", "slovenščina": "sl", "српски": "sr",
+    "svenska": "sv", "ไทย": "th", "türkçe": "tr", "українська": "uk", "tiếng việt": "vi",
+    "中文": "zh", "简体中文": "zh-Hans", "繁體中文": "zh-Hant",
+}
+
+
+def tag_of_name(name: str) -> Optional[str]:
+    """The tag of a language named in words, in English or in the language itself (`French`,
+    `Français`, `日本語`), else None. Case, accents as composed or not, and spacing do not matter."""
+    import unicodedata
+
+    key = " ".join(unicodedata.normalize("NFC", name).casefold().split())
+    return LANGUAGE_CODES.get(key) or ENDONYMS.get(key)
 
 _NAME_TAG = re.compile(r"[a-z]{1,8}(?:-[A-Za-z0-9]{1,8}){0,6}")
 

@@ -15,6 +15,7 @@ from termqa import formats
 from termqa.errors import LanguageError, MissingLanguageError
 from termqa.fileio import file_sha256
 from termqa.formats.csvgloss import assign_languages
+from termqa.formats.xlsxgloss import split_sheet
 from termqa.lang.langtags import normalise_tag
 from termqa.model import BilingualFile, Concept, Document, Glossary
 from termqa.pipeline.pairs import every_pair
@@ -84,7 +85,7 @@ def read_glossary_cached(path, glossary_lang: Optional[str] = None) -> Glossary:
     if not cache.enabled:
         return formats.read_glossary(path, default_lang=glossary_lang)
     try:
-        digest = file_sha256(path)
+        digest = file_sha256(split_sheet(path)[0])  # a workbook's sheet (`terms.xlsx#Sheet2`): the key has the path
     except OSError:  # missing or unreadable: the reader says so in its own words
         return formats.read_glossary(path, default_lang=glossary_lang)
     key = indexcache.make_key("glossary", digest, str(path), glossary_lang)
@@ -127,4 +128,5 @@ def give_languages(gl, files, src_lang, tgt_lang):
     if not src or not tgt:
         raise LanguageError("a glossary has no language columns and the languages are unknown",
                             fix="pass --src-lang and --tgt-lang")
-    return [g if g.languages or g.format not in ("csv", "tsv") else assign_languages(g, src, tgt) for g in gl]
+    return [g if g.languages or g.format not in ("csv", "tsv", "xlsx") else assign_languages(g, src, tgt)
+            for g in gl]

@@ -38,6 +38,7 @@ def test_inspect_reads_every_valid_corpus_file(path):
         for key in ("dialect", "source_language", "target_language", "documents", "source_words", "target_words"):
             assert key in info
         assert set(info["segments"]) == {"total", "translated", "empty", "locked", "skipped", "not_translated",
+                                        "not_translated_units",
                                         "not_translated_states"}
         assert info["documents"] >= 1 and "target_language" in info
     else:

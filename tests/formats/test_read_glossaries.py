@@ -678,7 +678,7 @@ def test_csv_without_header_two_columns(tmp_path):
     assert g.warnings == (
         "1 rows with only one of the two cells filled were skipped",
         "no header row naming the languages: column 1 is read as source terms and column 2 as target "
-        "terms; their languages come from --src-lang/--tgt-lang",
+        "terms; their languages come from --src-lang/--tgt-lang or the files checked",
     )
     named = csvgloss.assign_languages(g, "en", "fr_ca")
     assert named.languages == ("en", "fr-CA")
@@ -708,3 +708,40 @@ def test_csv_three_columns_without_header_is_refused(tmp_path):
 def test_csv_header_only_is_empty_glossary(tmp_path):
     with pytest.raises(InputError, match="empty glossary"):
         read_glossary(_write(tmp_path, "h.csv", "en,fr\n"))
+
+
+def test_skos_collections_and_schemes_are_not_concepts_their_members_are(tmp_path):
+    # no licensed public file at hand with untyped or ISO 25964 collections: written here
+    ttl = """@prefix skos: <http://www.w3.org/2004/02/skos/core#> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix isothes: <http://purl.org/iso25964/skos-thes#> .
+@prefix ex: <http://example.org/> .
+ex:scheme skos:prefLabel "Pump vocabulary"@en ; skos:hasTopConcept ex:pump .
+ex:pump a skos:Concept ; skos:prefLabel "pump"@en, "pompe"@fr ; skos:inScheme ex:scheme .
+ex:seal skos:prefLabel "seal"@en ; skos:inScheme ex:scheme .
+ex:valve skos:prefLabel "valve"@en ; skos:topConceptOf ex:other .
+ex:other skos:prefLabel "Other vocabulary"@en .
+ex:parts skos:prefLabel "pump parts"@en ; skos:member ex:seal, ex:valve .
+ex:ordered skos:prefLabel "parts in order"@en ; skos:memberList ( ex:seal ex:valve ) .
+ex:group a isothes:ConceptGroup ; skos:prefLabel "seals and valves"@en .
+ex:MyGroup rdfs:subClassOf skos:Collection .
+ex:mine a ex:MyGroup ; skos:prefLabel "my group"@en .
+ex:odd a skos:Concept ; skos:prefLabel "odd concept"@en ; skos:member ex:seal .
+"""
+    g = read_glossary(_write(tmp_path, "c.ttl", ttl))
+    assert sorted(c.id for c in g.concepts) == [
+        "http://example.org/odd", "http://example.org/pump", "http://example.org/seal", "http://example.org/valve"]
+    assert {c.id: c.subject for c in g.concepts}["http://example.org/seal"] == "Pump vocabulary"
+
+
+@pytest.mark.corpus
+def test_unesco_collections_are_left_out_their_members_kept(corpus):
+    import re
+
+    path = corpus / "formats/skos/unesco_thesaurus_2013.ttl"
+    text = path.read_text(encoding="utf-8")
+    collections = set(re.findall(r"^unescothes:(\S+) a skos:Collection", text, re.M))
+    members = set(re.findall(r"skos:member unescothes:(C\d+)", text))
+    ids = {c.id.rsplit("/", 1)[-1] for c in _read_once(str(path)).concepts}
+    assert len(collections) == 96 and not ids & collections
+    assert members and members <= ids  # the concepts a collection groups are concepts

@@ -250,7 +250,7 @@ def test_ts_contexts_unfinished_vanished_numerus(tmp_path):
     assert bf.warnings == (f"{path}: 2 vanished/obsolete messages left out",)
     assert _rows(bf) == [
         ("", "Replace the impeller", "Remplacez la roue", "translated", False),
-        ("", "Check the seal", "Vérifiez le joint", "needs-translation", False),
+        ("", "Check the seal", "Vérifiez le joint", "unfinished", False),
         ("p0", "%n pump(s)", "%n pompe", "translated", False),
         ("p1", "%n pump(s)", "%n pompes", "translated", False),
         ("", "&Open", "", "needs-translation", False),
@@ -395,8 +395,10 @@ def test_cli_inspect_and_check_a_po_file(tmp_path):
     assert r.exit_code == 0, r.output
     info = json.loads(r.stdout)
     assert (info["format"], info["source_language"], info["target_language"]) == ("po", "en", "fr")
-    assert info["segments"] == {"total": 5, "translated": 5, "empty": 0, "locked": 0, "skipped": 0,
-                                "not_translated": 0, "not_translated_states": {}}
+    # the fuzzy entry is not checked (gettext's own rule): inspect says so as the check's JSON does
+    assert info["segments"] == {"total": 5, "translated": 4, "empty": 0, "locked": 0, "skipped": 0,
+                                "not_translated": 1, "not_translated_units": 1,
+                                "not_translated_states": {"fuzzy": 1}}
     assert info["warnings"] == [f"{po}: 1 obsolete (#~) entry left out"] and info["problems"] == []
 
     r = runner.invoke(main, ["inspect", po, "--json"])  # gettext has no source-language header
@@ -417,14 +419,73 @@ def test_cli_inspect_and_check_a_po_file(tmp_path):
     assert got == [
         ("", "impeller", "roue", "conforming", None),
         ("", "impeller", "turbine", "error", "A1"),
-        ("", "seal", "joint", "conforming", None),
         ("p0", "seal", "joint", "conforming", None),
         ("p1", "seals", "joints", "conforming", None),
     ]
     assert result["occurrences"][1]["unit_id"] == _po_id("Clean the impeller.")
-    assert result["summary"]["outcomes"]["error"] == 1
+    sm = result["summary"]
+    assert sm["outcomes"]["error"] == 1
+    assert (sm["units_not_translated"], sm["segments_not_translated"], sm["not_translated_states"]) == (
+        1, 1, {"fuzzy": 1})
+    assert sm["occurrences_in_untranslated_segments"] == 1
+
+    # --include-states fuzzy checks the fuzzy entry as a translation again
+    r = runner.invoke(main, ["check", po, "-g", glossary, "--src-lang", "en", "--lemmatiser", "lookup",
+                             "--include-states", "fuzzy,unfinished", "--json", str(out), "-q"])
+    assert r.exit_code == 0, r.output
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert ("", "seal", "joint", "conforming", None) in [
+        (o["segment_id"], o["source_text"], o["target_text"], o["outcome"], o["label"]) for o in result["occurrences"]]
+    assert result["summary"]["units_not_translated"] == 0
 
     r = runner.invoke(main, ["check", po, "-g", glossary, "--src-lang", "en", "--lemmatiser", "lookup", "--annotate",
                              str(tmp_path / "out.po"), "-q"])
     assert r.exit_code == 2 and "XLIFF files only" in r.stderr
     assert not (tmp_path / "out.po").exists()
+
+
+# --- unit states: what is checked is what the format's own rule calls translated -----------------
+
+
+def _own_rule_translated(path: str, module: str) -> int:
+    """Units translate-toolkit itself calls translated (a numerus message counts once per form)."""
+    from translate.storage import pypo, ts2
+
+    store = (pypo.pofile if module == "po" else ts2.tsfile).parsefile(path)
+    n = 0
+    for u in store.units:
+        if u.isheader() or u.isobsolete() or not u.istranslated():
+            continue
+        n += len(u.target.strings) if u.hasplural() else 1
+    return n
+
+
+@needs_toolkit
+@pytest.mark.parametrize("name, text, module, states", [
+    ("pump.po", CLI_PO, "po", {"fuzzy": 1}),
+    ("app_fr.ts", TS, "ts", {"unfinished": 1}),
+])
+def test_inspect_translated_is_the_formats_own_rule(tmp_path, name, text, module, states):
+    # no licensed public file at hand for these states: the fixtures are written here
+    path = _write(tmp_path, name, text)
+    from termqa.inspect import inspect_file
+
+    seg = inspect_file(path, src_lang="en")["segments"]
+    assert seg["translated"] == _own_rule_translated(path, module)
+    assert seg["not_translated_states"] == states
+    assert seg["total"] == seg["translated"] + seg["not_translated"] + seg["empty"]
+
+
+@needs_toolkit
+def test_ts_unfinished_messages_are_not_checked_unless_included(tmp_path):
+    from termqa.pipeline.check import check
+
+    ts = _write(tmp_path, "app_fr.ts", TS)
+    glossary = _write(tmp_path, "terms.csv", "en,fr\nseal,joint\nimpeller,roue\n")
+    r = check([ts], [glossary], lemmatiser="lookup").to_dict()
+    assert [o["source_text"] for o in r["occurrences"]] == ["impeller", "impeller"]
+    sm = r["summary"]
+    assert (sm["units_not_translated"], sm["not_translated_states"]) == (1, {"unfinished": 1})
+    assert sm["occurrences_in_untranslated_segments"] == 1
+    r = check([ts], [glossary], lemmatiser="lookup", include_states=["fuzzy,unfinished"]).to_dict()
+    assert "seal" in [o["source_text"] for o in r["occurrences"]] and r["summary"]["units_not_translated"] == 0

@@ -127,8 +127,10 @@ def test_state_qualifier_is_kept_after_the_state(tmp_path, monkeypatch, mode):
     ("xliff-1.2", "mqxliff", "ManuallyConfirmed", TRANSLATED),
     ("xliff-1.2", "mxliff", "unconfirmed", NEW),
     ("xliff-1.2", "mxliff", "confirmed", TRANSLATED),
-    ("ts", None, "needs-translation", TRANSLATED),  # a Qt draft stays checked
-    ("po", None, "fuzzy", TRANSLATED),
+    ("qt-ts", None, "needs-translation", TRANSLATED),  # a TS message without text: untranslated anyway
+    ("qt-ts", None, "unfinished", NOT_TRANSLATED),  # a Qt draft: lrelease leaves it out
+    ("po", None, "translated", TRANSLATED),
+    ("po", None, "fuzzy", NOT_TRANSLATED),
 ])
 def test_each_format_state_reads_as_documented(fmt, dialect, state, expected):
     assert reading(fmt, dialect, state) == expected
@@ -168,7 +170,7 @@ def test_cli_console_json_and_config(tmp_path, monkeypatch):
     assert json.loads(out.read_text())["summary"]["units_not_translated"] == 61
     r = CliRunner().invoke(main, ["check", str(ANGULAR), "-g", g, "--lemmatiser", "lookup", "--include-states",
                                   "new,needs-translation", "--json", str(out)])
-    assert r.exit_code == 0 and "not translated yet" not in r.output
+    assert r.exit_code == 0 and "units not translated yet" not in r.output
     assert json.loads(out.read_text())["summary"]["units_not_translated"] == 0
     (tmp_path / "termqa.toml").write_text('include_states = ["new"]\n', encoding="utf-8")
     monkeypatch.chdir(tmp_path)
@@ -208,3 +210,43 @@ def test_source_copies_left_out_do_not_make_a_wrong_language_alert(tmp_path):
     assert not [a for a in r["alerts"] if "looks like" in a]
     widened = check([str(p)], [g], lemmatiser="lookup", include_states=["new"]).to_dict()
     assert [a for a in widened["alerts"] if "the target text looks like English" in a]
+
+
+# --- inspect's `translated` against each format's own rule (#37) -----------------------------------------
+
+
+def _own_rule(fmt: str, dialect, state) -> bool:
+    """Is a segment with text translated, by its tool's own rule (written apart from unitstate's table)?"""
+    from termqa.formats.unitstate import split_state
+
+    s = split_state(state)[0].lower()
+    if dialect == "sdlxliff":
+        return bool(s)  # an sdl:seg with a confirmation level
+    if dialect == "mqxliff":
+        return s.replace(" ", "") != "notstarted"
+    if dialect == "mxliff":
+        return s not in ("unconfirmed", "new", "needs-translation")
+    if fmt.startswith("xliff-2"):
+        return s != "initial"
+    if fmt.startswith("xliff"):
+        return s not in ("new", "needs-translation")
+    return {"po": s != "fuzzy", "qt-ts": s != "unfinished"}.get(fmt, True)
+
+
+def _corpus_bilingual():
+    from tests.conftest import corpus_files, is_invalid_name
+
+    return [p for sub in ("formats/xliff12", "formats/xliff2", "formats/sdlxliff", "formats/mqxliff")
+            for p in corpus_files(sub) if not is_invalid_name(p)]
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("path", [ANGULAR] + _corpus_bilingual(), ids=lambda p: p.name)
+def test_inspect_translated_is_the_formats_own_rule(path):
+    try:
+        f = formats.read_bilingual(str(path))
+    except Exception as exc:  # files test_cli refuses for their own reasons (no language...)
+        pytest.skip(f"not readable alone: {exc}")
+    by_rule = sum(1 for d in f.documents for s in d.segments
+                  if s.translated and _own_rule(d.format, d.dialect, s.state))
+    assert inspect_file(str(path))["segments"]["translated"] == by_rule, f.format
