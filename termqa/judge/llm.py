@@ -5,7 +5,9 @@ from the cache (or `--offline`) never loads it. Any server that speaks the OpenA
 (OpenAI, a proxy, vLLM, llama.cpp, Ollama...): `base_url` picks it.
 
 What it guarantees to the judge built on top of it:
-- answers are parsed JSON objects with the keys the schema requires, or a `JudgeError`;
+- answers are parsed JSON objects that fit the schema (required fields, labels of the prompt's
+  registry, spans from the target), or a `JudgeError`: an unusable answer is asked again at most
+  twice, then fails with its reason (termqa.judge.retry); it is never cached;
 - every answer is written to the cache the moment it arrives (Ctrl-C loses nothing paid for);
 - `--max-calls` / `--max-cost` stop new calls with `BudgetExceeded`; answers already given stay;
 - the `Accounting` (termqa.judge.accounting) says what the run cost.
@@ -22,13 +24,15 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Optional, Union
 
-from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss, UsageError
+from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss, UnusableAnswer, UsageError
 from termqa.judge.accounting import Accounting
-from termqa.judge.answers import Expect, answers_every, parse_json_answer
+from termqa.judge.answers import (  # noqa: F401  (parse_json_answer: public, tests import it from here)
+    BAD_LABEL, EMPTY, REFUSAL, SCHEMA_BREAKING, Expect, Quotes, parse_json_answer, parse_json_object, problem,
+)
 from termqa.judge.batch import BatchPending, collect, request_line, submit, write_file
 from termqa.judge.cache import VerdictCache, cache_key
 from termqa.judge.costs import read_usage
-from termqa.judge.retry import RetryPolicy, retry_after
+from termqa.judge.retry import RecentAnswers, RetryPolicy, retry_after
 from termqa.judge.settings import OPENAI_URL, PLACEHOLDER_KEY, JudgeSettings, endpoint_kind
 from termqa.judge.settings import settings_from_env  # noqa: F401  (public: README imports it from here)
 
@@ -53,6 +57,9 @@ class Request:
     # asked about, see termqa.judge.answers); an answer that misses one is retried like one that is
     # not JSON. Derived from the messages, so not part of the cache key.
     expect: Optional[Expect] = None
+    # Where the answer's quoted spans must come from (the alignment's target segment): a span that
+    # is not there makes the answer unusable. Derived from the messages too.
+    quotes: Optional[Quotes] = None
 
     def message_dicts(self) -> list[dict[str, str]]:
         return [{"role": r, "content": c} for r, c in self.messages]
@@ -92,12 +99,25 @@ def open_client(base_url: Optional[str], api_key: Optional[str], what: str = "th
 
 
 class _Retry(Exception):
-    """One attempt failed in a way worth trying again."""
+    """One attempt failed in a way worth trying again: a passing fault (`unusable` None), or an
+    answer that arrived unusable (`unusable` is its reason class, termqa.judge.answers)."""
 
-    def __init__(self, reason: str, wait_hint: Optional[float] = None):
+    def __init__(self, reason: str, wait_hint: Optional[float] = None, unusable: Optional[str] = None):
         super().__init__(reason)
         self.reason = reason
         self.wait_hint = wait_hint
+        self.unusable = unusable
+
+
+def server_message(exc: Exception) -> str:
+    """The server's own words in an error response (its `error.message`), else the exception's text."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        message = inner.get("message") or inner.get("detail")
+        if message:
+            return str(message)
+    return getattr(exc, "message", None) or str(exc)
 
 
 def _error_text(exc: Exception) -> str:
@@ -144,6 +164,9 @@ class Backend:
         self._rng = random.Random(seed)
         self._abandoned: list[ThreadPoolExecutor] = []
         self._send_temperature = True
+        self._recent = RecentAnswers()
+        self._format_tried = False  # a 400/422 naming nothing: the next response format was tried once
+        self.phase = ""  # the stage asking now, for progress lines (termqa.judge.progress)
         self._max_tokens_param = "max_tokens"
         # every question in flight holds a slot, whichever thread asked it (documents are judged side by
         # side); a question already in flight is waited for, never sent twice
@@ -330,6 +353,10 @@ class Backend:
         entry = self.cache.get(key)
         if entry is None:
             return None
+        if problem(entry.answer, request.json_schema, request.expect, request.quotes) is not None:
+            # written before answers were checked (an older termqa): ask again, never read it
+            self.account.add(cached_unusable=1)
+            return None
         self.account.add(cached=1)
         return Answer(data=entry.answer, raw=entry.raw, model=entry.model,
                       prompt_id=request.prompt_id, prompt_version=request.prompt_version, key=key,
@@ -354,7 +381,11 @@ class Backend:
         result: Union[Answer, JudgeError]
         try:
             with self._slots:
-                result = self._fetch(request, key)
+                self.account.add(in_flight=1)
+                try:
+                    result = self._fetch(request, key)
+                finally:
+                    self.account.add(in_flight=-1)
         except JudgeError as exc:
             result = exc
         except BaseException as exc:
@@ -378,13 +409,14 @@ class Backend:
                 fix="run once without --offline to fill the cache, or point --cache at the file that has these judgements",
             )
         if self._fatal is not None:
-            self.account.add(failed=1)
-            raise JudgeError(self._fatal.message, fix=self._fatal.fix)
+            err = self._fatal_copy()
+            self.account.fail(err.reason_class or "error", str(err))
+            raise err
         self._reserve()
         try:
             answer = self._ask(request, key)
-        except JudgeError:
-            self.account.add(failed=1)
+        except JudgeError as exc:
+            self.account.fail(getattr(exc, "reason_class", None) or "error", str(exc))
             raise
         self.cache.put(key, model=self.settings.model, prompt_id=request.prompt_id,
                        prompt_version=request.prompt_version, messages=request.message_dicts(),
@@ -449,11 +481,14 @@ class Backend:
         import openai
 
         client = self._openai()
-        attempt = 0
+        attempt = 0  # retries after passing faults
+        reasked = 0  # retries after unusable answers
         started = time.monotonic()
         while True:
             if self._stop.is_set():
                 raise JudgeError("judging interrupted")
+            if self._fatal is not None:
+                raise self._fatal_copy()
             mode = self._mode
             try:
                 return self._attempt(client, request, key, mode)
@@ -469,14 +504,34 @@ class Backend:
                 retry = exc
             except openai.OpenAIError as exc:
                 raise JudgeError(f"judge request failed: {exc}") from exc
+            if retry.unusable is not None:
+                self.account.add_unusable(retry.unusable)
+                stop = self._recent.add(retry.unusable, retry.reason)
+                if stop is not None:
+                    self._set_fatal(UnusableAnswer(stop, reason_class=retry.unusable, fix=_UNUSABLE_FIX))
+                    raise self._fatal_copy()
+                reasked += 1
+                if reasked > self.settings.unusable_retries:
+                    raise UnusableAnswer(
+                        f"unusable judge answer for {request.prompt_id} ({retry.unusable}) after "
+                        f"{_times(reasked, 'unusable answer')}: {retry.reason}", reason_class=retry.unusable,
+                        fix=_UNUSABLE_FIX)
+                self.account.add(retries=1)
+                if self._stop.wait(min(self.settings.unusable_pause, 2.0)):
+                    raise JudgeError("judging interrupted")
+                continue
             attempt += 1
             delay = self._delay(attempt, retry.wait_hint, time.monotonic() - started)
             if delay is None:
-                raise JudgeError(
-                    f"no usable judge answer for {request.prompt_id} after {attempt} attempts "
-                    f"({time.monotonic() - started:.1f} s): {retry.reason}",
+                err = JudgeError(
+                    f"judge server unavailable: no answer for {request.prompt_id} after {_times(attempt, 'attempt')} "
+                    f"({_times(attempt - 1, 'retry', 'retries')}, {time.monotonic() - started:.1f} s): {retry.reason}",
                     fix="check the judge server; re-running asks only what is missing",
                 )
+                err.reason_class = "outage"
+                # the outage policy is spent: later questions would wait as long again, for nothing
+                self._set_fatal(err)
+                raise err
             self.account.add(retries=1)
             if self._stop.wait(delay):
                 raise JudgeError("judging interrupted")
@@ -486,12 +541,21 @@ class Backend:
         tin, cached, tout = read_usage(getattr(resp, "usage", None))
         self.account.add(tokens_in=tin, tokens_in_cached=cached, tokens_out=tout)  # paid for even if unusable
         choices = getattr(resp, "choices", None) or []
-        text = (choices[0].message.content or "") if choices else ""
-        data = parse_json_answer(text, request.json_schema) if request.json_schema is not None else text
-        if data is None or (request.json_schema is None and not text):
-            raise _Retry(f"answer is not the JSON object asked for: {text[:120]!r}")
-        if not answers_every(data, request.expect):
-            raise _Retry(f"answer leaves out part of what was asked: {text[:120]!r}")
+        message = choices[0].message if choices else None
+        text = (message.content or "") if message is not None else ""
+        refusal = getattr(message, "refusal", None) if message is not None else None
+        if refusal or (choices and getattr(choices[0], "finish_reason", None) == "content_filter"):
+            raise _Retry(f"the model refused: {(refusal or text)[:120]!r}", unusable=REFUSAL)
+        if not text.strip():
+            raise _Retry("the answer is empty", unusable=EMPTY)
+        if request.json_schema is None:
+            data: Any = text
+        else:
+            data = parse_json_object(text)
+            found = problem(data, request.json_schema, request.expect, request.quotes)
+            if found is not None:
+                raise _Retry(f"{found[1]}: {text[:120]!r}", unusable=found[0])
+        self._recent.add(None)
         return Answer(data=data, raw=text, model=self.settings.model, prompt_id=request.prompt_id,
                       prompt_version=request.prompt_version, key=key, tokens_in=tin,
                       tokens_out=tout, cached=False, json_mode=mode if request.json_schema else None,
@@ -521,11 +585,20 @@ class Backend:
                 self._mode = JSON_OBJECT if mode == JSON_SCHEMA else JSON_PLAIN
                 self.account.json_mode_fallback = True
             return None
+        if status in (400, 422) and mode != JSON_PLAIN and not self._format_tried:
+            # a refusal that names nothing: it may still be the response format (servers word it
+            # every way); the next format is tried once for the run before giving up
+            with self._lock:
+                if not self._format_tried:
+                    self._format_tried = True
+                    self._mode = JSON_OBJECT if mode == JSON_SCHEMA else JSON_PLAIN
+                    self.account.json_mode_fallback = True
+            return None
         code = getattr(exc, "code", None)
         if status == 429 and code != "insufficient_quota":
-            return _Retry(f"rate limited (429): {exc}", _retry_after(exc))
+            return _Retry(f"rate limited (429): {server_message(exc)}", _retry_after(exc))
         if status in (408, 409) or status >= 500:
-            return _Retry(f"server error ({status}): {exc}", _retry_after(exc))
+            return _Retry(f"server error ({status}): {server_message(exc)}", _retry_after(exc))
         fix = None
         if status in (401, 403):
             fix = "check OPENAI_API_KEY and that it may use this model"
@@ -533,13 +606,27 @@ class Backend:
             fix = "check --judge-model and --judge-base-url (the URL usually ends in /v1)"
         elif status == 429:
             fix = "the account has no quota left"
-        err = JudgeError(f"judge server refused the request ({status}): {exc}", fix=fix)
+        err = JudgeError(f"judge server refused the request ({status}): {server_message(exc)}", fix=fix)
+        err.reason_class = "refused"
         if fix is not None:
             # Every later question would fail the same way: fail them without calling.
-            with self._lock:
+            self._set_fatal(err)
+        raise err
+
+    def _set_fatal(self, err: JudgeError) -> None:
+        with self._lock:
+            if self._fatal is None:
                 self._fatal = err
                 self.account.fatal_error = str(err)
-        raise err
+
+    def _fatal_copy(self) -> JudgeError:
+        """The run's fatal error, raised again for another question (a fresh exception each time)."""
+        f = self._fatal
+        assert f is not None
+        err = (UnusableAnswer(f.message, reason_class=f.reason_class, fix=f.fix) if isinstance(f, UnusableAnswer)
+               else JudgeError(f.message, fix=f.fix))
+        err.reason_class = f.reason_class
+        return err
 
     def _delay(self, attempt: int, hint: Optional[float], elapsed: float = 0.0) -> Optional[float]:
         """The wait before retry `attempt`, None when the question must give up (termqa.judge.retry)."""
@@ -548,6 +635,15 @@ class Backend:
                              cap=s.backoff_max)
         with self._lock:  # one generator shared by the workers
             return policy.delay(attempt, elapsed, hint, self._rng)
+
+
+_UNUSABLE_FIX = ("the model does not answer in the JSON asked for: use a model that follows JSON "
+                 "instructions, or a server with JSON-schema output (README: a local judge); "
+                 "re-running asks only what is missing")
+
+
+def _times(n: int, one: str, many: str = "") -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
 def _retry_after(exc) -> Optional[float]:

@@ -189,7 +189,8 @@ def judge_part(settings: JudgeSettings) -> JudgePart:
 
 def account(backend: Backend, stages: Sequence[Stage]) -> dict:
     acc = backend.account.as_dict()
-    acc["out_of_registry_labels"] = sum(st.out_of_registry for st in stages)
+    # the backend's count (answers refused and asked again) plus any a reader flagged
+    acc["out_of_registry_labels"] = acc.get("out_of_registry_labels", 0) + sum(st.out_of_registry for st in stages)
     return acc
 
 
