@@ -58,6 +58,8 @@ arrived unusable, by reason class (each was asked again, none became a verdict o
         self.budget_exhausted = False
         self.fatal_error: Optional[str] = None
         self.in_flight = 0
+        self.questions = 0  # questions handed to the backend (cache hits included): progress's total
+        self.answered = 0  # questions the server answered usably in this run
         self.cached_unusable = 0  # cache rows an older termqa wrote that fail the checks: asked again
         self.unusable: Counter = Counter()  # reason class -> answers
         self.failures: Counter = Counter()  # reason class -> questions

@@ -210,6 +210,7 @@ class Backend:
         if self.settings.batch:
             return self._batch_many(requests)
         results: list[Union[Answer, JudgeError, None]] = [None] * len(requests)
+        self.account.add(questions=len(requests))
         todo: dict[str, list[int]] = {}  # key -> positions; identical questions are asked once
         for i, req in enumerate(requests):
             key = self.key_for(req)
@@ -423,6 +424,7 @@ class Backend:
                        answer=answer.data, raw=answer.raw, tokens_in=answer.tokens_in,
                        tokens_out=answer.tokens_out, json_mode=answer.json_mode,
                        endpoint=self.settings.endpoint, served_model=answer.served_model)
+        self.account.add(answered=1)
         return answer
 
     def _reserve(self) -> None:
