@@ -223,9 +223,11 @@ def progress_bar(quiet: bool):
             if not total:
                 return
             step = int(10 * done / total)
-            if last.get(stage) == step:
+            now = time.monotonic()
+            # the same line again only after 10 s: the judge's ticker repeats it while nothing moves
+            if last.get(stage, (None, 0.0))[0] == step and now - last[stage][1] < 9.5:
                 return
-            last[stage] = step
+            last[stage] = (step, now)
             click.echo(f"termqa: {stage} {done}/{total} ({time.monotonic() - started:.0f} s)", err=True)
 
         return lines

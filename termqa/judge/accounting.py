@@ -64,6 +64,7 @@ arrived unusable, by reason class (each was asked again, none became a verdict o
         self.unusable: Counter = Counter()  # reason class -> answers
         self.failures: Counter = Counter()  # reason class -> questions
         self.first_failure: Optional[str] = None
+        self.shared_with_other_run = 0  # answers another run sharing the cache was asking: waited for, not paid
 
     def add_unusable(self, reason: str) -> None:
         with self._lock:
@@ -140,6 +141,7 @@ arrived unusable, by reason class (each was asked again, none became a verdict o
             "schema_breaking_answers": sum(n for k, n in self.unusable.items() if k in SCHEMA_BREAKING),
             "out_of_registry_labels": self.unusable.get(BAD_LABEL, 0),
             "failed_by_reason": dict(self.failures),
+            "shared_with_other_run": self.shared_with_other_run,
             "first_failure": self.first_failure,
             # questions that failed after their retries, or wait for a batch: re-run to finish (exit code 3)
             "incomplete": self.failed > 0 or self.batch_open > 0,

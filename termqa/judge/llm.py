@@ -17,6 +17,7 @@ Its settings are termqa.judge.settings; `settings_from_env` is imported here too
 from __future__ import annotations
 
 import json
+import os
 import random
 import threading
 import time
@@ -30,7 +31,7 @@ from termqa.judge.answers import (  # noqa: F401  (parse_json_answer: public, te
     BAD_LABEL, EMPTY, REFUSAL, SCHEMA_BREAKING, Expect, Quotes, parse_json_answer, parse_json_object, problem,
 )
 from termqa.judge.batch import BatchPending, collect, request_line, submit, write_file
-from termqa.judge.cache import VerdictCache, cache_key
+from termqa.judge.cache import ANSWERED, MINE, VerdictCache, cache_key
 from termqa.judge.costs import read_usage
 from termqa.judge.retry import RecentAnswers, RetryPolicy, retry_after
 from termqa.judge.settings import OPENAI_URL, PLACEHOLDER_KEY, JudgeSettings, endpoint_kind
@@ -102,11 +103,13 @@ class _Retry(Exception):
     """One attempt failed in a way worth trying again: a passing fault (`unusable` None), or an
     answer that arrived unusable (`unusable` is its reason class, termqa.judge.answers)."""
 
-    def __init__(self, reason: str, wait_hint: Optional[float] = None, unusable: Optional[str] = None):
+    def __init__(self, reason: str, wait_hint: Optional[float] = None, unusable: Optional[str] = None,
+                 raw: str = ""):
         super().__init__(reason)
         self.reason = reason
         self.wait_hint = wait_hint
         self.unusable = unusable
+        self.raw = raw  # what the server sent, for the line that stops the run
 
 
 def server_message(exc: Exception) -> str:
@@ -160,11 +163,14 @@ class Backend:
         self._client = None
         self._mode = JSON_SCHEMA
         self._stop = threading.Event()
+        self._wake = threading.Event()  # ends retry waits early: set on stop() and on a fatal error
         self._fatal: Optional[JudgeError] = None
         self._rng = random.Random(seed)
         self._abandoned: list[ThreadPoolExecutor] = []
         self._send_temperature = True
         self._recent = RecentAnswers()
+        # this run's name in the cache's claims (termqa.judge.cache): the process and a random part
+        self._owner = f"{os.getpid()}-{random.Random().getrandbits(48):012x}"
         self._format_tried = False  # a 400/422 naming nothing: the next response format was tried once
         self.phase = ""  # the stage asking now, for progress lines (termqa.judge.progress)
         self._max_tokens_param = "max_tokens"
@@ -350,13 +356,14 @@ class Backend:
 
     # -- steps ----------------------------------------------------------------------------------
 
-    def _from_cache(self, key: str, request: Request) -> Optional[Answer]:
+    def _from_cache(self, key: str, request: Request, count_unusable: bool = True) -> Optional[Answer]:
         entry = self.cache.get(key)
         if entry is None:
             return None
         if problem(entry.answer, request.json_schema, request.expect, request.quotes) is not None:
             # written before answers were checked (an older termqa): ask again, never read it
-            self.account.add(cached_unusable=1)
+            if count_unusable:
+                self.account.add(cached_unusable=1)
             return None
         self.account.add(cached=1)
         return Answer(data=entry.answer, raw=entry.raw, model=entry.model,
@@ -367,6 +374,7 @@ class Backend:
     def stop(self) -> None:
         """Send no new question (Ctrl-C): retry loops end, queued questions are dropped."""
         self._stop.set()
+        self._wake.set()
 
     def _fetch_or_error(self, request: Request, key: str) -> Union[Answer, JudgeError]:
         with self._lock:
@@ -413,19 +421,54 @@ class Backend:
             err = self._fatal_copy()
             self.account.fail(err.reason_class or "error", str(err))
             raise err
-        self._reserve()
+        shared = self._claim(request, key)
+        if shared is not None:
+            return shared
         try:
+            self._reserve()
             answer = self._ask(request, key)
         except JudgeError as exc:
+            self.cache.release(key, self._owner)
             self.account.fail(getattr(exc, "reason_class", None) or "error", str(exc))
+            raise
+        except BaseException:
+            self.cache.release(key, self._owner)
             raise
         self.cache.put(key, model=self.settings.model, prompt_id=request.prompt_id,
                        prompt_version=request.prompt_version, messages=request.message_dicts(),
                        answer=answer.data, raw=answer.raw, tokens_in=answer.tokens_in,
                        tokens_out=answer.tokens_out, json_mode=answer.json_mode,
                        endpoint=self.settings.endpoint, served_model=answer.served_model)
+        self.cache.release(key, self._owner)
         self.account.add(answered=1)
         return answer
+
+    def _lease(self) -> float:
+        """How long a claim lives without renewal: one attempt and the longest wait before the next."""
+        s = self.settings
+        return 2 * s.judge_timeout + s.backoff_max + 5.0
+
+    def _claim(self, request: Request, key: str) -> Optional[Answer]:
+        """Claim the question for this run; while another live run holds it, wait for its answer
+        (returned as a cache hit). None: this run asks."""
+        waited = False
+        while True:
+            state = self.cache.claim(key, self._owner, self._lease())
+            if state == MINE:
+                return None
+            if state == ANSWERED:
+                hit = self._from_cache(key, request, count_unusable=False)
+                if hit is not None:
+                    if waited:
+                        self.account.add(shared_with_other_run=1)
+                    return hit
+                return None  # an unusable row of an older termqa: this run asks (the row is replaced)
+            waited = True
+            self._wake.wait(0.2)
+            if self._stop.is_set():
+                raise JudgeError("judging interrupted")
+            if self._fatal is not None:
+                raise self._fatal_copy()
 
     def _reserve(self) -> None:
         """Count one call against the budget, or refuse it. With several calls in flight the cost
@@ -492,6 +535,7 @@ class Backend:
             if self._fatal is not None:
                 raise self._fatal_copy()
             mode = self._mode
+            self.cache.claim(key, self._owner, self._lease())  # renew the lease: this run is alive
             try:
                 return self._attempt(client, request, key, mode)
             except openai.APIStatusError as exc:
@@ -508,7 +552,7 @@ class Backend:
                 raise JudgeError(f"judge request failed: {exc}") from exc
             if retry.unusable is not None:
                 self.account.add_unusable(retry.unusable)
-                stop = self._recent.add(retry.unusable, retry.reason)
+                stop = self._recent.add(retry.unusable, retry.raw or retry.reason)
                 if stop is not None:
                     self._set_fatal(UnusableAnswer(stop, reason_class=retry.unusable, fix=_UNUSABLE_FIX))
                     raise self._fatal_copy()
@@ -519,9 +563,8 @@ class Backend:
                         f"{_times(reasked, 'unusable answer')}: {retry.reason}", reason_class=retry.unusable,
                         fix=_UNUSABLE_FIX)
                 self.account.add(retries=1)
-                if self._stop.wait(min(self.settings.unusable_pause, 2.0)):
-                    raise JudgeError("judging interrupted")
-                continue
+                self._wake.wait(min(self.settings.unusable_pause, 2.0))
+                continue  # the loop's top ends it when the run stopped meanwhile
             attempt += 1
             delay = self._delay(attempt, retry.wait_hint, time.monotonic() - started)
             if delay is None:
@@ -535,8 +578,7 @@ class Backend:
                 self._set_fatal(err)
                 raise err
             self.account.add(retries=1)
-            if self._stop.wait(delay):
-                raise JudgeError("judging interrupted")
+            self._wake.wait(delay)  # cut short when the run stops or another question found the server down
 
     def _attempt(self, client, request: Request, key: str, mode: str) -> Answer:
         resp = client.chat.completions.create(**self._payload(request, mode))
@@ -547,16 +589,16 @@ class Backend:
         text = (message.content or "") if message is not None else ""
         refusal = getattr(message, "refusal", None) if message is not None else None
         if refusal or (choices and getattr(choices[0], "finish_reason", None) == "content_filter"):
-            raise _Retry(f"the model refused: {(refusal or text)[:120]!r}", unusable=REFUSAL)
+            raise _Retry(f"the model refused: {(refusal or text)[:120]!r}", unusable=REFUSAL, raw=refusal or text)
         if not text.strip():
-            raise _Retry("the answer is empty", unusable=EMPTY)
+            raise _Retry("the answer is empty", unusable=EMPTY, raw="(nothing)")
         if request.json_schema is None:
             data: Any = text
         else:
             data = parse_json_object(text)
             found = problem(data, request.json_schema, request.expect, request.quotes)
             if found is not None:
-                raise _Retry(f"{found[1]}: {text[:120]!r}", unusable=found[0])
+                raise _Retry(f"{found[1]}: {text[:120]!r}", unusable=found[0], raw=text)
         self._recent.add(None)
         return Answer(data=data, raw=text, model=self.settings.model, prompt_id=request.prompt_id,
                       prompt_version=request.prompt_version, key=key, tokens_in=tin,
@@ -620,6 +662,7 @@ class Backend:
             if self._fatal is None:
                 self._fatal = err
                 self.account.fatal_error = str(err)
+        self._wake.set()
 
     def _fatal_copy(self) -> JudgeError:
         """The run's fatal error, raised again for another question (a fresh exception each time)."""

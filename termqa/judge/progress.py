@@ -26,6 +26,7 @@ class JudgeStatus:
     failed: int
     in_flight: int
     total: int
+    retries: int = 0
     failures: tuple[tuple[str, int], ...] = ()
 
     @property
@@ -36,14 +37,14 @@ class JudgeStatus:
         why = f" ({', '.join(f'{k} {n}' for k, n in self.failures)})" if self.failures else ""
         phase = f" {self.phase}" if self.phase else ""
         return (f"judge{phase}: {self.answered} answered, {self.cached} from the cache, "
-                f"{self.failed} failed{why}, {self.in_flight} in flight")
+                f"{self.failed} failed{why}, {self.in_flight} in flight, {self.retries} retries")
 
 
 def status_of(backend) -> JudgeStatus:
     """The counts of a `termqa.judge.llm.Backend` now."""
     acc = backend.account
     return JudgeStatus(backend.phase, acc.answered, acc.cached, acc.failed, max(0, acc.in_flight),
-                       max(acc.questions, acc.answered + acc.cached + acc.failed),
+                       max(acc.questions, acc.answered + acc.cached + acc.failed), acc.retries,
                        tuple(sorted(acc.failures.items(), key=lambda kv: -kv[1])))
 
 
