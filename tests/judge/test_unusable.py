@@ -175,3 +175,25 @@ def test_each_judge_stage_reports_progress_while_it_waits(server, tmp_path):
     assert r["accounting"]["calls"] >= 5 and len(ticks) >= 5
     assert all("answered" in t and "failed" in t and "in flight" in t for t in ticks)
     assert any("1 in flight" in t for t in ticks)
+
+
+def test_the_cli_progress_lines_repeat_a_line_only_after_10_s(monkeypatch, capsys):
+    """On a non-terminal: every tenth of a stage, and a repeated line (the judge ticker while nothing moves)
+    only once 10 s have passed, so a stalled judge still shows it is alive, without flooding the log."""
+    import termqa.cli.common as common
+
+    clock = [100.0]
+    monkeypatch.setattr(common.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(common.sys.stderr, "isatty", lambda: False, raising=False)
+    lines = common.progress_bar(quiet=False)
+    stalled = "judge error: 0 answered, 0 from the cache, 0 failed, 8 in flight, 8 retries"
+    lines(stalled, 0, 9)
+    clock[0] += 5
+    lines(stalled, 0, 9)  # the same, 5 s later: not again
+    clock[0] += 5
+    lines(stalled, 0, 9)  # 10 s later: again
+    for done in range(1, 11):
+        lines("aligning", done, 10)
+    err = capsys.readouterr().err.splitlines()
+    assert sum(stalled in e for e in err) == 2
+    assert sum("aligning" in e for e in err) == 10  # every 10 %
