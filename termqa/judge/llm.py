@@ -421,11 +421,19 @@ class Backend:
             err = self._fatal_copy()
             self.account.fail(err.reason_class or "error", str(err))
             raise err
-        shared = self._claim(request, key)
+        try:
+            shared = self._claim(request, key)
+        except JudgeError as exc:  # stopped, or the run failed, while another run held the question
+            self.account.fail(exc.reason_class or "error", str(exc))
+            raise
         if shared is not None:
             return shared
         try:
             self._reserve()
+        except BudgetExceeded:
+            self.cache.release(key, self._owner)
+            raise
+        try:
             answer = self._ask(request, key)
         except JudgeError as exc:
             self.cache.release(key, self._owner)
