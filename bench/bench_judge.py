@@ -48,8 +48,10 @@ RERUN_SHARE_GOAL = 0.03
 
 from tests.llm_server import data_of  # noqa: E402  (after the sys.path set-up above)
 
-ERROR_LABELS_SAMPLE = ("paraphrase_instead_of_term", "general_word_instead_of_term", "wrong_term")
-CONSISTENCY_OTHER = ("gratuitous_divergence", "stylistic_variation")
+# Labels of the registry only: since #36 a label outside it ("wrong_term" was one) is an unusable
+# answer, asked again and never a verdict, so a scripted judge that gives one is a broken judge.
+ERROR_LABELS_SAMPLE = ("paraphrase_instead_of_term", "general_word_instead_of_term", "neighbouring_concept_term")
+CONSISTENCY_OTHER = ("gratuitous_divergence", "synonym_inconsistency")  # "stylistic_variation" was outside it
 _ARTICLES = {"le", "la", "les", "l", "un", "une", "des", "du", "de", "d", "au", "aux"}
 
 

@@ -198,6 +198,9 @@ ACCOUNTING_TEXT = (
     ("tokens_in", "Tokens in"), ("tokens_in_cached", "Tokens in, from the provider's prompt cache"),
     ("tokens_out", "Tokens out"), ("cost_usd", "Estimated cost"),
     ("calls_per_scored_occurrence", "Calls per scored occurrence"),
+    ("unusable_answers", "Unusable answers (asked again, never a verdict, never cached)"),
+    ("schema_breaking_answers", "Schema-breaking answers (a label outside the registry, a missing field...)"),
+    ("failed_by_reason", "Failed questions by reason"),
 )
 
 
@@ -216,6 +219,8 @@ def _accounting(acc: Optional[dict]) -> Optional[list]:
                 text = f"${val:.4f}"
             elif isinstance(val, float):
                 text = f"{val:.2f}"
+            elif isinstance(val, dict):  # counts by reason: "not JSON 3, outage 1"
+                text = ", ".join(f"{k} {n}" for k, n in val.items()) or "—"
             else:
                 text = f"{val:,}" if isinstance(val, int) and not isinstance(val, bool) else str(val)
             rows.append((name, text))

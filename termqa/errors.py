@@ -48,7 +48,19 @@ class ConfigError(TermqaError):
 
 
 class JudgeError(TermqaError):
-    """The LLM judge could not be reached or answered in a way we cannot use."""
+    """The LLM judge could not be reached or answered in a way we cannot use. `reason_class` is the
+    short kind of failure progress lines and the JSON count by ("outage", "not JSON", ...)."""
+
+    reason_class: Optional[str] = None
+
+
+class UnusableAnswer(JudgeError):
+    """The judge answered, but not with what was asked (not JSON, a refusal, outside the schema),
+    even when asked again (termqa.judge.answers names the reason classes)."""
+
+    def __init__(self, message: str, *, reason_class: Optional[str] = None, fix: Optional[str] = None):
+        super().__init__(message, fix=fix)
+        self.reason_class = reason_class
 
 
 class BudgetExceeded(JudgeError):

@@ -2,7 +2,10 @@
 
 The content goes to a temporary file beside the destination, is flushed to disk, and then replaces
 the destination in one rename: a reader never sees half a file, and an interrupted run leaves the
-old file as it was.
+old file as it was. A full disk fails while the temporary file is written, before anything is
+replaced. `keep_original` makes the backup of a file about to be rewritten in place (`FILE.bak`,
+written once and never overwritten); `remove_stale_temps` clears the temporary files a killed run
+left beside a file.
 """
 from __future__ import annotations
 
@@ -66,7 +69,7 @@ def atomic_write(path: Union[str, os.PathLike], content: Union[str, bytes, None]
         if not make_folder:
             raise TermqaError(f"{path}: folder {folder} does not exist", fix="create it first, or write elsewhere")
         folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".termqa-tmp", dir=str(folder))
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=TEMP_SUFFIX, dir=str(folder))
     try:
         with os.fdopen(fd, "wb") as fh:
             if json_data is not None:
@@ -88,11 +91,67 @@ def atomic_write(path: Union[str, os.PathLike], content: Union[str, bytes, None]
         else:
             os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, dest)
+        _sync_folder(folder)  # the rename itself survives a power cut
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
     return dest
+
+
+TEMP_SUFFIX = ".termqa-tmp"
+
+
+def remove_stale_temps(path: Union[str, os.PathLike]) -> list[Path]:
+    """Remove the temporary files `atomic_write` left beside `path` when a run was killed mid-write
+    (`.NAME.*.termqa-tmp`); the ones removed. Called before a file is rewritten: two runs writing one
+    file at once are not supported anyway."""
+    dest = Path(path)
+    removed = []
+    for stale in dest.parent.glob(f".{glob_escape(dest.name)}.*{TEMP_SUFFIX}"):
+        try:
+            stale.unlink()
+            removed.append(stale)
+        except FileNotFoundError:
+            pass
+    return removed
+
+
+def glob_escape(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+def keep_original(path: Union[str, os.PathLike]) -> tuple[Path, bool]:
+    """`path + ".bak"`, written from `path` unless it exists already; (backup, written now).
+
+    The backup holds the file as it was before termqa first rewrote it: a later run (a re-run, a
+    resume after a kill) keeps it rather than copying termqa's own output over it. It is written
+    whole through `atomic_write` (temporary file, fsync, rename), so it exists complete or not at
+    all, and a full disk fails here, before the file itself is touched."""
+    src = Path(path)
+    bak = Path(str(src) + ".bak")
+    if bak.exists():
+        return bak, False
+    remove_stale_temps(bak)
+    atomic_write(bak, src.read_bytes(), like=src)
+    try:
+        shutil.copystat(src, bak)  # the original's dates too, as a copy would have them
+    except OSError:
+        pass
+    return bak, True
+
+
+def _sync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(str(folder), os.O_RDONLY)
+    except OSError:
+        return  # not every system opens folders (Windows): the rename is still atomic
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def dump_json(data: object, out, depth: int = 2) -> None:

@@ -19,7 +19,10 @@ answered (the same rules), once it is "completed"; `batch_lines` logs every line
 
 Faults: "429", "500", "503", "timeout" (hang past the client's timeout), "malformed" (a 200
 whose body is not JSON), "not_json" (valid response, content is prose), "bad_label" (an answer
-whose label is outside the registry), "empty" (no choices), "401", "404".
+whose label is outside the registry), "empty" (no choices), "refusal" (the model declines, in
+OpenAI's `message.refusal`), "400" (a generic "Invalid request" that names no field), "401", "404".
+`default` (or a rule) may also answer prose, or a label outside the registry, to script a model that
+cannot do the task.
 
 Prompt caching (`prompt_caching = True`): usage is counted on the request instead of the fixed
 `tokens`, and `usage.prompt_tokens_details.cached_tokens` reports the prefix shared with an earlier
@@ -48,7 +51,8 @@ import pytest
 Matcher = Union[str, Callable[[dict], bool]]
 Reply = Union[dict, str, Callable[[dict], Union[dict, str]]]
 
-FAULTS = ("429", "500", "503", "timeout", "malformed", "not_json", "bad_label", "empty", "401", "404")
+FAULTS = ("429", "500", "503", "timeout", "malformed", "not_json", "bad_label", "empty", "refusal", "400", "401",
+          "404")
 # Passing faults a real endpoint produces: rate limits, server errors, hangs and garbage.
 RANDOM_FAULTS = ("429", "500", "503", "timeout", "malformed", "not_json", "empty")
 
@@ -503,9 +507,9 @@ class _Handler(BaseHTTPRequestHandler):
             s._stopping.wait(s.hang)
             self._send(500, {"error": {"message": "too late", "type": "server_error"}})
             return
-        if fault in ("429", "500", "503", "401", "404"):
+        if fault in ("429", "500", "503", "400", "401", "404"):
             entry.status = int(fault)
-            messages = {"429": "Rate limit reached, slow down", "500": "internal error",
+            messages = {"429": "Rate limit reached, slow down", "500": "internal error", "400": "Invalid request",
                         "503": "overloaded", "401": "invalid api key", "404": "model not found"}
             headers = {"Retry-After": s.retry_after} if fault == "429" else None
             code = {"429": "rate_limit_exceeded", "401": "invalid_api_key", "404": "model_not_found"}.get(fault)
@@ -522,9 +526,11 @@ class _Handler(BaseHTTPRequestHandler):
                                   "label": "totally_made_up_label"})
         else:
             content = s._content(body, prompt)
+        message = {"role": "assistant", "content": content}
+        if fault == "refusal":
+            message = {"role": "assistant", "content": None, "refusal": "I'm sorry, I can't help with that."}
         choices = [] if fault == "empty" else [{
-            "index": 0, "finish_reason": "stop", "logprobs": None,
-            "message": {"role": "assistant", "content": content}}]
+            "index": 0, "finish_reason": "stop", "logprobs": None, "message": message}]
         usage = entry.usage = s.usage(body, content)
         self._send(200, {
             "id": f"chatcmpl-test-{len(s.log)}", "object": "chat.completion", "created": int(time.time()),

@@ -41,14 +41,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import shutil
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from termqa.errors import InputError, TermqaError, UsageError
-from termqa.fileio import atomic_write
+from termqa.fileio import atomic_write, keep_original, remove_stale_temps
 from termqa.formats.xmlsafe import local, parse_bytes
 from termqa.outputs import XLIFF_SUFFIXES, annotated_destinations, mark_annotated, names_folder
 
@@ -142,9 +141,13 @@ def annotate(path_in, annotations, *, out=None, in_place: bool = False, its: boo
              backup: bool = True, now: Optional[datetime] = None) -> AnnotateReport:
     """Write annotations into a copy of `path_in` (`out`), or over it when `in_place`.
 
-    In place: the original is first copied to `path_in + ".bak"` (when `backup`), then the new content
-    is written to a temporary file in the same folder and moved over the original in one step, so an
-    interrupted run never leaves a half-written file. Without `in_place`, `path_in` is never modified.
+    In place: temporary files an earlier, killed run left beside the file are removed; the original is
+    kept in `path_in + ".bak"` (when `backup`): written once, whole (temporary file, fsync, rename),
+    before the file is replaced, and never overwritten by a later run, which keeps the first backup
+    (`termqa.fileio.keep_original`); then the new content is written to a temporary file in the same
+    folder and moved over the original in one step. So at every moment the original is in place or in
+    the `.bak`, and a full disk fails before anything is replaced. Without `in_place`, `path_in` is
+    never modified.
     """
     src = Path(path_in)
     if in_place and out is not None:
@@ -157,12 +160,13 @@ def annotate(path_in, annotations, *, out=None, in_place: bool = False, its: boo
     if not in_place and dest.exists() and dest.resolve() == src.resolve():
         raise UsageError(f"the output path is the input file {path_in}",
                          fix="name another output path, or annotate in place (in_place=True, --in-place)")
+    if in_place:
+        remove_stale_temps(src)
     data = src.read_bytes()
     new, report = annotate_bytes(data, annotations, its=its, path=str(path_in), now=now)
     bak = None
     if in_place and backup:
-        bak = str(src) + ".bak"
-        shutil.copy2(src, bak)
+        bak = str(keep_original(src)[0])
     atomic_write(dest, new, like=src, make_folder=True)
     return dataclasses.replace(report, out=str(dest), backup=bak)
 

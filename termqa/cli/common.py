@@ -43,14 +43,17 @@ def incomplete_message(result: dict) -> str:
         else:
             done = (f"{batch['waiting']} judge questions wait in a batch submitted earlier: re-run this command "
                     "(or 'termqa judge collect') once it has completed")
-        failed = f"; {acc['failed']} questions failed ({acc.get('fatal_error') or 'after retries'})" \
+        failed = f"; {acc['failed']} questions failed ({acc.get('fatal_error') or acc.get('first_failure')})" \
             if acc.get("failed") else ""
         return f"termqa: incomplete: {done}; {occ} occurrences are unjudged ({R_BATCH}){failed}"
     if not acc.get("failed"):
         return ""
     occ = result["summary"]["unjudged_reasons"].get(R_UNAVAILABLE, 0)
-    why = f" ({acc['fatal_error']})" if acc.get("fatal_error") else ""
-    return (f"termqa: incomplete: {acc['failed']} judge questions failed after retries{why}; "
+    by = acc.get("failed_by_reason") or {}
+    classes = f" ({', '.join(f'{k} {n}' for k, n in by.items())})" if by else ""
+    first = acc.get("fatal_error") or acc.get("first_failure")
+    why = f": {first}" if first else ""
+    return (f"termqa: incomplete: {acc['failed']} judge questions failed{classes}{why}; "
             f"{occ} occurrences are unjudged ({R_UNAVAILABLE}). Re-run to finish: answers already "
             "received come from the cache, only the failed questions are asked again")
 
@@ -207,8 +210,9 @@ def planned_inputs(files, outputs: OutputPlan, quiet: bool) -> list[str]:
 
 def progress_bar(quiet: bool):
     """A progress callback for the library (stage, done, total): a bar on a terminal; elsewhere
-    (CI logs, pipes) a plain line when a stage starts, every 25 % and when it ends, so a long run
-    shows it is alive without flooding the log."""
+    (CI logs, pipes) a plain line when a stage starts, every 10 % and when it ends, and each line the
+    judge's ticker sends while it waits for answers (every 10 s, termqa.judge.progress: answered,
+    failed by reason, in flight), so a long run shows it is alive without flooding the log."""
     if quiet:
         return None
     if not sys.stderr.isatty():
@@ -218,10 +222,12 @@ def progress_bar(quiet: bool):
         def lines(stage, done, total):
             if not total:
                 return
-            step = int(4 * done / total)
-            if last.get(stage) == step:
+            step = int(10 * done / total)
+            now = time.monotonic()
+            # the same line again only after 10 s: the judge's ticker repeats it while nothing moves
+            if last.get(stage, (None, 0.0))[0] == step and now - last[stage][1] < 9.5:
                 return
-            last[stage] = step
+            last[stage] = (step, now)
             click.echo(f"termqa: {stage} {done}/{total} ({time.monotonic() - started:.0f} s)", err=True)
 
         return lines

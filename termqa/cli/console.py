@@ -137,6 +137,11 @@ def judge_lines(a: dict) -> list[str]:
     if batch:
         out.append("  batch: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in batch.items()
                                            if not isinstance(v, (dict, list)) or v))
+    if a.get("unusable_answers"):
+        out.append(f"  unusable answers: {a['unusable_answers']} ("
+                   + ", ".join(f"{k} {n}" for k, n in (a.get("unusable_by_reason") or {}).items())
+                   + f"), {a.get('schema_breaking_answers', 0)} of them schema-breaking: asked again, "
+                   "none became a verdict or was cached")
     if a.get("questions"):
         out.append("  questions: " + ", ".join(f"{k} {v}" for k, v in a["questions"].items()))
     if a.get("budget_exhausted"):

@@ -37,6 +37,7 @@ from termqa.evaluate.ranking import (
 from termqa.evaluate.shared_refs import SystemRun, align_across, pooled_reference_check, shared_references
 from termqa.evaluate.systems import check_same_source, documents_of, one_pair_per_system, plan_systems, read_system
 from termqa.judge.llm import Backend
+from termqa.judge.progress import Ticker
 from termqa.judge.stages import DocView, Stage, System, account, judge_part, judge_phases
 from termqa.pipeline import sanity
 from termqa.pipeline.check import count, finish, prepare
@@ -188,7 +189,9 @@ def _compare(inputs, glossaries, *, names, tgt_langs, src_lang, glossary_lang, l
             for s, rf in zip(systems_, refs):
                 s.references = rf
 
-        judge_phases(systems, table, references=shared, progress=progress, missing_too=True)
+        # a progress line every 10 s while the judge waits (termqa.judge.progress), as a check has
+        with Ticker(backend, progress if backend is not None else None, judge.progress_every if judge else 10.0):
+            judge_phases(systems, table, references=shared, progress=progress, missing_too=True)
         for run, s in zip(runs, systems):
             run.verdicts, run.references = s.verdicts, s.references
     finally:

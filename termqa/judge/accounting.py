@@ -7,8 +7,10 @@ termqa.judge.costs.
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from typing import Any, Optional
 
+from termqa.judge.answers import BAD_LABEL, SCHEMA_BREAKING
 from termqa.judge.batch import BATCH_DISCOUNT
 from termqa.judge.costs import estimate_cost
 from termqa.judge.settings import JudgeSettings
@@ -20,7 +22,9 @@ class Accounting:
     `calls` counts questions sent to the server (one per question, however many retries it took),
     `cached` questions answered from the cache or shared with an identical question of the same
     batch, `failed` questions that ended without a usable answer, `retries` extra attempts,
-    `not_sent` questions refused by the budget or by --offline. `tokens_in_cached` is the part of
+    `not_sent` questions refused by the budget or by --offline. `unusable` counts the answers that
+arrived unusable, by reason class (each was asked again, none became a verdict or a cache row);
+`failures` the questions that failed, by reason class; `in_flight` the questions on the wire now. `tokens_in_cached` is the part of
     `tokens_in` the server says it served from its prompt cache (termqa.judge.costs).
     """
 
@@ -53,6 +57,26 @@ class Accounting:
         self.adapted: list[str] = []  # request parameters changed because the server refused them
         self.budget_exhausted = False
         self.fatal_error: Optional[str] = None
+        self.in_flight = 0
+        self.questions = 0  # questions handed to the backend (cache hits included): progress's total
+        self.answered = 0  # questions the server answered usably in this run
+        self.cached_unusable = 0  # cache rows an older termqa wrote that fail the checks: asked again
+        self.unusable: Counter = Counter()  # reason class -> answers
+        self.failures: Counter = Counter()  # reason class -> questions
+        self.first_failure: Optional[str] = None
+        self.shared_with_other_run = 0  # answers another run sharing the cache was asking: waited for, not paid
+
+    def add_unusable(self, reason: str) -> None:
+        with self._lock:
+            self.unusable[reason] += 1
+
+    def fail(self, reason: str, message: Optional[str] = None) -> None:
+        """One question ended without a usable answer, for `reason` (a class: "outage", "not JSON"...)."""
+        with self._lock:
+            self.failed += 1
+            self.failures[reason] += 1
+            if message and self.first_failure is None:
+                self.first_failure = message
 
     def add(self, **counts: int) -> None:
         with self._lock:
@@ -111,6 +135,14 @@ class Accounting:
             "adapted": list(self.adapted),
             "budget_exhausted": self.budget_exhausted,
             "fatal_error": self.fatal_error,
+            # answers that arrived but were unusable (asked again; never a verdict, never cached)
+            "unusable_answers": sum(self.unusable.values()),
+            "unusable_by_reason": dict(self.unusable),
+            "schema_breaking_answers": sum(n for k, n in self.unusable.items() if k in SCHEMA_BREAKING),
+            "out_of_registry_labels": self.unusable.get(BAD_LABEL, 0),
+            "failed_by_reason": dict(self.failures),
+            "shared_with_other_run": self.shared_with_other_run,
+            "first_failure": self.first_failure,
             # questions that failed after their retries, or wait for a batch: re-run to finish (exit code 3)
             "incomplete": self.failed > 0 or self.batch_open > 0,
             **({"batch": self.batch_dict()} if self.batch_mode else {}),

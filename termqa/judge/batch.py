@@ -32,7 +32,7 @@ from typing import Any, Iterable, Optional, Sequence
 
 from termqa.errors import JudgeError
 from termqa.fileio import atomic_write
-from termqa.judge.answers import answers_every, parse_json_answer
+from termqa.judge.answers import parse_json_object, problem
 from termqa.judge.cache import BATCH_DONE, VerdictCache
 from termqa.judge.costs import read_usage
 
@@ -128,8 +128,10 @@ def ingest_lines(cache: VerdictCache, lines: Iterable[str], endpoint: Optional[s
         rep.models[req["model"]] = (x + tin, y + tout, z + cached)
         choices = body.get("choices") or []
         text = ((choices[0].get("message") or {}).get("content") or "") if choices else ""
-        data = parse_json_answer(text, req["schema"]) if req["schema"] is not None else (text or None)
-        if data is None or not answers_every(data, req["expect"]):
+        # the same checks as an answer asked now (termqa.judge.answers): a label outside the registry
+        # or a missing field is unusable, asked again next round, never stored
+        data = parse_json_object(text) if req["schema"] is not None else (text or None)
+        if data is None or (req["schema"] is not None and problem(data, req["schema"], req["expect"]) is not None):
             rep.unusable += 1
             continue
         cache.put(key, model=req["model"], prompt_id=req["prompt_id"], prompt_version=req["prompt_version"],

@@ -7,6 +7,11 @@ the token usage and a timestamp, so a person can see what the judge was asked an
 
 Only the standard library is used; the file is safe to share between the worker threads of one
 run (one connection behind a lock) and between processes (WAL journal, short transactions).
+
+Runs that share the file also share the bill: before asking, a run *claims* the question (a row in
+`claims` with a lease). A second run that finds the question claimed waits for the first run's
+answer instead of paying for it again; a claim whose run died (killed, the machine lost) expires
+with its lease, and the question is claimed anew. The owner renews its lease at each attempt.
 """
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ import hashlib
 import json
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,6 +28,12 @@ from typing import Any, Iterator, Mapping, Optional, Sequence
 from termqa.errors import ConfigError
 
 SCHEMA_VERSION = 1
+
+# Questions being asked by some run: (key, owner, expires as a Unix time). Added to any cache file
+# that lacks it (the layout version is unchanged: older termqa versions ignore the table).
+_CLAIMS = "CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL)"
+# What claim() found: the question is answered, claimed by this owner now, or by another live run.
+ANSWERED, MINE, TAKEN = "answered", "mine", "taken"
 
 _TABLE = """
 CREATE TABLE IF NOT EXISTS judgements (
@@ -122,6 +134,7 @@ class VerdictCache:
             self._db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
             for sql in _BATCH_TABLES:
                 self._db.execute(sql)
+            self._db.execute(_CLAIMS)
             row = self._db.execute("SELECT value FROM meta WHERE name='schema'").fetchone()
             if row is None:
                 self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
@@ -169,6 +182,34 @@ class VerdictCache:
             rows = self._db.execute(sql + " ORDER BY created, key", args).fetchall()
         for row in rows:
             yield _entry(row)
+
+    # -- claims: one payment per question across runs sharing the file ----------------------------
+
+    def claim(self, key: str, owner: str, lease: float) -> str:
+        """ANSWERED (the answer is stored), MINE (claimed by `owner` for `lease` seconds, or renewed),
+        or TAKEN (another run's claim is alive: wait for its answer). One write transaction, so two
+        runs never both get MINE."""
+        with self._lock:
+            if self._db.in_transaction:
+                self._db.commit()
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                if self._db.execute("SELECT 1 FROM judgements WHERE key=?", (key,)).fetchone():
+                    return ANSWERED
+                now = time.time()
+                row = self._db.execute("SELECT owner, expires FROM claims WHERE key=?", (key,)).fetchone()
+                if row is not None and row[0] != owner and row[1] > now:
+                    return TAKEN
+                self._db.execute("INSERT OR REPLACE INTO claims VALUES (?,?,?)", (key, owner, now + lease))
+                return MINE
+            finally:
+                self._db.commit()
+
+    def release(self, key: str, owner: str) -> None:
+        """Drop `owner`'s claim (answered or given up): a waiting run then reads the answer or asks."""
+        with self._lock:
+            self._db.execute("DELETE FROM claims WHERE key=? AND owner=?", (key, owner))
+            self._db.commit()
 
     # -- writing --------------------------------------------------------------------------------
 

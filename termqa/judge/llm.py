@@ -5,7 +5,9 @@ from the cache (or `--offline`) never loads it. Any server that speaks the OpenA
 (OpenAI, a proxy, vLLM, llama.cpp, Ollama...): `base_url` picks it.
 
 What it guarantees to the judge built on top of it:
-- answers are parsed JSON objects with the keys the schema requires, or a `JudgeError`;
+- answers are parsed JSON objects that fit the schema (required fields, labels of the prompt's
+  registry, spans from the target), or a `JudgeError`: an unusable answer is asked again at most
+  twice, then fails with its reason (termqa.judge.retry); it is never cached;
 - every answer is written to the cache the moment it arrives (Ctrl-C loses nothing paid for);
 - `--max-calls` / `--max-cost` stop new calls with `BudgetExceeded`; answers already given stay;
 - the `Accounting` (termqa.judge.accounting) says what the run cost.
@@ -15,6 +17,7 @@ Its settings are termqa.judge.settings; `settings_from_env` is imported here too
 from __future__ import annotations
 
 import json
+import os
 import random
 import threading
 import time
@@ -22,13 +25,15 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Optional, Union
 
-from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss, UsageError
+from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss, UnusableAnswer, UsageError
 from termqa.judge.accounting import Accounting
-from termqa.judge.answers import Expect, answers_every, parse_json_answer
+from termqa.judge.answers import (  # noqa: F401  (parse_json_answer: public, tests import it from here)
+    BAD_LABEL, EMPTY, REFUSAL, SCHEMA_BREAKING, Expect, Quotes, parse_json_answer, parse_json_object, problem,
+)
 from termqa.judge.batch import BatchPending, collect, request_line, submit, write_file
-from termqa.judge.cache import VerdictCache, cache_key
+from termqa.judge.cache import ANSWERED, MINE, VerdictCache, cache_key
 from termqa.judge.costs import read_usage
-from termqa.judge.retry import RetryPolicy, retry_after
+from termqa.judge.retry import RecentAnswers, RetryPolicy, retry_after
 from termqa.judge.settings import OPENAI_URL, PLACEHOLDER_KEY, JudgeSettings, endpoint_kind
 from termqa.judge.settings import settings_from_env  # noqa: F401  (public: README imports it from here)
 
@@ -53,6 +58,9 @@ class Request:
     # asked about, see termqa.judge.answers); an answer that misses one is retried like one that is
     # not JSON. Derived from the messages, so not part of the cache key.
     expect: Optional[Expect] = None
+    # Where the answer's quoted spans must come from (the alignment's target segment): a span that
+    # is not there makes the answer unusable. Derived from the messages too.
+    quotes: Optional[Quotes] = None
 
     def message_dicts(self) -> list[dict[str, str]]:
         return [{"role": r, "content": c} for r, c in self.messages]
@@ -92,12 +100,27 @@ def open_client(base_url: Optional[str], api_key: Optional[str], what: str = "th
 
 
 class _Retry(Exception):
-    """One attempt failed in a way worth trying again."""
+    """One attempt failed in a way worth trying again: a passing fault (`unusable` None), or an
+    answer that arrived unusable (`unusable` is its reason class, termqa.judge.answers)."""
 
-    def __init__(self, reason: str, wait_hint: Optional[float] = None):
+    def __init__(self, reason: str, wait_hint: Optional[float] = None, unusable: Optional[str] = None,
+                 raw: str = ""):
         super().__init__(reason)
         self.reason = reason
         self.wait_hint = wait_hint
+        self.unusable = unusable
+        self.raw = raw  # what the server sent, for the line that stops the run
+
+
+def server_message(exc: Exception) -> str:
+    """The server's own words in an error response (its `error.message`), else the exception's text."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        message = inner.get("message") or inner.get("detail")
+        if message:
+            return str(message)
+    return getattr(exc, "message", None) or str(exc)
 
 
 def _error_text(exc: Exception) -> str:
@@ -140,10 +163,16 @@ class Backend:
         self._client = None
         self._mode = JSON_SCHEMA
         self._stop = threading.Event()
+        self._wake = threading.Event()  # ends retry waits early: set on stop() and on a fatal error
         self._fatal: Optional[JudgeError] = None
         self._rng = random.Random(seed)
         self._abandoned: list[ThreadPoolExecutor] = []
         self._send_temperature = True
+        self._recent = RecentAnswers()
+        # this run's name in the cache's claims (termqa.judge.cache): the process and a random part
+        self._owner = f"{os.getpid()}-{random.Random().getrandbits(48):012x}"
+        self._format_tried = False  # a 400/422 naming nothing: the next response format was tried once
+        self.phase = ""  # the stage asking now, for progress lines (termqa.judge.progress)
         self._max_tokens_param = "max_tokens"
         # every question in flight holds a slot, whichever thread asked it (documents are judged side by
         # side); a question already in flight is waited for, never sent twice
@@ -187,6 +216,7 @@ class Backend:
         if self.settings.batch:
             return self._batch_many(requests)
         results: list[Union[Answer, JudgeError, None]] = [None] * len(requests)
+        self.account.add(questions=len(requests))
         todo: dict[str, list[int]] = {}  # key -> positions; identical questions are asked once
         for i, req in enumerate(requests):
             key = self.key_for(req)
@@ -326,9 +356,14 @@ class Backend:
 
     # -- steps ----------------------------------------------------------------------------------
 
-    def _from_cache(self, key: str, request: Request) -> Optional[Answer]:
+    def _from_cache(self, key: str, request: Request, count_unusable: bool = True) -> Optional[Answer]:
         entry = self.cache.get(key)
         if entry is None:
+            return None
+        if problem(entry.answer, request.json_schema, request.expect, request.quotes) is not None:
+            # written before answers were checked (an older termqa): ask again, never read it
+            if count_unusable:
+                self.account.add(cached_unusable=1)
             return None
         self.account.add(cached=1)
         return Answer(data=entry.answer, raw=entry.raw, model=entry.model,
@@ -339,6 +374,7 @@ class Backend:
     def stop(self) -> None:
         """Send no new question (Ctrl-C): retry loops end, queued questions are dropped."""
         self._stop.set()
+        self._wake.set()
 
     def _fetch_or_error(self, request: Request, key: str) -> Union[Answer, JudgeError]:
         with self._lock:
@@ -354,7 +390,11 @@ class Backend:
         result: Union[Answer, JudgeError]
         try:
             with self._slots:
-                result = self._fetch(request, key)
+                self.account.add(in_flight=1)
+                try:
+                    result = self._fetch(request, key)
+                finally:
+                    self.account.add(in_flight=-1)
         except JudgeError as exc:
             result = exc
         except BaseException as exc:
@@ -378,20 +418,65 @@ class Backend:
                 fix="run once without --offline to fill the cache, or point --cache at the file that has these judgements",
             )
         if self._fatal is not None:
-            self.account.add(failed=1)
-            raise JudgeError(self._fatal.message, fix=self._fatal.fix)
-        self._reserve()
+            err = self._fatal_copy()
+            self.account.fail(err.reason_class or "error", str(err))
+            raise err
+        try:
+            shared = self._claim(request, key)
+        except JudgeError as exc:  # stopped, or the run failed, while another run held the question
+            self.account.fail(exc.reason_class or "error", str(exc))
+            raise
+        if shared is not None:
+            return shared
+        try:
+            self._reserve()
+        except BudgetExceeded:
+            self.cache.release(key, self._owner)
+            raise
         try:
             answer = self._ask(request, key)
-        except JudgeError:
-            self.account.add(failed=1)
+        except JudgeError as exc:
+            self.cache.release(key, self._owner)
+            self.account.fail(getattr(exc, "reason_class", None) or "error", str(exc))
+            raise
+        except BaseException:
+            self.cache.release(key, self._owner)
             raise
         self.cache.put(key, model=self.settings.model, prompt_id=request.prompt_id,
                        prompt_version=request.prompt_version, messages=request.message_dicts(),
                        answer=answer.data, raw=answer.raw, tokens_in=answer.tokens_in,
                        tokens_out=answer.tokens_out, json_mode=answer.json_mode,
                        endpoint=self.settings.endpoint, served_model=answer.served_model)
+        self.cache.release(key, self._owner)
+        self.account.add(answered=1)
         return answer
+
+    def _lease(self) -> float:
+        """How long a claim lives without renewal: one attempt and the longest wait before the next."""
+        s = self.settings
+        return 2 * s.judge_timeout + s.backoff_max + 5.0
+
+    def _claim(self, request: Request, key: str) -> Optional[Answer]:
+        """Claim the question for this run; while another live run holds it, wait for its answer
+        (returned as a cache hit). None: this run asks."""
+        waited = False
+        while True:
+            state = self.cache.claim(key, self._owner, self._lease())
+            if state == MINE:
+                return None
+            if state == ANSWERED:
+                hit = self._from_cache(key, request, count_unusable=False)
+                if hit is not None:
+                    if waited:
+                        self.account.add(shared_with_other_run=1)
+                    return hit
+                return None  # an unusable row of an older termqa: this run asks (the row is replaced)
+            waited = True
+            self._wake.wait(0.2)
+            if self._stop.is_set():
+                raise JudgeError("judging interrupted")
+            if self._fatal is not None:
+                raise self._fatal_copy()
 
     def _reserve(self) -> None:
         """Count one call against the budget, or refuse it. With several calls in flight the cost
@@ -449,12 +534,16 @@ class Backend:
         import openai
 
         client = self._openai()
-        attempt = 0
+        attempt = 0  # retries after passing faults
+        reasked = 0  # retries after unusable answers
         started = time.monotonic()
         while True:
             if self._stop.is_set():
                 raise JudgeError("judging interrupted")
+            if self._fatal is not None:
+                raise self._fatal_copy()
             mode = self._mode
+            self.cache.claim(key, self._owner, self._lease())  # renew the lease: this run is alive
             try:
                 return self._attempt(client, request, key, mode)
             except openai.APIStatusError as exc:
@@ -469,29 +558,56 @@ class Backend:
                 retry = exc
             except openai.OpenAIError as exc:
                 raise JudgeError(f"judge request failed: {exc}") from exc
+            if retry.unusable is not None:
+                self.account.add_unusable(retry.unusable)
+                stop = self._recent.add(retry.unusable, retry.raw or retry.reason)
+                if stop is not None:
+                    self._set_fatal(UnusableAnswer(stop, reason_class=retry.unusable, fix=_UNUSABLE_FIX))
+                    raise self._fatal_copy()
+                reasked += 1
+                if reasked > self.settings.unusable_retries:
+                    raise UnusableAnswer(
+                        f"unusable judge answer for {request.prompt_id} ({retry.unusable}) after "
+                        f"{_times(reasked, 'unusable answer')}: {retry.reason}", reason_class=retry.unusable,
+                        fix=_UNUSABLE_FIX)
+                self.account.add(retries=1)
+                self._wake.wait(min(self.settings.unusable_pause, 2.0))
+                continue  # the loop's top ends it when the run stopped meanwhile
             attempt += 1
             delay = self._delay(attempt, retry.wait_hint, time.monotonic() - started)
             if delay is None:
-                raise JudgeError(
-                    f"no usable judge answer for {request.prompt_id} after {attempt} attempts "
-                    f"({time.monotonic() - started:.1f} s): {retry.reason}",
+                err = JudgeError(
+                    f"judge server unavailable: no answer for {request.prompt_id} after {_times(attempt, 'attempt')} "
+                    f"({_times(attempt - 1, 'retry', 'retries')}, {time.monotonic() - started:.1f} s): {retry.reason}",
                     fix="check the judge server; re-running asks only what is missing",
                 )
+                err.reason_class = "outage"
+                # the outage policy is spent: later questions would wait as long again, for nothing
+                self._set_fatal(err)
+                raise err
             self.account.add(retries=1)
-            if self._stop.wait(delay):
-                raise JudgeError("judging interrupted")
+            self._wake.wait(delay)  # cut short when the run stops or another question found the server down
 
     def _attempt(self, client, request: Request, key: str, mode: str) -> Answer:
         resp = client.chat.completions.create(**self._payload(request, mode))
         tin, cached, tout = read_usage(getattr(resp, "usage", None))
         self.account.add(tokens_in=tin, tokens_in_cached=cached, tokens_out=tout)  # paid for even if unusable
         choices = getattr(resp, "choices", None) or []
-        text = (choices[0].message.content or "") if choices else ""
-        data = parse_json_answer(text, request.json_schema) if request.json_schema is not None else text
-        if data is None or (request.json_schema is None and not text):
-            raise _Retry(f"answer is not the JSON object asked for: {text[:120]!r}")
-        if not answers_every(data, request.expect):
-            raise _Retry(f"answer leaves out part of what was asked: {text[:120]!r}")
+        message = choices[0].message if choices else None
+        text = (message.content or "") if message is not None else ""
+        refusal = getattr(message, "refusal", None) if message is not None else None
+        if refusal or (choices and getattr(choices[0], "finish_reason", None) == "content_filter"):
+            raise _Retry(f"the model refused: {(refusal or text)[:120]!r}", unusable=REFUSAL, raw=refusal or text)
+        if not text.strip():
+            raise _Retry("the answer is empty", unusable=EMPTY, raw="(nothing)")
+        if request.json_schema is None:
+            data: Any = text
+        else:
+            data = parse_json_object(text)
+            found = problem(data, request.json_schema, request.expect, request.quotes)
+            if found is not None:
+                raise _Retry(f"{found[1]}: {text[:120]!r}", unusable=found[0], raw=text)
+        self._recent.add(None)
         return Answer(data=data, raw=text, model=self.settings.model, prompt_id=request.prompt_id,
                       prompt_version=request.prompt_version, key=key, tokens_in=tin,
                       tokens_out=tout, cached=False, json_mode=mode if request.json_schema else None,
@@ -521,11 +637,20 @@ class Backend:
                 self._mode = JSON_OBJECT if mode == JSON_SCHEMA else JSON_PLAIN
                 self.account.json_mode_fallback = True
             return None
+        if status in (400, 422) and mode != JSON_PLAIN and not self._format_tried:
+            # a refusal that names nothing: it may still be the response format (servers word it
+            # every way); the next format is tried once for the run before giving up
+            with self._lock:
+                if not self._format_tried:
+                    self._format_tried = True
+                    self._mode = JSON_OBJECT if mode == JSON_SCHEMA else JSON_PLAIN
+                    self.account.json_mode_fallback = True
+            return None
         code = getattr(exc, "code", None)
         if status == 429 and code != "insufficient_quota":
-            return _Retry(f"rate limited (429): {exc}", _retry_after(exc))
+            return _Retry(f"rate limited (429): {server_message(exc)}", _retry_after(exc))
         if status in (408, 409) or status >= 500:
-            return _Retry(f"server error ({status}): {exc}", _retry_after(exc))
+            return _Retry(f"server error ({status}): {server_message(exc)}", _retry_after(exc))
         fix = None
         if status in (401, 403):
             fix = "check OPENAI_API_KEY and that it may use this model"
@@ -533,13 +658,28 @@ class Backend:
             fix = "check --judge-model and --judge-base-url (the URL usually ends in /v1)"
         elif status == 429:
             fix = "the account has no quota left"
-        err = JudgeError(f"judge server refused the request ({status}): {exc}", fix=fix)
+        err = JudgeError(f"judge server refused the request ({status}): {server_message(exc)}", fix=fix)
+        err.reason_class = "refused"
         if fix is not None:
             # Every later question would fail the same way: fail them without calling.
-            with self._lock:
+            self._set_fatal(err)
+        raise err
+
+    def _set_fatal(self, err: JudgeError) -> None:
+        with self._lock:
+            if self._fatal is None:
                 self._fatal = err
                 self.account.fatal_error = str(err)
-        raise err
+        self._wake.set()
+
+    def _fatal_copy(self) -> JudgeError:
+        """The run's fatal error, raised again for another question (a fresh exception each time)."""
+        f = self._fatal
+        assert f is not None
+        err = (UnusableAnswer(f.message, reason_class=f.reason_class, fix=f.fix) if isinstance(f, UnusableAnswer)
+               else JudgeError(f.message, fix=f.fix))
+        err.reason_class = f.reason_class
+        return err
 
     def _delay(self, attempt: int, hint: Optional[float], elapsed: float = 0.0) -> Optional[float]:
         """The wait before retry `attempt`, None when the question must give up (termqa.judge.retry)."""
@@ -548,6 +688,15 @@ class Backend:
                              cap=s.backoff_max)
         with self._lock:  # one generator shared by the workers
             return policy.delay(attempt, elapsed, hint, self._rng)
+
+
+_UNUSABLE_FIX = ("the model does not answer in the JSON asked for: use a model that follows JSON "
+                 "instructions, or a server with JSON-schema output (README: a local judge); "
+                 "re-running asks only what is missing")
+
+
+def _times(n: int, one: str, many: str = "") -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
 def _retry_after(exc) -> Optional[float]:

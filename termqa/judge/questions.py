@@ -17,11 +17,10 @@ Questions and results:
 - AlignQuestion (find the terms' renderings)     -> an AlignResult per term of the segment
 - ReferenceQuestion (generate R(s))              -> ReferenceResult
 
-Labels outside the registry never crash a run: they are kept in `raw_label`, flagged
-`out_of_registry`, and read as no_error for Q1 (what the method prescribes) and as
-gratuitous_divergence for Q2 (the least lenient reading that is not an error: an answer we cannot
-interpret gives no reason that would justify the divergence; the TermJudge paper counts such
-answers the same way).
+A label outside the registry never becomes a verdict: the backend finds it unusable
+(termqa.judge.answers.problem), asks again and caches nothing. The readers below still flag one
+they are handed directly (an `Answer` made by hand) as `out_of_registry`, read as no_error for Q1
+and as gratuitous_divergence for Q2, so a caller of `read_answer` sees it rather than a crash.
 """
 from __future__ import annotations
 
@@ -30,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 from termqa.errors import JudgeError
-from termqa.judge.answers import Expect, items_by_id
+from termqa.judge.answers import QUOTE_MARKS, Expect, Quotes, items_by_id, locate, norm_label
 from termqa.judge.llm import Answer, Backend, Request
 from termqa.judge.prompting import PromptLibrary, data_block, library as default_library
 from termqa.labels import COHERENT_LABELS, CONSISTENCY_LABELS, ERROR_LABELS, INCONSISTENT_LABELS, NO_ERROR, code_for
@@ -518,6 +517,13 @@ def _expect(question: Question) -> Optional[Expect]:
     return None
 
 
+def _quotes(question: Question) -> Optional[Quotes]:
+    """Where an answer's quoted spans must come from: an alignment's renderings, from the target."""
+    if isinstance(question, AlignQuestion):
+        return ("renderings", "translation", "found", question.target_segment)
+    return None
+
+
 def to_request(question: Question, library: Optional[PromptLibrary] = None) -> Request:
     """Render the question with its template (default: the packaged prompts)."""
 
@@ -527,7 +533,8 @@ def to_request(question: Question, library: Optional[PromptLibrary] = None) -> R
         raise TypeError(f"not a judge question: {type(question).__name__}") from None
     rendered = (library or default_library()).render(prompt_id, build(question))
     return Request(prompt_id=prompt_id, prompt_version=rendered.prompt_version,
-                   messages=rendered.messages, json_schema=schema, expect=_expect(question))
+                   messages=rendered.messages, json_schema=schema, expect=_expect(question),
+                   quotes=_quotes(question))
 
 
 def prompt_versions(library: Optional[PromptLibrary] = None) -> dict[str, str]:
@@ -544,9 +551,7 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value).strip()
 
 
-def _norm_label(value: Any) -> str:
-    """`"Invented calque"`, `invented-calque`, ` invented_calque ` -> `invented_calque`."""
-    return re.sub(r"[\s\-]+", "_", _text(value).strip("\"'`.").lower())
+_norm_label = norm_label
 
 
 def read_error(answer: Answer) -> ErrorVerdict:
@@ -584,30 +589,7 @@ def _consistency_item(answer: Answer, data: dict) -> ConsistencyVerdict:
                               answer.prompt_version, answer.key)
 
 
-_QUOTES = "\"'`“”«»„‘’"
-
-
-def locate(text: str, segment: str) -> Optional[tuple[int, int]]:
-    """Offsets of `text` in `segment`: exact first, then ignoring case, runs of spaces and the
-    apostrophe/quote style (models often retype ’ as ')."""
-    if not text or not segment:
-        return None
-    i = segment.find(text)
-    if i >= 0:
-        return (i, i + len(text))
-    parts = []
-    for ch in text:
-        if ch.isspace():
-            if not parts or parts[-1] != r"\s+":
-                parts.append(r"\s+")
-        elif ch in "'’ʼ`":
-            parts.append("['’ʼ`]")
-        elif ch == "-" or ch == "‑":
-            parts.append("[-‑]")
-        else:
-            parts.append(re.escape(ch))
-    m = re.search("".join(parts), segment, flags=re.IGNORECASE)
-    return (m.start(), m.end()) if m else None
+_QUOTES = QUOTE_MARKS
 
 
 def read_align(answer: Answer, question: AlignQuestion) -> tuple[AlignResult, ...]:

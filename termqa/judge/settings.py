@@ -65,6 +65,13 @@ class JudgeSettings:
     # Retry waits: base * 2**(attempt-1), jittered, capped; tests shrink these.
     backoff_base: float = 1.0
     backoff_max: float = 30.0
+    # An unusable answer (not JSON, a refusal, outside the schema) is asked again this many times,
+    # after this pause: the server is up, waiting longer changes nothing (termqa.judge.retry).
+    unusable_retries: int = 2
+    unusable_pause: float = 0.5
+    # Seconds between the judge's progress lines while a stage waits for answers (termqa.judge.progress);
+    # tests shrink it.
+    progress_every: float = 10.0
     # The batch engine (termqa.judge.batch): None (ask now), "submit" (--judge-batch: a Batch API
     # job) or "file" (--judge-batch-file: write `batch_file` only).
     batch: Optional[str] = None
@@ -88,6 +95,8 @@ class JudgeSettings:
                              fix="pass --judge-model NAME or set OPENAI_MODEL")
         if self.concurrency < 1:
             raise UsageError(f"--concurrency must be at least 1, not {self.concurrency}")
+        if self.unusable_retries < 0 or self.unusable_pause < 0 or self.progress_every <= 0:
+            raise UsageError("unusable_retries and unusable_pause must be 0 or more, progress_every positive")
         if self.max_retries < 0:
             raise UsageError(f"max retries must be 0 or more, not {self.max_retries}")
         if self.judge_timeout <= 0:

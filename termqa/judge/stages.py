@@ -29,6 +29,7 @@ from termqa.config import VariantLevel
 from termqa.errors import BudgetExceeded, JudgeError, OfflineCacheMiss
 from termqa.judge.batch import BatchPending
 from termqa.judge.llm import Backend
+from termqa.judge.progress import Ticker
 from termqa.judge.questions import (
     MAX_CHAIN_ITEMS, MAX_PRECEDING, AlignQuestion, AlignTerm, ChainOccurrence, ConceptInfo, ConsistencyQuestion,
     ErrorQuestion, ExcerptSentence, FormRenderings, ReferenceCheckQuestion, ReferenceQuestion, RenderingCount,
@@ -105,6 +106,7 @@ class Stage:
         if not questions:
             return []
         self.asked[phase] += len(questions)
+        self.backend.phase = phase
         results = ask_many(self.backend, questions)
         for r in results:
             if isinstance(r, OfflineCacheMiss):
@@ -189,7 +191,8 @@ def judge_part(settings: JudgeSettings) -> JudgePart:
 
 def account(backend: Backend, stages: Sequence[Stage]) -> dict:
     acc = backend.account.as_dict()
-    acc["out_of_registry_labels"] = sum(st.out_of_registry for st in stages)
+    # the backend's count (answers refused and asked again) plus any a reader flagged
+    acc["out_of_registry_labels"] = acc.get("out_of_registry_labels", 0) + sum(st.out_of_registry for st in stages)
     return acc
 
 
@@ -218,10 +221,11 @@ def run_judge(verdicts: list, references: dict, documents: Sequence, concepts: M
         stage = Stage([DocView(d) for d in docs], concepts, backend, lem, domain, exhaustive)
         systems.append(System(stage, [verdicts[i] for i in idx], {k: r for k, r in references.items() if k[0] in ids}))
     try:
-        if len(systems) == 1:
-            judge_phases(systems, table, progress=progress)
-        else:
-            _side_by_side(systems, table, progress, workers=settings.concurrency)
+        with Ticker(backend, progress, settings.progress_every):  # a line every 10 s while answers come
+            if len(systems) == 1:
+                judge_phases(systems, table, progress=progress)
+            else:
+                _side_by_side(systems, table, progress, workers=settings.concurrency)
     finally:
         backend.close()
     out, refs = list(verdicts), {}

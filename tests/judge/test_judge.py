@@ -5,6 +5,7 @@ Documents are built by hand so each assertion names which occurrences reach whic
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pytest
 
@@ -163,11 +164,25 @@ def test_faults_are_retried(server, tmp_path):
     assert r["accounting"]["retries"] >= 3 and r["summary"]["outcomes"]["unjudged"] == 0
 
 
-def test_out_of_registry_label_is_recorded_and_counted(server, tmp_path):
-    r = run(server, tmp_path, Script(errors={"tuyauterie": "totally_made_up"}))
+def test_a_label_outside_the_registry_is_never_a_verdict_nor_cached(server, tmp_path):
+    r = run(server, tmp_path, Script(errors={"tuyauterie": "BANANA"}))
     o = by_unit(r)
-    assert o["u3"]["outcome"] == "justified"  # no_error per the method, then Q2
-    assert r["accounting"]["out_of_registry_labels"] >= 1
+    # not read as no_error (then Q2 would have made them justified): unjudged, with the reason
+    assert o["u3"]["outcome"] == o["u4"]["outcome"] == "unjudged"
+    assert o["u3"]["reason"] == "judge unavailable" and o["u3"]["label"] is None
+    acc = r["accounting"]
+    asked = [q for q in server.completions if "tuyauterie" in prompt_of(q.body)
+             and schema_name(q.body) == "term_error_verdict"]
+    per_question = Counter(json.dumps(q.body["messages"], sort_keys=True) for q in asked)
+    assert set(per_question.values()) == {3}  # each asked, then asked again twice
+    assert acc["out_of_registry_labels"] == acc["schema_breaking_answers"] == len(asked)
+    assert acc["failed_by_reason"] == {"label outside the registry": len(per_question)}
+    assert acc["incomplete"] is True
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "cache.db") as db:
+        stored = [row[0] for row in db.execute("SELECT answer FROM judgements")]
+    assert stored and not any("BANANA" in a for a in stored)  # nothing cached from it
 
 
 def test_exhaustive_sends_conforming_occurrences_too(server, tmp_path):
@@ -374,8 +389,10 @@ def test_unanswered_alignment_leaves_the_occurrence_unjudged_and_is_not_judged_a
     assert r["summary"]["unjudged_reasons"]["judge unavailable"] == 4  # u6 (align), and the Q1 questions
     assert r["accounting"]["incomplete"] is True
     # the alignment failed: no error judge question about a "dropped" coupling guard was asked
+    # and once a question spent the outage policy, no new question is sent: the run waits one budget
     asked = [q.data for q in server.completions if schema_name(q.body) == "term_error_verdict"]
-    assert [d["term"]["source_form"] for d in asked] == ["suction line", "suction line"]
+    assert all(d["term"]["source_form"] == "suction line" for d in asked)
+    assert "judge server unavailable" in r["accounting"]["fatal_error"]
 
 
 def test_cli_exit_code_3_when_questions_failed_then_a_rerun_finishes(server, tmp_path):

@@ -207,7 +207,7 @@ def test_retries_exhausted_gives_judge_error_and_caches_nothing(llm_server, tmp_
             b.complete(req("doomed"))
         acc = b.account.as_dict()
         assert len(b.cache) == 0
-    assert "after 3 attempts" in str(info.value)
+    assert "after 3 attempts (2 retries" in str(info.value)  # the counts are true
     assert (acc["calls"], acc["retries"], acc["failed"]) == (1, 2, 1)
     assert len(llm_server.completions) == 3
 
@@ -428,7 +428,7 @@ def test_the_time_budget_ends_retries_and_names_the_fix(llm_server, tmp_path):
         with pytest.raises(JudgeError) as info:
             b.complete(req("too slow"))
         acc = b.account.as_dict()
-    assert "after 1 attempts" in str(info.value) and "re-running asks only what is missing" in info.value.fix
+    assert "after 1 attempt (0 retries" in str(info.value) and "re-running asks only what is missing" in info.value.fix
     assert (acc["failed"], acc["incomplete"], len(llm_server.completions)) == (1, True, 1)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from termqa.errors import ConfigError, JudgeError
+from termqa.errors import UnusableAnswer, ConfigError, JudgeError
 from termqa.judge import questions as asks
 from termqa.judge.answers import answers_every
 from termqa.judge.llm import Answer, Backend, settings_from_env
@@ -414,17 +414,20 @@ def test_ask_many_returns_typed_results_and_errors_in_order(llm_server, tmp_path
         error_question(source_form="fancy-term", target_text="terme"),
     ]
     settings = settings_from_env({}, model="judge-test", judge_base_url=llm_server.url, cache=tmp_path / "c.sqlite",
-                                 concurrency=3, backoff_base=0.001)
+                                 concurrency=3, backoff_base=0.001, unusable_pause=0.0)
     with Backend(settings) as backend:
         out = asks.ask_many(backend, questions)
+        cached = len(backend.cache)
     assert isinstance(out[0], ErrorVerdict) and out[0].code == "A3" and out[0].justification == "Unattested calque."
     assert out[0].prompt_version == asks.prompt_versions()["error_judge"] and len(out[0].cache_key) == 64
     assert isinstance(out[1][0], AlignResult) and (out[1][0].text, out[1][0].span) == ("pompe", (12, 17))
     assert [(v.label, v.outcome) for v in out[2]] == [("gratuitous_divergence", "unjustified")] * 2
     assert isinstance(out[2][0], ConsistencyVerdict)
     assert isinstance(out[3], ReferenceResult) and out[3].text == "SSE"
-    assert isinstance(out[4], ErrorVerdict) and out[4].out_of_registry and out[4].code is None
-    assert len(llm_server.completions) == 5
+    # a label outside the registry is no verdict: asked again twice, then the question fails with its reason
+    assert isinstance(out[4], UnusableAnswer) and out[4].reason_class == "label outside the registry"
+    assert "kind_of_wrong" in str(out[4]) and cached == 4
+    assert len(llm_server.completions) == 4 + 3
 
 
 def test_ask_many_passes_judge_errors_through(llm_server, tmp_path):

@@ -1,0 +1,66 @@
+"""One cache, one payment (#36): runs sharing a cache file ask each question once. Two backends with
+their own SQLite connections stand for two runs (a claim is a row in the file, so threads or processes
+see the same thing); the real openai client and the scripted server do the rest."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from termqa.judge.cache import MINE, TAKEN, VerdictCache
+from termqa.judge.llm import Backend, Request, settings_from_env
+from tests.llm_server import ScriptedLLM
+
+
+@pytest.fixture
+def server():
+    s = ScriptedLLM().start()
+    yield s
+    s.stop()
+
+
+def backend(server, tmp_path, **kw):
+    options = dict(model="scripted-judge", judge_base_url=server.url, cache=str(tmp_path / "shared.db"),
+                   backoff_base=0.01, backoff_max=0.05, judge_timeout=2.0, concurrency=3)
+    options.update(kw)
+    return Backend(settings_from_env({}, **options))
+
+
+def req(text: str) -> Request:
+    return Request("error_judge", "error_judge@1+test", (("system", "You judge."), ("user", text)), None)
+
+
+def test_two_runs_at_once_on_one_cache_pay_for_each_question_once(server, tmp_path):
+    server.latency = 0.3
+    questions = [req(f"q{i}") for i in range(12)]
+    out, accounts = {}, {}
+
+    def run(name):
+        with backend(server, tmp_path) as b:
+            out[name] = b.complete_many(questions)
+            accounts[name] = b.account.as_dict()
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in ("a", "b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [a.raw for a in out["a"]] == [a.raw for a in out["b"]]
+    assert len(server.completions) == 12  # not 24
+    assert accounts["a"]["calls"] + accounts["b"]["calls"] == 12
+    assert accounts["a"]["shared_with_other_run"] + accounts["b"]["shared_with_other_run"] >= 1
+
+
+def test_a_dead_runs_claim_expires_and_the_question_is_asked(server, tmp_path):
+    with backend(server, tmp_path, judge_timeout=0.2, backoff_max=0.05) as b:
+        key = b.key_for(req("orphan"))
+        other = VerdictCache(str(tmp_path / "shared.db"))
+        assert other.claim(key, "dead-run", lease=0.8) == MINE  # a run that was then killed
+        assert other.claim(key, "another", lease=0.8) == TAKEN
+        other.close()
+        started = time.monotonic()
+        answer = b.complete(req("orphan"))
+        waited = time.monotonic() - started
+    assert answer.raw and len(server.completions) == 1
+    assert waited >= 0.5  # it waited for the lease, then asked itself
