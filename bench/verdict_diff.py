@@ -30,7 +30,7 @@ def load(path: str) -> dict:
 
 def compare(before: dict, after: dict) -> dict:
     """{'moves': Counter of (before, after) verdicts that changed, 'regressions': keys that conformed before and
-    are errors now, 'undecided': (before share, after share), 'counts': (before n, after n)}."""
+    are errors now, 'undecided': (before share, after share), 'counts': (before n, after n), 'conforming_lost': conforming occurrences a segment's concept lost}."""
     moves: Counter = Counter()
     regressions = []
     for k in before.keys() | after.keys():
@@ -42,10 +42,19 @@ def compare(before: dict, after: dict) -> dict:
         if b and a and b["outcome"] == "conforming" and a["outcome"] == "error":
             regressions.append(k)
 
+    # an occurrence that conformed may lose its rendering to another occurrence of the same concept in its
+    # segment (which rendering answers which occurrence): count a loss only where the segment has fewer
+    # conforming occurrences of the concept than before
+    def per_segment(d: dict) -> Counter:
+        return Counter(k[:5] for k, o in d.items() if o["outcome"] == "conforming")
+
+    pb, pa = per_segment(before), per_segment(after)
+    lost = sum(max(0, n - pa.get(k, 0)) for k, n in pb.items())
+
     def share(d: dict) -> float:
         return sum(o["outcome"] == "unjudged" for o in d.values()) / max(1, len(d))
 
-    return {"moves": moves, "regressions": regressions, "undecided": (share(before), share(after)),
+    return {"moves": moves, "regressions": regressions, "conforming_lost": lost, "undecided": (share(before), share(after)),
             "counts": (len(before), len(after))}
 
 
@@ -58,7 +67,8 @@ def main() -> None:
     before, after = load(args.before), load(args.after)
     r = compare(before, after)
     print(f"occurrences {r['counts'][0]} -> {r['counts'][1]}; undecided {r['undecided'][0]:.1%} -> "
-          f"{r['undecided'][1]:.1%}; conforming -> error: {len(r['regressions'])}")
+          f"{r['undecided'][1]:.1%}; conforming -> error: {len(r['regressions'])}; conforming lost per segment and "
+          f"concept: {r['conforming_lost']}")
     for (vb, va), n in r["moves"].most_common(args.show):
         print(f"  {n:5d}  {vb[:80]}  ->  {va[:80]}")
     for k in r["regressions"][:args.show]:
