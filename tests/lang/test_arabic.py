@@ -81,8 +81,7 @@ def test_symfony_validators_in_arabic():
     # a broken plural simplemma's dictionary lists conforms ("الصور", the images, of "صورة"); one it lists
     # under another lemma stays for the judge ("القيم", the values, for "قيمة"): the stems do not overrule it
     assert (by[("75", "images")]["target_text"], by[("75", "images")]["outcome"]) == ("الصور", "conforming")
-    assert (by[("8", "values")]["target_text"], by[("8", "values")]["outcome"]) == ("القيم", "unjudged")
-    assert by[("8", "values")]["reason"] != R_INFLECTED
+    assert by[("8", "values")]["outcome"] == "unjudged" and by[("8", "values")]["reason"] != R_INFLECTED
 
 
 @pytest.mark.skipif(CORPUS is None, reason="../shared/corpus is not present")
