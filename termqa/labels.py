@@ -184,6 +184,8 @@ ALIGN_METHOD_TEXT = {
     "dnt_altered": "the do-not-translate item, changed",
     "untranslated": "left as in the source",
     "copied_word": "kept as in the source; it is also a word of the target language",
+    "inflected": "an inflected form of a target term of the glossary",
+    "derived": "a word derived from a target term of the glossary",
     "established": "a rendering the document itself establishes",
     "judge": "located by the judge",
 }

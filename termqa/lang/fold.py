@@ -80,3 +80,23 @@ def strip_marks(s: str) -> str:
     """`s` without combining marks, case kept (É -> E); used to compare letters' base forms."""
     s = unicodedata.normalize("NFD", s)
     return unicodedata.normalize("NFC", "".join(c for c in s if not unicodedata.combining(c)))
+
+
+# Languages whose capital I is the dotless ı's and whose dotted İ is i's: "DİĞER" is "diğer", "KAPI" is
+# "kapı". Python's lower() follows the root locale (I -> i, İ -> i + a combining dot).
+_DOTLESS_I = frozenset({"tr", "az", "crh", "tt", "kk"})
+_DOTLESS_TABLE = str.maketrans({"I": "ı", "İ": "i"})
+
+
+def dotless_i(s: str, lang: str) -> str:
+    """`s` with Turkish and Azeri capital I and İ made the lowercase letters they stand for (ı, i), other
+    letters as they are; `s` itself in other languages."""
+    if lang in _DOTLESS_I and ("I" in s or "İ" in s):
+        return s.translate(_DOTLESS_TABLE)
+    return s
+
+
+def lower(s: str, lang: str) -> str:
+    """`s` in lowercase by the rules of `lang` (a primary subtag): Turkish and Azeri I/ı/İ/i; Greek final
+    sigma is Python's own (ΟΔΟΣ -> οδος)."""
+    return dotless_i(s, lang).lower()

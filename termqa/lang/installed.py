@@ -73,12 +73,39 @@ def _ask() -> dict:
     except Exception:
         files = {}
     answers["files"] = files
+    answers["morph"] = _morphology(metadata)
     return answers
+
+
+def _morphology(metadata) -> dict:
+    """The morphology libraries the lemmatisers use beyond spaCy's tables (termqa.lang.dictlemma,
+    termqa.lang.stems): their versions, simplemma's dictionary languages (its data files, listed without
+    importing it) and Snowball's algorithms (PyStemmer's own list). None / empty when not installed."""
+    import importlib.util
+
+    out: dict = {"simplemma": None, "simplemma_langs": [], "pystemmer": None, "snowball": []}
+    try:
+        out["simplemma"] = metadata.version("simplemma")
+        spec = importlib.util.find_spec("simplemma")
+        if spec is not None and spec.origin:
+            data = os.path.join(os.path.dirname(spec.origin), "strategies", "dictionaries", "data")
+            out["simplemma_langs"] = sorted(n[:-len(".plzma")] for n in os.listdir(data) if n.endswith(".plzma"))
+    except Exception:  # not installed, or laid out otherwise: no dictionary lemmas
+        out["simplemma"], out["simplemma_langs"] = None, []
+    try:
+        out["pystemmer"] = metadata.version("PyStemmer")
+        import Stemmer
+
+        out["snowball"] = sorted(Stemmer.algorithms())
+    except Exception:
+        out["pystemmer"], out["snowball"] = None, []
+    return out
 
 
 def _usable(value) -> bool:
     return (isinstance(value, dict) and isinstance(value.get("files"), dict)
-            and isinstance(value.get("lookups"), str) and isinstance(value.get("spacy"), (str, type(None))))
+            and isinstance(value.get("lookups"), str) and isinstance(value.get("spacy"), (str, type(None)))
+            and isinstance(value.get("morph"), dict))
 
 
 def answers() -> dict:
@@ -121,4 +148,9 @@ def lookup_files(lang: str) -> dict:
     return answers()["files"].get(lang, {})
 
 
-__all__ = ["answers", "distributions_stamp", "forget", "lookup_files", "lookups_version", "spacy_version"]
+def morphology() -> dict:
+    """simplemma's and PyStemmer's versions and languages (`_morphology`)."""
+    return answers()["morph"]
+
+
+__all__ = ["answers", "morphology", "distributions_stamp", "forget", "lookup_files", "lookups_version", "spacy_version"]

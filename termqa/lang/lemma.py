@@ -34,14 +34,14 @@ from typing import Optional, Sequence, Union
 
 from termqa.config import DEFAULT_LEMMATISER, LemmatiserMode
 from termqa.errors import UsageError
-from termqa.lang import analyses, chunktok, markup, markupcut, segment
-from termqa.lang.fold import exact_key, loose
+from termqa.lang import analyses, chunktok, dictlemma, markup, markupcut, segment, stems
+from termqa.lang.fold import exact_key, lower, loose
 from termqa.lang.langtags import primary
 from termqa.lang.lookuptables import Table, load_table, lookups_version, table_names
 from termqa.lang.spacytok import blank, blank_language, chunk_rules, package_meta, spacy_version
 from termqa.lang.tokens import Piece, Token, make_token
 from termqa.lang.wordlists import (
-    ARTICLE_MIN_STEM, ARTICLE_PREFIXES, ARTICLES, LEMMA_OVERRIDES, PLURAL_RULES, trained_package,
+    ARTICLE_MIN_STEM, ARTICLE_PREFIXES, ARTICLES, DICTIONARY_UNSAFE, LEMMA_OVERRIDES, PLURAL_RULES, trained_package,
 )
 from termqa.store.gcpause import paused_gc
 
@@ -91,6 +91,9 @@ class Lemmatiser:
         self._rules = PLURAL_RULES.get(lang, ())
         self._article = ARTICLE_PREFIXES.get(lang)
         self._overrides = LEMMA_OVERRIDES.get(lang, {})
+        # simplemma's dictionary of the language (dictlemma), asked for the words the table does not know
+        self._dictionary = dictlemma.lookup(lang)
+        self._unsafe = DICTIONARY_UNSAFE.get(lang)
         self._words: dict[str, tuple[Piece, ...]] = {}
         self._chunks: dict[str, tuple[Piece, ...]] = {}
         self._lemmas: dict[str, str] = {}
@@ -138,30 +141,54 @@ class Lemmatiser:
     # -- words ----------------------------------------------------------------------------------
 
     def lemma_of(self, word: str) -> str:
-        """Lowercase lemma of one word (no hyphen splitting): table, then loose index, then rules."""
+        """Lowercase lemma of one word (no hyphen splitting): table, then loose index, then simplemma's
+        dictionary, then rules."""
         lem = self._lemmas.get(word)
         if lem is not None:
             return lem
+        lem = self._lemma_of(word)
+        if len(self._lemmas) > self._WORD_CACHE_MAX:
+            self._lemmas.clear()
+        self._lemmas[word] = lem
+        return lem
+
+    def _lemma_of(self, word: str) -> str:
+        lang = self.lang
         lem = self._overrides.get(loose(word))
         t = self._table
         if "\u2019" in word or "\u02bc" in word:
             word_n = word.replace("\u2019", "'").replace("\u02bc", "'")  # tables use ASCII '
         else:
             word_n = word
+        low = lower(word_n, lang)  # Turkish DİĞER is diğer, not di̇ğer
+        ask = self._dictionary is not None and (self._unsafe is None or self._unsafe.search(word) is None)
         if lem is None and t is not None:
-            lem = t.get(word_n)
+            lem = t.get(word_n if low == word_n.lower() else low)
             if lem is None:
                 # an unaccented capital (ETATS, Etats) or a missing accent: find the accented form
-                hit = t.loose_index().get(loose(word_n))
+                index = t.loose_index()
+                hit = index.get(loose(word_n))
                 if hit:
                     lem = hit[1]
+                # the table knows the word up to its accents or ß (ambiguously): the rules key it as those
+                # forms are keyed, where a dictionary could list it as another word (German "Strasse" as "Strass")
+                ask = ask and loose(word_n) not in index
+        if lem is None and ask:
+            lem = self._dictionary_lemma(word_n if low == word_n.lower() else low, low)
         if lem is None:
-            lem = self._rule_lemma(word_n.lower())
-        lem = lem.lower()
-        if len(self._lemmas) > self._WORD_CACHE_MAX:
-            self._lemmas.clear()
-        self._lemmas[word] = lem
-        return lem
+            lem = self._rule_lemma(low)
+        return lower(lem, lang)
+
+    def _dictionary_lemma(self, word: str, low: str) -> Optional[str]:
+        """The lemma simplemma's dictionary lists for the word; None when it does not list it.
+
+        Where an article is written onto words (Arabic), the word is looked up without it and the lemma
+        is taken without it too, as the rule lemmatiser keys every word: "بالمتعقبات" -> "متعقبات" ->
+        "متعقب", and "التهاب" keys as "تهاب" with or without the dictionary, as "الالتهاب" and "بالتهاب" do."""
+        if self._article is None:
+            return self._dictionary(word)
+        lem = self._dictionary(self._without_article(low))
+        return self._without_article(lower(lem, self.lang)) if lem is not None else None
 
     def _rule_lemma(self, low: str) -> str:
         """The lemma of a word no table knows: the article written onto it taken off, then the plural rules."""
@@ -437,6 +464,14 @@ def get_lemmatiser(lang: str, *, mode: Union[LemmatiserMode, str] = DEFAULT_LEMM
         return lem
 
 
+def _morphology_name(lang: str) -> str:
+    """What the signature adds for the morphology beyond spaCy's tables: simplemma's dictionary (lemmas of
+    the words the table lacks) and the Snowball stemmer (inflected forms, termqa.lang.stems)."""
+    out = f" + {dictlemma.name()}" if dictlemma.available(lang) else ""
+    stem = stems.name(lang)
+    return out + (f" + {stem}" if stem else "")
+
+
 def _build(lang: str, mode: str, seg: Optional[segment.Segmenter] = None) -> Lemmatiser:
     pkg = trained_package(lang)
     installed = importlib.util.find_spec(pkg) is not None
@@ -471,10 +506,11 @@ def _build(lang: str, mode: str, seg: Optional[segment.Segmenter] = None) -> Lem
         name = f"{head} + spacy-lookups-data-{lookups_version()}"
         if names != ["lemma_lookup"]:
             name += f" ({'+'.join(names)})"
+        name += _morphology_name(lang)
         return Lemmatiser(lang, "lookup", name, nlp, None, load_nlp=lambda: blank(blank_lang),
                           load_table=lambda: load_table(lang), load_rules=lambda: chunk_rules(blank_lang))
     rules = " + plural rules" if lang in PLURAL_RULES else ""
     rules += " + article rules" if lang in ARTICLE_PREFIXES else ""
-    name = f"{head} + fallback:{lang} (no lookup table{rules})"
+    name = f"{head} + fallback:{lang} (no lookup table{rules}){_morphology_name(lang)}"
     return Lemmatiser(lang, "fallback", name, nlp, None, load_nlp=lambda: blank(blank_lang),
                       load_rules=lambda: chunk_rules(blank_lang))

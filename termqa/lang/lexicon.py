@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from termqa.lang.fold import loose, loose_many
+from termqa.lang.fold import dotless_i, loose, loose_many
 from termqa.lang.langtags import primary
 from termqa.lang.lookuptables import (TABLES_LOCK, Table, load_table, lookup_files, read_data, table_key,
                                       table_names)
@@ -163,8 +163,9 @@ def _apostrophe(word: str) -> str:
 
 def known_form(word: str, lang: str) -> Optional[str]:
     """The correctly accented form of `word` in `lang`'s lookup table (lowercase), or None."""
-    lex = _lexicon(primary(lang))
-    return lex.known_form(word) if lex is not None else None
+    lg = primary(lang)
+    lex = _lexicon(lg)
+    return lex.known_form(dotless_i(word, lg)) if lex is not None else None
 
 
 def is_target_word(word: str, lang: str) -> bool:
@@ -172,14 +173,16 @@ def is_target_word(word: str, lang: str) -> bool:
 
     False when the language has no tables: nothing is known, so nothing is claimed.
     """
-    lex = _lexicon(primary(lang))
-    return lex is not None and lex.is_word(word)
+    lg = primary(lang)
+    lex = _lexicon(lg)
+    return lex is not None and lex.is_word(dotless_i(word, lg))
 
 
 def lemmas_of(word: str, lang: str) -> frozenset[str]:
     """Every lemma `word` can be a form of in `lang` (homographs included); empty when unknown."""
-    lex = _lexicon(primary(lang))
-    return lex.lemmas_of(word) if lex is not None else frozenset()
+    lg = primary(lang)
+    lex = _lexicon(lg)
+    return lex.lemmas_of(dotless_i(word, lg)) if lex is not None else frozenset()
 
 
 

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from termqa.lang.fold import (  # noqa: F401 (loose, strip_marks: part of this family)
-    _APOSTROPHES, _DASHES, loose, strip_marks,
+    _APOSTROPHES, _DASHES, dotless_i, loose, lower, strip_marks,
 )
+from termqa.lang import dictlemma
 from termqa.lang.identify import stop_words
 from termqa.lang.langtags import primary
 from termqa.lang.lemma import Token
@@ -113,6 +114,11 @@ class SpellingRule:
     uncertain_marks: str = ""
     # accents the language's norms write both ways (pairs of lowercase letters): for the judge too
     uncertain_swaps: tuple[tuple[str, str], ...] = ()
+    # marks that tell case forms apart in a word's ending (Czech length marks: "anotace", "anotací"): a
+    # difference there is an inflected form, not a misspelling (`marks_inflect`)
+    inflecting_marks: str = ""
+    # whose capital letters: "tr" for Turkish and Azeri, where I is ı's capital and İ is i's
+    casing: str = ""
 
 
 # Arabic-script vowel signs (harakat: fatha, damma, kasra, their tanwin, shadda, sukun, the dagger alif) and
@@ -168,6 +174,19 @@ SPELLING_RULES: dict[str, SpellingRule] = {
     "sv": SpellingRule(equivalences=(("ä", "ae"), ("ö", "oe")),
                        note="ä/ae, ö/oe transliterations; å has none."),
 }
+# Czech and Slovak: the acute (and Czech ring) lengthen a vowel, and length alone tells many case endings
+# apart (anotace / anotací, hrad / hradů, žena / žená is no word but ženy / žený neither): in an ending it is
+# inflection, not spelling
+SPELLING_RULES["cs"] = SpellingRule(inflecting_marks="\u0301\u030a",
+                                    note="A length mark (á, í, ů, ...) in the last letters makes another case form "
+                                         "(anotace, anotací): an inflected form, not a misspelling.")
+SPELLING_RULES["sk"] = SpellingRule(inflecting_marks="\u0301\u0302",
+                                    note="As Czech: length marks (á, í, ô, ...) in an ending make case forms.")
+for _lg in ("tr", "az"):
+    SPELLING_RULES[_lg] = SpellingRule(casing=_lg, note="I is the capital of ı and İ of i: DİĞER is diğer, "
+                                                        "TANIMLAYICI is tanımlayıcı.")
+# Greek: σ is written ς at the end of a word; a word in capitals (ΟΔΟΣ) has one sigma for both
+SPELLING_RULES["el"] = SpellingRule(equivalences=(("ς", "σ"),), note="Final ς and σ are one letter.")
 for _lg in ("ar", "fa", "ur", "ps", "sd", "ug", "ckb"):  # languages written in Arabic script
     SPELLING_RULES[_lg] = SpellingRule(optional_marks=ARABIC_OPTIONAL, uncertain_marks=ARABIC_UNCERTAIN,
                                        note=_ARABIC_NOTE)
@@ -190,8 +209,12 @@ def _typo(s: str) -> str:
     return unicodedata.normalize("NFKC", s).translate(_TYPO_TABLE)
 
 
+def _lower(s: str, rule: SpellingRule) -> str:
+    return dotless_i(s, rule.casing).lower() if rule.casing else s.lower()
+
+
 def _fold(s: str, rule: SpellingRule) -> str:
-    s = _typo(s).lower()
+    s = _lower(_typo(s), rule)
     if rule.optional_marks:
         s = "".join(c for c in s if c not in rule.optional_marks)
     for a, b in rule.equivalences:
@@ -226,7 +249,7 @@ def _accents_ok(found: str, ref: str, rule: SpellingRule, caps: Optional[list[bo
             else:
                 return False
         f, r = found[i:gi], ref[j:gj]
-        if f.lower() != r.lower() and _fold(f, rule) != _fold(r, rule):
+        if _lower(f, rule) != _lower(r, rule) and _fold(f, rule) != _fold(r, rule):
             is_cap = caps[i] if caps is not None and i < len(caps) else f.isupper()
             forgiven = (
                 rule.unaccented_capitals and len(f) == 1 and len(r) == 1 and is_cap
@@ -300,6 +323,32 @@ def uncertain_spelling(found: Sequence[Token], expected: Sequence[Token], lang: 
         lemmas_too and _usage_allows(f.lemma, e.lemma, lg, rule)) for f, e in faults)
 
 
+_ENDING = 3  # letters at the end of a word that carry its case ending
+
+
+def marks_inflect(found: Sequence[Token], expected: Sequence[Token], lang: str) -> bool:
+    """Does every word `spelling_issue` faults differ from its glossary word only by the language's
+    inflecting marks (`SpellingRule.inflecting_marks`), put or left out within the word's last letters?
+    Czech "anotací" for "anotace"'s form "anotaci": the length mark makes a case form, so the word is an
+    inflected form of the term, not a misspelling. A mark elsewhere ("anótace") stays a spelling question."""
+    lg = primary(lang)
+    rule = SPELLING_RULES.get(lg, DEFAULT_RULE)
+    if not rule.inflecting_marks:
+        return False
+    faults = [(f, e) for f, e in _word_pairs(found, expected) or () if not _word_ok(f, e, lg, rule)]
+    return bool(faults) and all(_ending_marks(f.text, e.text, rule.inflecting_marks) for f, e in faults)
+
+
+def _ending_marks(found: str, expected: str, marks: str) -> bool:
+    f = unicodedata.normalize("NFD", _typo(found).lower())
+    e = unicodedata.normalize("NFD", _typo(expected).lower())
+    if "".join(c for c in f if c not in marks) != "".join(c for c in e if c not in marks) or f == e:
+        return False
+    at = next((i for i, (a, b) in enumerate(zip(f, e)) if a != b), min(len(f), len(e)))
+    rest = f[at:] if len(f) >= len(e) else e[at:]
+    return sum(1 for c in rest if not unicodedata.combining(c)) <= _ENDING
+
+
 def _word_pairs(found: Sequence[Token], expected: Sequence[Token]) -> Optional[list[tuple[Token, Token]]]:
     """The words of `found` beside those of `expected` (hyphens and articles left out); None when they
     do not pair up one to one."""
@@ -357,6 +406,13 @@ def _same_lemma(f: Token, e: Token, lang: str) -> bool:
     through its accented neighbour ("público" -> "publico" -> "publicar"), which would make any
     accent error pass. An unknown word (debit for débit) never qualifies.
     """
-    if not is_target_word(f.text, lang):
+    if is_target_word(f.text, lang) and lemmas_of(f.text, lang) & lemmas_of(e.text, lang):
+        return True
+    # where length marks make case forms (Czech, Slovak), a form simplemma's dictionary lists as written under
+    # the expected word's lemma: "přístupů" (genitive plural of "přístup") is no misspelling of "přístupu".
+    # Not elsewhere: the dictionaries also list unaccented misspellings under their lemma (French "etat")
+    if not SPELLING_RULES.get(lang, DEFAULT_RULE).inflecting_marks:
         return False
-    return bool(lemmas_of(f.text, lang) & lemmas_of(e.text, lang))
+    listed = dictlemma.lookup(lang)
+    lem = listed(f.text) if listed is not None else None
+    return lem is not None and lower(lem, lang) in {e.lemma, *lemmas_of(e.text, lang)}

@@ -78,3 +78,11 @@ ARTICLE_PREFIXES: dict[str, re.Pattern] = {
     "ar": re.compile("^(?:[\u0648\u0641]?[\u0628\u0643]?\u0627\u0644|[\u0648\u0641]?\u0644\u0644)"),
 }
 ARTICLE_MIN_STEM = 3
+
+
+# Spellings simplemma's dictionaries list under the wrong word, by language: words holding them are not
+# looked up there (termqa.lang.dictlemma). German "ss" may stand for ß (Swiss spelling, capitals): the
+# dictionary lists "Strasse" as a form of "Strass" (rhinestone), while "Straße" is its own lemma.
+DICTIONARY_UNSAFE: dict[str, re.Pattern] = {
+    "de": re.compile("ss", re.IGNORECASE),
+}

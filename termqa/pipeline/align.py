@@ -10,6 +10,8 @@ Without an LLM, a rendering is found as one of:
 - `copied_word`: the source form copied into the target where every word of it is also a word of the
   target language (French "influenza", Spanish "radio", German "Computer", as the language's
   lookup tables say): maybe left untranslated, maybe the target word, so never a certain error;
+- `inflected` / `derived`: an inflected or a derived form of one of the concept's glossary terms, where
+  none matched on lemmas (termqa.pipeline.inflection): left for review, never conforming;
 - `established`: a rendering the document itself establishes for the source form: a target phrase
   mined from the chain's segments only on evidence (`mining.mine_renderings`, pass 2
   `established.align_established`).
@@ -33,14 +35,14 @@ from termqa.lang.langtags import primary
 from termqa.lang.lexicon import is_target_word
 from termqa.lang.normalise import loose
 from termqa.model import FORBIDDEN_STATUSES
-from termqa.pipeline import variants as vr
+from termqa.pipeline import inflection, variants as vr
 from termqa.pipeline.detect import content_positions, keys_of, text_keys
 from termqa.store import indexcache
 from termqa.store.pickling import pickled_by_fields
 
 # Lower wins when two kinds propose the same span.
-_PRIORITY = {"glossary": 0, "dnt": 0, "forbidden": 1, "dnt_altered": 2, "established": 3, "untranslated": 4,
-             "copied_word": 4}
+_PRIORITY = {"glossary": 0, "dnt": 0, "forbidden": 1, "dnt_altered": 2, "inflected": 2, "derived": 3,
+             "established": 3, "untranslated": 4, "copied_word": 4}
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ class Alignment:
 class TargetIndex:
     """Content-token keys of one target segment, with positions of each key for fast lookup."""
 
-    __slots__ = ("tokens", "pos", "keys", "surf", "exact", "_starts")
+    __slots__ = ("tokens", "pos", "keys", "surf", "exact", "_starts", "morph")
 
     def __init__(self, tokens):
 
@@ -82,6 +84,7 @@ class TargetIndex:
         self.surf = [k[1] for k in ks]
         self.exact = [k[2] for k in ks]
         self._starts: dict = {}  # (surface only?) -> {key: positions}, made on first use
+        self.morph = None  # the words' stems (termqa.pipeline.inflection.Morph), made on first need
 
     def find(self, key: Sequence[str], skey: Sequence[str] = (), *, surface: bool = False,
              gap: bool = False) -> list[tuple[int, int]]:
@@ -305,9 +308,14 @@ def candidates(p: Pending, idx: TargetIndex, target: str, extra: Sequence[Target
             add(a, b, "dnt" if txt == p.source_text else "dnt_altered")
     for f in p.forms:
         for a, b in idx.find(f.key, f.skey, gap=f.rule == "insertion"):
-            if f.kind == "glossary" and not p.dnt and _copy_of_source(idx.span(a, b, target)[4], p, f):
-                continue  # the source word copied, not the glossary term misspelt: see below
             add(a, b, f.kind, f)
+    if not p.dnt and p.forms and not out:
+        # no term of the glossary matched on lemmas: an inflected or derived form of one of them
+        lang = next((f.lang for f in p.forms if f.lang), "")
+        if lang:
+            idx.morph, found = inflection.find(idx, p.forms, lang, idx.morph)
+            for a, b, kind, f in found:
+                add(a, b, kind, f)
     for f in extra:
         for a, b in idx.find(f.key, f.skey):
             add(a, b, "established", f)
@@ -318,22 +326,6 @@ def candidates(p: Pending, idx: TargetIndex, target: str, extra: Sequence[Target
     return out
 
 
-def _copy_of_source(text: str, p: Pending, form: TargetForm) -> bool:
-    """A span written exactly as the source, which matches the glossary term only loosely.
-
-    "Hygiene" kept in "London School of Hygiene" matches "hygiène" without its accent: it is the
-    English word copied (left untranslated, or part of a kept name), not a misspelt French one. Only
-    a word that differs from the term's in its accents makes the difference: "COVID-19" copied where
-    the glossary writes "la COVID-19" is the glossary term.
-    """
-    if text != p.source_text:
-        return False
-    theirs = {w.lower() for w in _WORDS.findall(form.text)}
-    looses = {loose(w) for w in theirs}
-    return any(w.lower() not in theirs and loose(w) in looses for w in _WORDS.findall(text))
-
-
-_WORDS = re.compile(r"\w+")
 
 
 def assign(pendings: Sequence[Pending], cands: dict[int, list[tuple]]) -> dict[int, Alignment]:

@@ -270,7 +270,7 @@ def find_in_segment(trie: TermTrie, segment: Segment, tokens, prepared: Optional
             if part_of_name(tokens, a, b):
                 i = end  # "SARS" in "SARS-CoV-2": the glossary's term is not what the text names here
                 continue
-            for e in entries[:1]:  # homographs across concepts: the first glossary entry wins
+            for e in _exact_first(entries, keys, i, end)[:1]:  # homographs across concepts: one entry wins
                 mark = e.text[:1]
                 if mark == "#" or mark == "@":
                     if not _has_sigil(tokens, a, mark):
@@ -283,6 +283,22 @@ def find_in_segment(trie: TermTrie, segment: Segment, tokens, prepared: Optional
         else:
             i += 1
     return out
+
+
+def _exact_first(entries: list, keys, i: int, end: int) -> list:
+    """The entries ending at one node, the one written as the text is first: with the entries "activity"
+    and "activities" (one lemma), the text "activity" is the entry "activity"'s occurrence, not an inflected
+    form of "activities". Otherwise the glossary's order decides (the first entry wins)."""
+    if len(entries) < 2:
+        return entries
+    written = tuple(keys[j][1] for j in range(i, end))
+    for e in entries:
+        if (e.skey or e.key) == written and e.via == "glossary":
+            return [e]
+    for e in entries:
+        if (e.skey or e.key) == written:
+            return [e]
+    return entries
 
 
 def part_of_name(tokens, a: int, b: int) -> bool:

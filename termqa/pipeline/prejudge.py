@@ -15,12 +15,13 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 from termqa.lang.langtags import primary
 from termqa.lang.lemma import Lemmatiser, Token
-from termqa.lang.normalise import spelling_issue, term_key, term_tokens, uncertain_spelling
+from termqa.lang.normalise import marks_inflect, spelling_issue, term_key, term_tokens, uncertain_spelling
 from termqa.model import CONFORMING, ERROR, GENERATED, GLOSSARY, PREFERRED, UNJUDGED, Concept, Reference, Segment, Span
 from termqa.pipeline.align import TargetForm
 from termqa.labels import (  # noqa: F401 (the reasons this stage gives, importable from it as before)
     R_ACRONYM_KEPT, R_COPIED_WORD, R_COPY_UNKNOWN, R_DIVERGES_GLOSSARY, R_DIVERGES_MAJORITY, R_HAPAX, R_HEAD_DROPPED,
-    R_IN_KEPT_NAME, R_MISALIGNED, R_MISSING, R_NO_REFERENCE, R_SHORT_FORM_KEPT, R_SPELLING_PSEUDO, R_SPELLING_VARIANT,
+    R_DERIVED, R_IN_KEPT_NAME, R_INFLECTED, R_MISALIGNED, R_MISSING, R_NO_REFERENCE, R_SHORT_FORM_KEPT, R_SPELLING_PSEUDO,
+    R_SPELLING_VARIANT,
 )
 from termqa.pipeline.score import penalty_for
 from termqa.pipeline.variants import CONJUNCTIONS
@@ -137,6 +138,11 @@ def decide(*, kind: Optional[str], rendering: Optional[str], concept: Concept, r
     if concept.dnt and kind in ("glossary", "forbidden"):
         return Decision(ERROR, "A5", f"do-not-translate item translated as '{rendering}'; keep '{ref_text}'",
                         "dnt_translated")
+    if kind == "inflected":
+        # only the stem agrees with a glossary term: likely the term in another case or number, not certain
+        return Decision(UNJUDGED, None, R_INFLECTED)
+    if kind == "derived":
+        return Decision(UNJUDGED, None, R_DERIVED)
     if kind == "copied_word":
         # French "influenza" is English and French: the copy may be the right target word
         return Decision(UNJUDGED, None, R_COPIED_WORD)
@@ -299,10 +305,19 @@ class Rules:
             return Decision(UNJUDGED, None, R_HEAD_DROPPED), None
         if spelling and kind == "glossary" and self.uncertain(lang, rendering, form.text):
             return Decision(UNJUDGED, None, R_SPELLING_VARIANT), None
+        if spelling and kind == "glossary" and self.marks_inflect(lang, rendering, form.text):
+            # Czech "anotací" for "anotace": the length mark makes a case form, not a misspelling
+            return Decision(UNJUDGED, None, R_INFLECTED), None
         if spelling and kind == "glossary" and self.inflected_copy(lang, rendering, rendering_key, segment, source_span):
-            # "diesels" for "diesel" (glossary "diésel"): the source word kept, inflected, as the copy
-            # "diesel" is, and a word of the target language: the same uncertain case, one verdict
+            # "diesels" for "diesel" (glossary "diésel"): the source word kept, inflected, and a word of the target
+            # language: maybe a misspelt plural, maybe a correct one that moves its accent (Spanish "pangolines"
+            # for "pangolín"); the exact copy "diesel" is the misspelling (below)
             return Decision(UNJUDGED, None, R_COPIED_WORD), None
+        if spelling and kind == "glossary" and self.copied_in_name(rendering, segment, source_span, target_span):
+            # "Hygiene" in "London School of Hygiene" kept in English: the name kept, not "hygiène" misspelt.
+            # Elsewhere a copy that differs from the glossary term only in its accents is the misspelling
+            # ("diesel" for "diésel"), even though it is also the source word.
+            return Decision(UNJUDGED, None, R_IN_KEPT_NAME), None
         copied = kind == "untranslated"
         kept = bool(copied and segment is not None and source_span is not None and target_span is not None and
                     inside_kept_name(segment.source, source_span.start, source_span.end, segment.target,
@@ -335,6 +350,26 @@ class Rules:
         if keys_of(lt.tokenize(source))[0] != tuple(rendering_key):
             return False
         return all(is_target_word(t.text, lang) for t in lt.tokenize(rendering) if not t.punct)
+
+    def marks_inflect(self, lang: str, rendering: Optional[str], expected: str) -> bool:
+        """Does the rendering differ from the glossary term only by length marks in its endings, the marks
+        that tell case forms apart (normalise.marks_inflect)?"""
+        if not rendering:
+            return False
+        lt = self.lem(lang)
+        return marks_inflect(lt.tokenize(rendering), lt.tokenize(expected), lang)
+
+    @staticmethod
+    def copied_in_name(rendering: Optional[str], segment: Optional[Segment], source_span: Optional[Span],
+                       target_span: Optional[Span]) -> bool:
+        """Is the rendering the source term written as in the source, inside a longer expression the
+        translation kept as it is (`inside_kept_name`)?"""
+        if not rendering or segment is None or source_span is None or target_span is None or not segment.target:
+            return False
+        if segment.source[source_span.start:source_span.end] != rendering:
+            return False
+        return inside_kept_name(segment.source, source_span.start, source_span.end, segment.target,
+                                target_span.start, target_span.end)
 
     def head(self, lang: str, text: str) -> Optional[str]:
         """The head noun (lemma key) of a target designation, None for a one-word one."""

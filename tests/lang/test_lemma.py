@@ -139,7 +139,9 @@ def test_cached_per_primary_language():
 
 
 def test_lookup_name(fr):
-    assert re.fullmatch(r"spacy-3\.\S+ blank:fr \+ spacy-lookups-data-\S+", fr.name)
+    # the table, then simplemma's dictionary for the words it lacks, and the stemmer for inflected forms
+    assert re.fullmatch(r"spacy-3\.\S+ blank:fr \+ spacy-lookups-data-\S+ \+ simplemma-\S+ \(dictionary\) "
+                        r"\+ snowball:french \(PyStemmer-\S+\)", fr.name)
     assert fr.mode == "lookup"
 
 

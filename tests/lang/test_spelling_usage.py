@@ -48,7 +48,8 @@ def test_misspellings_stay_errors(lang, found, glossary):
 @pytest.mark.parametrize("lang,errors_before", [("es", 19), ("pt", 31), ("ru", 40)])
 def test_tico19_spelling_errors_are_real(lang, errors_before):
     """TICO-19: es 19, pt 31 and ru 40 errors before; what is left is a misspelling by the glossary's
-    own norm (pt "ebola" for "ébola") or a term left in English (ru "ARDS")."""
+    own norm (pt "ebola" for "ébola", and "Ebola" kept from the source: a copy that differs from the glossary
+    term only by its accent is the misspelling, issue #35) or a term left in English (ru "ARDS")."""
     from termqa.pipeline.check import check
 
     base = CORPUS / "eval" / "tico19-multi" / "data"
@@ -56,5 +57,5 @@ def test_tico19_spelling_errors_are_real(lang, errors_before):
     gl = sorted(str(p) for p in (base / "terminologies").glob(f"*en*{lang}*.csv"))
     occ = check([str(tm)], gl, lemmatiser="lookup").to_dict()["occurrences"]
     errors = Counter((o["target_text"], o["label"]) for o in occ if o["outcome"] == "error")
-    assert sum(errors.values()) <= 3 < errors_before
-    assert set(errors) <= {("ebola", "F"), ("ARDS", "A4")}
+    assert sum(errors.values()) <= 6 < errors_before
+    assert set(errors) <= {("ebola", "F"), ("Ebola", "F"), ("ARDS", "A4")}

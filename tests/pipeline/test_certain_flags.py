@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from termqa.labels import R_COPY_UNKNOWN
+from termqa.labels import R_COPY_UNKNOWN, R_IN_KEPT_NAME
 from termqa.lang.lemma import get_lemmatiser
 from termqa.lang.lexicon import is_target_word, lemmas_of
 from termqa.lang.normalise import spelling_issue, term_tokens
@@ -102,7 +102,7 @@ def test_source_word_kept_in_a_name_is_not_a_misspelt_glossary_term(tmp_path):
                         "Il travaille à la London School of Hygiene and Tropical Medicine.")],
             ["id", "en", "fr"], [["c1", "hygiene", "hygiène"]])
     (o,) = r["occurrences"]
-    assert o["align_method"] == "untranslated" and o["outcome"] == "unjudged" and o["label"] is None
+    assert o["outcome"] == "unjudged" and o["label"] is None and o["reason"] == R_IN_KEPT_NAME
 
 
 # --- mined renderings: evidence or nothing -----------------------------------------------------------

@@ -87,15 +87,16 @@ def test_a_mined_rendering_does_not_swallow_a_neighbour(tmp_path):
     assert not any("survivant" in (o["target_text"] or "") for o in r["occurrences"]), _occ(r)
 
 
-def test_one_rendering_one_verdict(tmp_path):
-    # "diesels" was an F error while the copy "diesel" was not judged: the same uncertain case
+def test_a_copy_differing_only_by_accents_is_the_misspelling(tmp_path):
+    # the copy "diesel" differs from the glossary's "diésel" only by its accent: the spelling error, even though
+    # it is also the source word (issue #35); "diesels" may be a plural that moves its accent (Spanish
+    # "pangolines" for "pangolín"): left undecided
     pairs = [("The diesel engine failed.", "Le moteur diesel est tombé en panne."),
              ("Two diesel engines.", "Deux moteurs diesels."),
              ("Replace the diesel filter.", "Remplacez le filtre diésel.")]
     r = run(tmp_path, pairs, H, [["c1", "diesel", "diésel", "preferred"]])
     got = [(o["target_text"], o["outcome"], o["label"]) for o in r["occurrences"]]
-    assert got == [("diesel", "unjudged", None), ("diesels", "unjudged", None), ("diésel", "conforming", None)]
-    assert r["occurrences"][0]["reason"] == r["occurrences"][1]["reason"]
+    assert got == [("diesel", "error", "F"), ("diesels", "unjudged", None), ("diésel", "conforming", None)]
 
 
 def test_fix_first_groups_renderings_case_folded():

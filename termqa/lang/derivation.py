@@ -1,0 +1,64 @@
+"""Words derived from a glossary term's word: a relational adjective made from a noun ("budgétaire" from
+"budget", "climatiques" from "climat", "pandémique" from "pandémie", "вирусный" from "вирус").
+
+No library we can depend on gives derivations for these languages (simplemma and Snowball give lemmas and
+stems of one word's inflection), so this is a small hand-written table of the common relational-adjective
+suffixes per language, each with its inflected endings. It is deliberately short: a derived form is only
+ever "left for review" (termqa.labels.R_DERIVED, ranked likely fine), never conforming, and a suffix that
+also ends unrelated words would only send those to review. Everything works on loose keys
+(termqa.lang.fold.loose: no case, no accents).
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+_MIN_BASE = 4  # letters the base word must keep: shorter ones ("eau", "roi") make too many false pairs
+
+
+def _inflect(stems: Iterable[str], endings: Iterable[str]) -> tuple[str, ...]:
+    return tuple(s + e for s in stems for e in endings)
+
+
+# language -> the suffixes (with their inflected endings) that make a relational adjective from a noun
+SUFFIXES: dict[str, tuple[str, ...]] = {
+    "fr": _inflect(("aire", "ique", "ale", "elle", "ienne", "iere"), ("", "s")) + ("al", "aux", "el", "els",
+                                                                                  "ien", "iens", "ier", "iers"),
+    "en": ("al", "ic", "ical", "ary"),
+    "es": _inflect(("ari", "ic"), ("o", "a", "os", "as")) + ("al", "ales"),
+    "pt": _inflect(("ari", "ic"), ("o", "a", "os", "as")) + ("al", "ais"),
+    "it": _inflect(("ari", "ic"), ("o", "a", "i", "e")) + ("ale", "ali", "iche"),
+    "ca": _inflect(("ari", "ic"), ("", "a", "s", "es")) + ("al", "als"),
+    "de": _inflect(("isch", "lich"), ("", "e", "en", "er", "es", "em")),
+    "ru": _inflect(("н", "ск", "ическ"), ("ый", "ий", "ая", "ое", "ые", "ие", "ого", "ой", "ому", "ым", "им", "ых",
+                                          "их", "ыми", "ими", "ую", "ом")),
+}
+# the final vowels a noun drops before the suffix ("pandémie" -> "pandém" + "ique")
+_FINAL_VOWELS = "aeiouyаеиоуыэюяйь"
+
+
+def bases(word: str, lang: str) -> tuple[str, ...]:
+    """The words `word` may be derived from by one suffix of the table (its loose key without that suffix),
+    longest base first; empty when no suffix fits or too little is left."""
+    out = []
+    for suf in SUFFIXES.get(lang, ()):
+        if word.endswith(suf) and len(word) - len(suf) >= _MIN_BASE:
+            out.append(word[: len(word) - len(suf)])
+    return tuple(sorted(set(out), key=len, reverse=True))
+
+
+def derived_from(word: str, base_word: str, lang: str) -> bool:
+    """Is loose key `word` a suffix derivation of loose key `base_word` ("budgetaire" of "budget",
+    "pandemique" of "pandemie")? Never of itself."""
+    if word == base_word or len(base_word) < _MIN_BASE:
+        return False
+    for b in bases(word, lang):
+        if base_word == b or (base_word.startswith(b) and base_word[len(b):].strip(_FINAL_VOWELS) == ""):
+            return True
+    return False
+
+
+def base_keys(word: str) -> tuple[str, ...]:
+    """The keys a base word is found under: itself and itself without its final vowels (what `bases` gives
+    for a derivation that dropped them)."""
+    short = word.rstrip(_FINAL_VOWELS)
+    return (word, short) if short != word and len(short) >= _MIN_BASE else (word,)
