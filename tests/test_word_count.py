@@ -32,7 +32,11 @@ def _counts(tmp_path, xliff, glossary, *extra):
     assert r.exit_code in (0, 1), r.output
     data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
-    shown = {int(n.replace(",", "")) for n in re.findall(r"(?<!per )(?<![\d,])([\d,]+) (?:source )?words", page)}
+    # "N words checked" is the other count of the one definition: the source words of translated segments
+    shown = {int(n.replace(",", "")) for n in re.findall(r"(?<!per )(?<![\d,])([\d,]+) (?:source )?words(?! checked)",
+                                                          page)}
+    checked = {int(n.replace(",", "")) for n in re.findall(r"(?<![\d,])([\d,]+) words checked", page)}
+    assert checked <= {data["summary"]["checked_words"]}
     return inspected, data, shown, r.output
 
 
@@ -77,5 +81,6 @@ def test_the_verdict_table_shows_no_zero_share_beside_a_count(tmp_path):
         if bar["count"]:
             assert bar["pct"] != "0%", bar
     head = view["headline"]
-    assert head["words"] == r["summary"]["source_words"]
+    # the rate is over the words checked (#34), beside the one count of source words
+    assert head["words"] == r["summary"]["checked_words"] and head["total_words"] == r["summary"]["source_words"]
     assert head["per_k"] not in ("0", "0.0")
