@@ -12,7 +12,7 @@ the cached index of a run in `sourceindex`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
 from termqa.config import VariantLevel
@@ -60,6 +60,7 @@ class SourceEntry:
     # "pompe" -> "pomper"; matching accepts a token whose lemma or surface equals either key)
     rule: str = ""  # variant rule; empty for the glossary's own designations and acronyms
     base_key: tuple[str, ...] = ()  # for a variant: the key of the designation it was made from
+    pos: str = ""  # the glossary's word class of the designation, "" when it gives none
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +141,7 @@ def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser, varian
     for (c, t), tk in zip(items, toks):
         key, skey = keys_of(tk)
         if key:
-            out.append(SourceEntry(c.id, t.text, key, t.term_type, "glossary", skey))
+            out.append(SourceEntry(c.id, t.text, key, t.term_type, "glossary", skey, pos=t.part_of_speech or ""))
     if variants != VariantLevel.NONE:
         lang = src_lang.split("-")[0].lower()
         own = {e.key for e in out}
@@ -167,8 +168,8 @@ def _shared(entries: list[SourceEntry]) -> list[SourceEntry]:
         key = tuple([words.setdefault(w, w) for w in key])
         return keys.setdefault(key, key)
 
-    return [SourceEntry(e.concept_id, e.text, one(e.key), e.term_type, e.via, one(e.skey), e.rule, one(e.base_key))
-            for e in entries]
+    return [SourceEntry(e.concept_id, e.text, one(e.key), e.term_type, e.via, one(e.skey), e.rule, one(e.base_key),
+                        e.pos) for e in entries]
 
 
 def _modifier_reductions(entries: Sequence[SourceEntry], lang: str, taken: set) -> list[SourceEntry]:
@@ -283,6 +284,52 @@ def find_in_segment(trie: TermTrie, segment: Segment, tokens, prepared: Optional
         else:
             i += 1
     return out
+
+
+_NOUN_ENTRY: dict = {}
+
+
+def _noun_entry(e: SourceEntry) -> bool:
+    k = (e.text, e.pos)
+    noun = _NOUN_ENTRY.get(k)
+    if noun is None:
+        from termqa.lang.verbuse import noun_term
+
+        noun = _NOUN_ENTRY[k] = noun_term(e.text, e.pos)
+    return noun
+
+
+def without_verb_uses(matches: list, tokens, lang: str, trie: Optional[TermTrie] = None) -> list:
+    """`matches` of one segment without the one-word matches of a noun term that the text uses as a verb
+    ("are also hearing from" is not the glossary's "hearings"; termqa.lang.verbuse). English only.
+
+    Where the glossary also has the word as a verb (an entry whose word class it gives as "verb": TICO-19
+    lists "quarantine" the noun and "quarantine" the verb), the match goes to that entry instead.
+    """
+    if lang != "en" or not matches:
+        return matches
+    from termqa.lang.verbuse import verb_use
+
+    words = None
+    out = []
+    for m in matches:
+        e = m.entry
+        if m.tok_end - m.tok_start == 1 and not tokens[m.tok_start].text.isupper() and _noun_entry(e):
+            if words is None:
+                words = [None if t.punct else t.text.lower() for t in tokens]
+            if verb_use(words, m.tok_start):
+                verb = _verb_entry(trie, tokens, m.tok_start) if trie is not None else None
+                if verb is not None:
+                    out.append(replace(m, entry=verb))
+                continue
+        out.append(m)
+    return out
+
+
+def _verb_entry(trie: TermTrie, tokens, i: int) -> Optional[SourceEntry]:
+    """An entry of one word ending at tokens[i] (the same keys) that the glossary says is not a noun."""
+    _end, entries = trie.longest_at(text_keys(tokens, [i]), 0)
+    return next((e for e in entries if e.pos and not _noun_entry(e)), None)
 
 
 def part_of_name(tokens, a: int, b: int) -> bool:
