@@ -12,7 +12,9 @@ Without an LLM, a rendering is found as one of:
   lookup tables say): maybe left untranslated, maybe the target word, so never a certain error;
 - `established`: a rendering the document itself establishes for the source form: a target phrase
   mined from the chain's segments only on evidence (`mining.mine_renderings`, pass 2
-  `established.align_established`).
+  `established.align_established`);
+- `closest`: for what is still open, the target words closest to a glossary target term (pass 3,
+  `closest.align_closest`): shown so a person sees what is there, always left undecided.
 
 Alignment is one-to-one within a segment: each target span answers at most one source occurrence,
 renderings with more words claim first (so "corps de pompe" is not also read as "pompe"), then source
@@ -285,6 +287,7 @@ class Pending:
     dnt: bool
     forms: Sequence[TargetForm]  # glossary target forms of the concept
     has_target_terms: bool
+    in_name: bool = False  # the source writes the term inside a longer name (`detect.inside_name`)
 
 
 def candidates(p: Pending, idx: TargetIndex, target: str, extra: Sequence[TargetForm] = ()) -> list[tuple]:
@@ -340,16 +343,19 @@ def assign(pendings: Sequence[Pending], cands: dict[int, list[tuple]]) -> dict[i
     """One-to-one assignment within a segment: longest spans first, then source order.
 
     Spans may not overlap: a rendering nested inside a longer one already claimed is not reused.
-    Among equally long spans of one occurrence the best kind, then the earliest, wins.
+    Among equally long spans of one occurrence the best kind, then the earliest, wins. An occurrence
+    written inside a longer name ("Intergovernmental Panel on Climate Change") comes after the plain
+    ones: the name is translated as a whole ("... sur l'évolution du climat"), and the glossary's
+    rendering in the segment ("changements climatiques") belongs to the plain "climate change".
     """
     pool = []
     for order, p in enumerate(pendings):
         for prio, neglen, start, al in cands.get(p.index, ()):
-            pool.append((neglen, order, prio, start, p.index, al))
-    pool.sort(key=lambda x: x[:4])
+            pool.append((neglen, p.in_name, order, prio, start, p.index, al))
+    pool.sort(key=lambda x: x[:5])
     taken: list[tuple[int, int]] = []
     done: dict[int, Alignment] = {}
-    for _neglen, _order, _prio, _start, i, al in pool:
+    for _neglen, _in_name, _order, _prio, _start, i, al in pool:
         if i in done:
             continue
         if any(al.start < e and s < al.end for s, e in taken):

@@ -332,6 +332,29 @@ def _verb_entry(trie: TermTrie, tokens, i: int) -> Optional[SourceEntry]:
     return next((e for e in entries if e.pos and not _noun_entry(e)), None)
 
 
+# words a name may hold in lower case between its capitalised words ("Panel on Climate Change")
+_NAME_GLUE = frozenset("of on for the and in to de du des la le et".split())
+_WORD_AT = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+def inside_name(source: str, start: int, end: int, term: str) -> bool:
+    """Is source[start:end] a lower-case glossary term written capitalised inside a longer name, a
+    capitalised word right before or after it ("Intergovernmental Panel on Climate Change" holds "Climate
+    Change"), glue words ("on", "of") aside? A sentence's first word alone makes no name."""
+    words = _WORD_AT.findall(source[start:end])
+    if not words or not term[:1].islower() or not all(w[:1].isupper() for w in words):
+        return False
+    before = [w for w in _WORD_AT.findall(source[:start])]
+    while before and before[-1] in _NAME_GLUE:
+        before.pop()
+    if len(before) >= 2 and before[-1][:1].isupper():  # the first word of a sentence is capitalised anyway
+        return True
+    after = _WORD_AT.findall(source[end:])
+    while after and after[0] in _NAME_GLUE:
+        after.pop(0)
+    return bool(after) and after[0][:1].isupper() and not after[0].isupper()
+
+
 def part_of_name(tokens, a: int, b: int) -> bool:
     """Is the match over tokens a..b a proper part of one hyphen-joined name with a digit or an inner
     capital elsewhere in it ("SARS" or "CoV" in "SARS-CoV-2", "Syndrome" in "Syndrome-Coronavirus-2")?

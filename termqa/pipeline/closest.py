@@ -1,0 +1,124 @@
+"""Pass 3 of alignment: for an occurrence still without a rendering, the closest candidate in its target
+segment, so the report shows what is there ("differs: 設定") instead of "no rendering found".
+
+A candidate is a run of target words each sharing a word with one of the concept's glossary target
+terms: the same lemma or surface, a shared stem (a long common beginning: "budgétaire" for "budget"),
+or, in scripts written without spaces, a piece of the term's word (設定 inside 環境設定). Function words
+may stand inside the run ("Première Nation de ..."), and begin it when they are words of the term
+("Première", a stop word of French), never end it. A run must share a content word
+of the term, and either half of the term's words or every content word of it, to count.
+
+The occurrence stays undecided: a candidate is never conforming and never an error (`align` kind
+`closest`, decided by `prejudge` as "diverges from the glossary term"). Spans other occurrences of the
+segment hold are not offered again (alignment is one-to-one).
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from termqa.pipeline.align import Alignment, Pending, TargetIndex
+
+STEM_MIN = 4  # characters two words must begin with alike to share a stem
+STEM_SHARE = 0.6  # of the longer word's length
+
+
+def _spaceless(word: str) -> bool:
+    """A word of a script written without spaces (Han, kana, Thai...): parts of it are words too."""
+    return any("\u0e00" <= ch <= "\u0e7f" or "\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff"
+               or "\uac00" <= ch <= "\ud7af" for ch in word)
+
+
+def shares_word(text_keys: Sequence[str], key: str, skey: str) -> bool:
+    """Does a target word (its lemma, surface and exact keys) share a word with a term word (lemma
+    `key`, surface `skey`): the same, a shared stem, or a piece of a word written without spaces?"""
+    if key in text_keys or skey in text_keys:
+        return True
+    surf = text_keys[1]
+    for w in (skey, key):
+        if _spaceless(w):
+            if len(surf) >= 2 and surf in w:
+                return True
+            continue
+        if not (surf.isalpha() and w.isalpha()):
+            continue
+        n = 0
+        for a, b in zip(surf, w):
+            if a != b:
+                break
+            n += 1
+        if n >= STEM_MIN and n >= STEM_SHARE * max(len(surf), len(w)):
+            return True
+    return False
+
+
+def closest_rendering(p: Pending, idx: TargetIndex, target: str, taken: Sequence[tuple[int, int]], stop: frozenset,
+                      here: float = 0.0) -> Optional[Alignment]:
+    """The closest candidate for occurrence `p` in a target segment (`idx`), outside the `taken` character
+    spans; None when no run of words shares enough with a glossary target term. `here`: where the term
+    stands in its source, as a share of its length (the nearest of equal candidates wins)."""
+    forms = [f for f in p.forms if f.kind == "glossary" and not f.rule]
+    if not forms or not idx.keys:
+        return None
+    n = len(idx.keys)
+    free = []
+    for c in range(n):
+        t = idx.tokens[idx.pos[c]]
+        free.append(not t.punct and not any(t.start < e and s < t.end for s, e in taken))
+    tl = max(1, len(target))
+    best: Optional[tuple] = None
+    for f in forms:
+        sk = f.skey if len(f.skey) == len(f.key) else f.key
+        content = [x for x, k in enumerate(f.key) if k not in stop and sk[x] not in stop] or list(range(len(f.key)))
+        hits: list[set] = []
+        for c in range(n):
+            keys = (idx.keys[c], idx.surf[c], idx.exact[c])
+            # every word of the term may be shared ("Première", a stop word of French, in "Première Nation")
+            hits.append({x for x in range(len(f.key)) if shares_word(keys, f.key[x], sk[x])} if free[c] else set())
+        c = 0
+        while c < n:
+            if not hits[c]:
+                c += 1
+                continue
+            a, b, got = c, c + 1, set(hits[c])
+            while b < n:
+                if hits[b]:
+                    got |= hits[b]
+                    b += 1
+                elif b + 1 < n and free[b] and idx.keys[b] in stop and hits[b + 1]:
+                    b += 1  # a function word inside the run ("Première Nation de Snuneymuxw")
+                else:
+                    break
+            c = b
+            while a < b - 1 and idx.keys[a] in stop and not (hits[a] and len(idx.keys[a]) >= STEM_MIN):
+                a += 1  # "de la Nation": the run is "Nation"
+            while b - 1 > a and idx.keys[b - 1] in stop and not hits[b - 1] & set(content):
+                b -= 1  # a run ends on a content word (it may begin with a function word of the term)
+            if not got & set(content) or 2 * len(got) < len(f.key) and len(got & set(content)) < len(content):
+                continue
+            ta, tb, s, e, text = idx.span(a, b, target)
+            rank = (len(got), -abs(s / tl - here))
+            if best is None or rank > best[0]:
+                best = (rank, Alignment(ta, tb, s, e, text, "closest", f))
+    return best[1] if best else None
+
+
+def align_closest(work, by_seg, indexes, pendings: dict, stop: frozenset) -> None:
+    """Pass 3 over one document: each occurrence left open by passes 1 and 2 whose concept has glossary
+    target terms gets its closest candidate (`closest_rendering`), if any. `indexes`: the target indexes
+    of the segments pass 1 left open (`passes.OpenTargets`)."""
+    for seg_index, idxs in by_seg.items():
+        open_ = [i for i in idxs if work[i].alignment is None and i in pendings
+                 and pendings[i].has_target_terms and not pendings[i].dnt]
+        if not open_:
+            continue
+        idx = indexes.get(seg_index)
+        if idx is None:
+            continue
+        taken = [(work[j].alignment.start, work[j].alignment.end) for j in idxs if work[j].alignment is not None]
+        for i in open_:
+            w = work[i]
+            a = closest_rendering(pendings[i], idx, w.seg.target, taken, stop, w.start / max(1, len(w.seg.source)))
+            if a is not None:
+                w.alignment = a
+                taken.append((a.start, a.end))
+
