@@ -80,6 +80,10 @@ class TargetIndex:
         self.tokens = tokens
         self.pos = pos = content_positions(tokens)
         ks = text_keys(tokens, pos)
+        for c, i in enumerate(pos):
+            t = tokens[i]
+            if t[6] and t[0][:1].isalpha():  # punct: a word inside markup ("<table>", a CDATA "<bold>")
+                ks[c] = _NEVER  # a tag name is never a rendering, nor a copy of the source
         self.keys = [k[0] for k in ks]
         self.surf = [k[1] for k in ks]
         self.exact = [k[2] for k in ks]
@@ -140,6 +144,10 @@ class TargetIndex:
         ta, tb = self.pos[a], self.pos[b - 1]
         s, e = self.tokens[ta].start, self.tokens[tb].end
         return ta, tb + 1, s, e, text[s:e]
+
+
+# the keys of a word that markup made punctuation (termqa.lang.markupcut): no term key equals them
+_NEVER = ("\x00", "\x00", "\x00")
 
 
 def _positions(lists) -> dict:
