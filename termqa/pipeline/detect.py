@@ -61,6 +61,7 @@ class SourceEntry:
     rule: str = ""  # variant rule; empty for the glossary's own designations and acronyms
     base_key: tuple[str, ...] = ()  # for a variant: the key of the designation it was made from
     pos: str = ""  # the glossary's word class of the designation, "" when it gives none
+    match_case: bool = False  # found only written in the designation's own case (Term.match_case)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +142,8 @@ def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser, varian
     for (c, t), tk in zip(items, toks):
         key, skey = keys_of(tk)
         if key:
-            out.append(SourceEntry(c.id, t.text, key, t.term_type, "glossary", skey, pos=t.part_of_speech or ""))
+            out.append(SourceEntry(c.id, t.text, key, t.term_type, "glossary", skey, pos=t.part_of_speech or "",
+                                   match_case=t.match_case))
     if variants != VariantLevel.NONE:
         lang = src_lang.split("-")[0].lower()
         own = {e.key for e in out}
@@ -169,7 +171,7 @@ def _shared(entries: list[SourceEntry]) -> list[SourceEntry]:
         return keys.setdefault(key, key)
 
     return [SourceEntry(e.concept_id, e.text, one(e.key), e.term_type, e.via, one(e.skey), e.rule, one(e.base_key),
-                        e.pos) for e in entries]
+                        e.pos, e.match_case) for e in entries]
 
 
 def _modifier_reductions(entries: Sequence[SourceEntry], lang: str, taken: set) -> list[SourceEntry]:
@@ -287,6 +289,44 @@ def find_in_segment(trie: TermTrie, segment: Segment, tokens, prepared: Optional
 
 
 _NOUN_ENTRY: dict = {}
+
+
+def in_case(matches: list, tokens, trie: Optional[TermTrie] = None) -> list:
+    """`matches` of one segment without those of a match-case entry written in another case ("settings"
+    is not the UI label "Settings" marked case-sensitive). Another entry of the same words that is not
+    match-case (the glossary's plain "settings") takes the match instead."""
+    out = []
+    for m in matches:
+        if m.entry.match_case and not case_fits(tokens[m.tok_start:m.tok_end], m.entry.text):
+            other = None
+            if trie is not None:
+                pos = [i for i in range(m.tok_start, m.tok_end) if not is_gap(tokens[i])]
+                end, entries = trie.longest_at(text_keys(tokens, pos), 0)
+                if end == len(pos):
+                    other = next((e for e in entries if not e.match_case
+                                  or case_fits(tokens[m.tok_start:m.tok_end], e.text)), None)
+            if other is not None:
+                out.append(replace(m, entry=other))
+            continue
+        out.append(m)
+    return out
+
+
+def case_fits(tokens, text: str) -> bool:
+    """Are the words of `tokens` written in the case of the designation `text`, word by word (a capital
+    where it has one, capitals throughout where it is in capitals, lower case where it is)? Inflection
+    is free: "Exports" fits "Export"."""
+    words = [t.text for t in tokens if not t.punct]
+    mine = [w for w in re.findall(r"\w+", text)]
+    if len(words) != len(mine):
+        return "".join(words) == "".join(mine)
+    for w, t in zip(words, mine):
+        if len(t) > 1 and t.isupper():
+            if not w.isupper():
+                return False
+        elif w[:1].isupper() != t[:1].isupper():
+            return False
+    return True
 
 
 def _noun_entry(e: SourceEntry) -> bool:

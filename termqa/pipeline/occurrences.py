@@ -14,7 +14,8 @@ from typing import Optional, Sequence
 from termqa.config import VariantLevel
 from termqa.model import Document, Segment
 from termqa.pipeline.detect import (
-    TermTrie, acronym_definition_spans, find_acronyms, find_in_segment, positions_and_keys, without_verb_uses,
+    TermTrie, acronym_definition_spans, find_acronyms, find_in_segment, in_case, positions_and_keys,
+    without_verb_uses,
 )
 from termqa.pipeline.sourcevariants import VariantFinder, find_variants
 from termqa.store.packed import segment_texts
@@ -53,10 +54,16 @@ def detect_document(doc: Document, trie: TermTrie, tokens_by_seg: dict, segments
     for seg in segments:
         toks = tokens_by_seg[seg.index]
         pk = prepared[seg.index] = positions_and_keys(toks)
-        matches.extend(without_verb_uses(find_in_segment(trie, seg, toks, pk), toks, lang, trie))
+        matches.extend(_found(trie, seg, toks, pk, lang))
     if variants != VariantLevel.NONE:
         matches = find_variants(matches, trie, tokens_by_seg, segments, variants, lang, stop, prepared)
     return add_acronyms(trie, matches, tokens_by_seg, segments)
+
+
+def _found(trie: TermTrie, seg: Segment, toks, pk, lang: str) -> list:
+    """The trie's matches in one segment that stand: in the case a match-case entry asks for, and not an
+    English verb use of a noun term (termqa.pipeline.detect.in_case, without_verb_uses)."""
+    return without_verb_uses(in_case(find_in_segment(trie, seg, toks, pk), toks, trie), toks, lang, trie)
 
 
 def add_acronyms(trie: TermTrie, matches: list, tokens_by_seg, segments: Sequence[Segment]):
@@ -105,7 +112,7 @@ def detect_in_chunks(trie, segments, lem_s, level: VariantLevel, lang="", stop=f
     for part in chunks(segs, DETECT_CHUNK):
         for seg, toks in zip(part, lem_s.tokenize_many([s.source for s in part])):
             pk = positions_and_keys(toks)
-            found = without_verb_uses(find_in_segment(trie, seg, toks, pk), toks, lang, trie)
+            found = _found(trie, seg, toks, pk, lang)
             if finder is not None:
                 found, taken = finder.in_segment(seg, toks, found, pk)
                 if taken:
