@@ -102,18 +102,66 @@ def closest_rendering(p: Pending, idx: TargetIndex, target: str, taken: Sequence
     return best[1] if best else None
 
 
+def widened(a: Alignment, p: Pending, idx: TargetIndex, target: str, taken: Sequence[tuple[int, int]],
+            stop: frozenset) -> Alignment:
+    """A mined rendering (`established`) widened by the words right next to it that share a word with a
+    glossary target term of the concept and are not in it yet: mined as "liée aux armes à feu", the
+    rendering of "gun violence" is "violence liée aux armes à feu" where the glossary says "violence
+    armée". The span then covers the rendering, not a piece of it."""
+    forms = [f for f in p.forms if f.kind == "glossary" and not f.rule]
+    if not forms:
+        return a
+    words = [(k, f.skey[x] if len(f.skey) == len(f.key) else k) for f in forms for x, k in enumerate(f.key)
+             if k not in stop]
+    inside = {c for c, i in enumerate(idx.pos) if a.tok_start <= i < a.tok_end}
+    if not inside:
+        return a
+    lo, hi = min(inside), max(inside) + 1
+
+    def takes(c: int) -> bool:
+        if not 0 <= c < len(idx.pos):
+            return False
+        t = idx.tokens[idx.pos[c]]
+        if t.punct or idx.keys[c] in stop or any(t.start < e and s < t.end for s, e in taken):
+            return False
+        keys = (idx.keys[c], idx.surf[c], idx.exact[c])
+        mine = [(idx.keys[x], idx.surf[x], idx.exact[x]) for x in range(lo, hi)]
+        return any(shares_word(keys, k, sk) and not any(shares_word(m, k, sk) for m in mine) for k, sk in words)
+
+    while takes(lo - 1):
+        lo -= 1
+    while takes(hi):
+        hi += 1
+    if (lo, hi) == (min(inside), max(inside) + 1):
+        return a
+    ta, tb, s, e, text = idx.span(lo, hi, target)
+    return Alignment(ta, tb, s, e, text, a.kind, a.form)
+
+
+def w_target(w) -> str:
+    return w.seg.target
+
+
 def align_closest(work, by_seg, indexes, pendings: dict, stop: frozenset) -> None:
     """Pass 3 over one document: each occurrence left open by passes 1 and 2 whose concept has glossary
-    target terms gets its closest candidate (`closest_rendering`), if any. `indexes`: the target indexes
-    of the segments pass 1 left open (`passes.OpenTargets`)."""
+    target terms gets its closest candidate (`closest_rendering`), if any, and each mined rendering of
+    such a concept takes in the glossary's words right next to it (`widened`). `indexes`: the target
+    indexes of the segments pass 1 left open (`passes.OpenTargets`)."""
     for seg_index, idxs in by_seg.items():
         open_ = [i for i in idxs if work[i].alignment is None and i in pendings
                  and pendings[i].has_target_terms and not pendings[i].dnt]
-        if not open_:
+        if not open_ and not any(work[i].alignment is not None and work[i].alignment.kind == "established"
+                                 for i in idxs):
             continue
         idx = indexes.get(seg_index)
         if idx is None:
             continue
+        for i in idxs:
+            a = work[i].alignment
+            if a is not None and a.kind == "established" and i in pendings and pendings[i].has_target_terms:
+                others = [(work[j].alignment.start, work[j].alignment.end) for j in idxs
+                          if j != i and work[j].alignment is not None]
+                work[i].alignment = widened(a, pendings[i], idx, w_target(work[i]), others, stop)
         taken = [(work[j].alignment.start, work[j].alignment.end) for j in idxs if work[j].alignment is not None]
         for i in open_:
             w = work[i]

@@ -44,3 +44,14 @@ def test_shown_candidates_in_spaceless_scripts(tmp_path):
     r = run(tmp_path, [("Open the settings.", "設定を開きます。")], ["concept_id", "en", "ja"],
             [["set", "settings", "環境設定"]], tgt="ja")
     assert _by_text(r)["settings"] == ("設定", "unjudged", R_DIVERGES_GLOSSARY)
+
+
+def test_a_mined_rendering_takes_in_the_glossary_word_next_to_it(tmp_path):
+    # "violence", a glossary term of its own, was left out of the mined "liée aux armes à feu" (issue 35)
+    g = [["gv", "gun violence", "violence armée"], ["v", "violence", "violence"], ["arm", "firearm", "arme à feu"]]
+    pairs = [("Gun violence is rising in the city.", "La violence liée aux armes à feu augmente en ville."),
+             ("We must stop gun violence now.", "Nous devons arrêter la violence liée aux armes à feu maintenant."),
+             ("Victims of gun violence met.", "Les victimes de la violence liée aux armes à feu se sont réunies.")]
+    r = run(tmp_path, pairs, H, g)
+    assert [(o["target_text"], o["outcome"], o["reason"]) for o in r["occurrences"]] == [
+        ("violence liée aux armes à feu", "unjudged", R_DIVERGES_GLOSSARY)] * 3
