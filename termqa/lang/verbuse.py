@@ -24,7 +24,6 @@ Other source languages keep every match (no rules written for them yet).
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Optional, Sequence
 
 # words that open a verb frame, lowercased (the tokenizer splits "can't" into "ca" "n't", "won't" into
@@ -48,14 +47,82 @@ _OBJECT = frozenset("the a an this that these those their your our his her its m
 _PLURAL_SUBJECTS = frozenset("i you we they".split())
 
 
-@lru_cache(maxsize=200_000)
+class WordClasses:
+    """Each word form's readings and verb tags, from lemminflect, kept in the index cache between runs.
+
+    Importing lemminflect and loading its lexicon takes seconds (numpy, large tables), more than a whole
+    warm run of a small project; the words asked about are only those a one-word noun term matched,
+    a few thousand at most. So the answers are kept as one small dictionary per lemminflect install
+    (keyed by its file's path and time), loaded once per process; lemminflect is imported only when a
+    word is new, and `save` writes the dictionary back when it grew.
+    """
+
+    def __init__(self):
+        self._memo: Optional[dict] = None
+        self._key: Optional[str] = None
+        self._cache = None
+        self.dirty = False
+
+    def _load(self) -> dict:
+        from termqa.store import indexcache
+
+        cache = indexcache.active()
+        if self._memo is not None and cache is self._cache:
+            return self._memo
+        self._cache, self._memo, self._key, self.dirty = cache, {}, None, False
+        if cache.enabled:
+            import importlib.util
+            import os
+
+            spec = importlib.util.find_spec("lemminflect")
+            origin = getattr(spec, "origin", None)
+            if origin:
+                self._key = indexcache.make_lang_key("word-classes", origin, os.stat(origin).st_mtime_ns)
+                got = cache.load(self._key)
+                if isinstance(got, dict):
+                    self._memo = got
+        return self._memo
+
+    def get(self, word: str) -> tuple[dict, frozenset]:
+        """(readings: {word class: lemmas}, verb tags) of a lowercase word form."""
+        memo = self._load()
+        got = memo.get(word)
+        if got is None:
+            got = memo[word] = _ask_lemminflect(word)
+            self.dirty = True
+        return got
+
+    def save(self) -> None:
+        if self.dirty and self._key is not None and self._cache is not None:
+            self._cache.store(self._key, self._memo)
+        self.dirty = False
+
+
+def _ask_lemminflect(w: str) -> tuple[dict, frozenset]:
+    from lemminflect import getAllLemmas, getInflection  # lazy: its lexicon loads on first use
+
+    readings = {k: tuple(v) for k, v in getAllLemmas(w).items()}
+    tags = set()
+    for lemma in readings.get("VERB", ()):
+        for tag in ("VB", "VBZ", "VBD", "VBN", "VBG"):
+            if w in (x.lower() for x in getInflection(lemma, tag)):
+                tags.add(tag)
+    return readings, frozenset(tags)
+
+
+WORD_CLASSES = WordClasses()
+
+
 def readings(word: str) -> dict:
     """{word class: lemmas} lemminflect knows for a word form ("helps" -> NOUN help, VERB help); {} for a
-    word it does not know. Cached: running text repeats its words."""
-    from lemminflect import getAllLemmas  # lazy: its lexicon loads on first use
+    word it does not know."""
+    return WORD_CLASSES.get(word.lower())[0]
 
-    got = getAllLemmas(word.lower())
-    return {k: tuple(v) for k, v in got.items()}
+
+def verb_tags(word: str) -> frozenset:
+    """The verb tags (Penn: VB base, VBZ "-s", VBD past, VBN participle, VBG "-ing") a word form can
+    have, from lemminflect's inflections of each verb lemma it may belong to; empty for a non-verb."""
+    return WORD_CLASSES.get(word.lower())[1]
 
 
 def can_be_noun(word: str) -> bool:
@@ -86,21 +153,6 @@ def _prev(words: Sequence[str], i: int) -> Optional[str]:
             continue
         return w
     return None
-
-
-@lru_cache(maxsize=200_000)
-def verb_tags(word: str) -> frozenset:
-    """The verb tags (Penn: VB base, VBZ "-s", VBD past, VBN participle, VBG "-ing") a word form can
-    have, from lemminflect's inflections of each verb lemma it may belong to; empty for a non-verb."""
-    from lemminflect import getInflection
-
-    w = word.lower()
-    out = set()
-    for lemma in readings(w).get("VERB", ()):
-        for tag in ("VB", "VBZ", "VBD", "VBN", "VBG"):
-            if w in (x.lower() for x in getInflection(lemma, tag)):
-                out.add(tag)
-    return frozenset(out)
 
 
 def verb_frame(words: Sequence[Optional[str]], i: int) -> bool:

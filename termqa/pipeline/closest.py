@@ -138,10 +138,6 @@ def widened(a: Alignment, p: Pending, idx: TargetIndex, target: str, taken: Sequ
     return Alignment(ta, tb, s, e, text, a.kind, a.form)
 
 
-def w_target(w) -> str:
-    return w.seg.target
-
-
 def align_closest(work, by_seg, indexes, pendings: dict, stop: frozenset) -> None:
     """Pass 3 over one document: each occurrence left open by passes 1 and 2 whose concept has glossary
     target terms gets its closest candidate (`closest_rendering`), if any, and each mined rendering of
@@ -161,7 +157,7 @@ def align_closest(work, by_seg, indexes, pendings: dict, stop: frozenset) -> Non
             if a is not None and a.kind == "established" and i in pendings and pendings[i].has_target_terms:
                 others = [(work[j].alignment.start, work[j].alignment.end) for j in idxs
                           if j != i and work[j].alignment is not None]
-                work[i].alignment = widened(a, pendings[i], idx, w_target(work[i]), others, stop)
+                work[i].alignment = widened(a, pendings[i], idx, work[i].seg.target, others, stop)
         taken = [(work[j].alignment.start, work[j].alignment.end) for j in idxs if work[j].alignment is not None]
         for i in open_:
             w = work[i]

@@ -12,6 +12,7 @@ from itertools import islice
 from typing import Optional, Sequence
 
 from termqa.config import VariantLevel
+from termqa.lang.verbuse import WORD_CLASSES
 from termqa.model import Document, Segment
 from termqa.pipeline.detect import (
     TermTrie, acronym_definition_spans, find_acronyms, find_in_segment, in_case, positions_and_keys,
@@ -34,11 +35,14 @@ def source_matches(doc: Document, trie: TermTrie, lem_s, level: VariantLevel, la
     """(matches, source tokens by segment index) of a document: `detect_document` over its tokens, or, on
     a big document (over BIG_DOCUMENT segments), `detect_in_chunks` and tokens made again when asked."""
     if len(doc.segments) > BIG_DOCUMENT:
-        return detect_in_chunks(trie, doc.segments, lem_s, level, lang, stop)
+        found = detect_in_chunks(trie, doc.segments, lem_s, level, lang, stop)
+        WORD_CLASSES.save()
+        return found
     segs = [s for s in doc.segments if s.source.strip()]
     src_tokens = lem_s.tokenize_many([s.source for s in segs])
     tokens_by_seg = {s.index: t for s, t in zip(segs, src_tokens)}  # index: unique within a document
     matches, _acronyms = detect_document(doc, trie, tokens_by_seg, segs, level, lang, stop)
+    WORD_CLASSES.save()  # the word classes verb uses were decided by, when new ones were asked
     return matches, tokens_by_seg
 
 
