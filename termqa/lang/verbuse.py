@@ -93,7 +93,13 @@ class WordClasses:
         return got
 
     def save(self) -> None:
+        """Write the dictionary back when it grew, merged with what is stored now: counting workers each
+        add the words of their documents, and one must not drop another's."""
         if self.dirty and self._key is not None and self._cache is not None:
+            stored = self._cache.load(self._key)
+            if isinstance(stored, dict):
+                stored.update(self._memo)
+                self._memo = stored
             self._cache.store(self._key, self._memo)
         self.dirty = False
 
