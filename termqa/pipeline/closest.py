@@ -51,6 +51,26 @@ def shares_word(text_keys: Sequence[str], key: str, skey: str) -> bool:
     return False
 
 
+_HYPHENS = frozenset("-\u2010\u2011")
+
+
+def _whole_words(idx: TargetIndex, a: int, b: int) -> tuple[int, int]:
+    """Content positions [a, b) widened to whole written words: a part joined by a hyphen without spaces
+    ("auto-" in "auto-quarantaine") belongs to the word the run holds."""
+    toks, pos = idx.tokens, idx.pos
+
+    def glued(left: int, right: int) -> bool:  # content positions left, right joined by one hyphen
+        i, j = pos[left], pos[right]
+        return j == i + 2 and toks[i + 1].text in _HYPHENS and toks[i].end == toks[i + 1].start \
+            and toks[i + 1].end == toks[j].start and not toks[i].punct and not toks[j].punct
+
+    while a > 0 and glued(a - 1, a):
+        a -= 1
+    while b < len(pos) and glued(b - 1, b):
+        b += 1
+    return a, b
+
+
 def closest_rendering(p: Pending, idx: TargetIndex, target: str, taken: Sequence[tuple[int, int]], stop: frozenset,
                       here: float = 0.0) -> Optional[Alignment]:
     """The closest candidate for occurrence `p` in a target segment (`idx`), outside the `taken` character
@@ -95,6 +115,7 @@ def closest_rendering(p: Pending, idx: TargetIndex, target: str, taken: Sequence
                 b -= 1  # a run ends on a content word (it may begin with a function word of the term)
             if not got & set(content) or 2 * len(got) < len(f.key) and len(got & set(content)) < len(content):
                 continue
+            a, b = _whole_words(idx, a, b)
             ta, tb, s, e, text = idx.span(a, b, target)
             rank = (len(got), -abs(s / tl - here))
             if best is None or rank > best[0]:

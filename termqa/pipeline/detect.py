@@ -317,7 +317,7 @@ def case_fits(tokens, text: str) -> bool:
     where it has one, capitals throughout where it is in capitals, lower case where it is)? Inflection
     is free: "Exports" fits "Export"."""
     words = [t.text for t in tokens if not t.punct]
-    mine = [w for w in re.findall(r"\w+", text)]
+    mine = re.findall(r"\w+", text)
     if len(words) != len(mine):
         return "".join(words) == "".join(mine)
     for w, t in zip(words, mine):
@@ -384,7 +384,7 @@ def inside_name(source: str, start: int, end: int, term: str) -> bool:
     words = _WORD_AT.findall(source[start:end])
     if not words or not term[:1].islower() or not all(w[:1].isupper() for w in words):
         return False
-    before = [w for w in _WORD_AT.findall(source[:start])]
+    before = _WORD_AT.findall(source[:start])
     while before and before[-1] in _NAME_GLUE:
         before.pop()
     if len(before) >= 2 and before[-1][:1].isupper():  # the first word of a sentence is capitalised anyway

@@ -55,3 +55,10 @@ def test_a_mined_rendering_takes_in_the_glossary_word_next_to_it(tmp_path):
     r = run(tmp_path, pairs, H, g)
     assert [(o["target_text"], o["outcome"], o["reason"]) for o in r["occurrences"]] == [
         ("violence liée aux armes à feu", "unjudged", R_DIVERGES_GLOSSARY)] * 3
+
+
+def test_a_candidate_is_a_whole_written_word(tmp_path):
+    # TICO-19: "self-quarantine" -> "auto-quarantaine" where the glossary says "quarantaine spontanée"
+    r = run(tmp_path, [("The app recommends self-quarantine.", "L'application recommande l'auto-quarantaine.")],
+            H, [["sq", "self-quarantine", "quarantaine spontanée"]])
+    assert _by_text(r)["self-quarantine"] == ("auto-quarantaine", "unjudged", R_DIVERGES_GLOSSARY)
