@@ -40,6 +40,8 @@ from termqa.pipeline.detect import content_positions, keys_of, text_keys
 from termqa.store import indexcache
 from termqa.store.pickling import pickled_by_fields
 
+# kinds of a span that copies the source words
+_COPIES = frozenset({"untranslated", "copied_word", "dnt", "dnt_altered"})
 # Lower wins when two kinds propose the same span.
 _PRIORITY = {"glossary": 0, "dnt": 0, "forbidden": 1, "dnt_altered": 2, "established": 3, "untranslated": 4,
              "copied_word": 4}
@@ -354,12 +356,16 @@ def assign(pendings: Sequence[Pending], cands: dict[int, list[tuple]]) -> dict[i
     Among equally long spans of one occurrence the best kind, then the earliest, wins. An occurrence
     written inside a longer name ("Intergovernmental Panel on Climate Change") comes after the plain
     ones: the name is translated as a whole ("... sur l'évolution du climat"), and the glossary's
-    rendering in the segment ("changements climatiques") belongs to the plain "climate change".
+    rendering in the segment ("changements climatiques") belongs to the plain "climate change"; a copy
+    of the source words goes to the name first (the name kept as written, not the plain term left
+    untranslated).
     """
     pool = []
     for order, p in enumerate(pendings):
         for prio, neglen, start, al in cands.get(p.index, ()):
-            pool.append((neglen, p.in_name, order, prio, start, p.index, al))
+            # a copy of the source, though, belongs to the name first ("Origami Assays" kept as written)
+            later = p.in_name if al.kind not in _COPIES else not p.in_name
+            pool.append((neglen, later, order, prio, start, p.index, al))
     pool.sort(key=lambda x: x[:5])
     taken: list[tuple[int, int]] = []
     done: dict[int, Alignment] = {}

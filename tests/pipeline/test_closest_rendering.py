@@ -62,3 +62,11 @@ def test_a_candidate_is_a_whole_written_word(tmp_path):
     r = run(tmp_path, [("The app recommends self-quarantine.", "L'application recommande l'auto-quarantaine.")],
             H, [["sq", "self-quarantine", "quarantaine spontanée"]])
     assert _by_text(r)["self-quarantine"] == ("auto-quarantaine", "unjudged", R_DIVERGES_GLOSSARY)
+
+
+def test_a_copy_goes_to_the_name_first(tmp_path):
+    # TICO-19 (zh, ar, ru): the company "Origami Assays" kept as written is not the plain "assays" untranslated
+    pairs = [("Designs released by Origami Assays test 1122 samples in 93 assays.",
+              "Les conceptions publiées par Origami Assays testent 1122 échantillons en 93 dosages.")]
+    r = run(tmp_path, pairs, H, [["as", "assay", "essai"]])
+    assert not [o for o in r["occurrences"] if o["outcome"] == "error"]
