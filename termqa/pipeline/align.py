@@ -40,8 +40,6 @@ from termqa.pipeline.detect import content_positions, keys_of, text_keys
 from termqa.store import indexcache
 from termqa.store.pickling import pickled_by_fields
 
-# kinds of a span that copies the source words
-_COPIES = frozenset({"untranslated", "copied_word", "dnt", "dnt_altered"})
 # Lower wins when two kinds propose the same span.
 _PRIORITY = {"glossary": 0, "dnt": 0, "forbidden": 1, "dnt_altered": 2, "established": 3, "untranslated": 4,
              "copied_word": 4}
@@ -327,8 +325,19 @@ def candidates(p: Pending, idx: TargetIndex, target: str, extra: Sequence[Target
     if not p.dnt and p.has_target_terms:
         for a, b in idx.find(p.source_surface_key, surface=True):
             ta, tb = idx.pos[a], idx.pos[b - 1] + 1
+            if _capitalised_copy(p.source_text, idx.tokens[ta], target):
+                continue  # "Assays" of the name "Origami Assays" kept as written is no copy of "assays"
             add(a, b, copy_kind(idx.tokens[ta:tb], p.forms))
     return out
+
+
+def _capitalised_copy(source_text: str, first, target: str) -> bool:
+    """Is a copy of a source term written in lower case capitalised in the target, not at the start of a
+    sentence? Then it is part of a name the target keeps, not the term left untranslated."""
+    if not source_text[:1].islower() or not first.text[:1].isupper():
+        return False
+    before = target[:first.start].rstrip()
+    return bool(before) and before[-1] not in ".!?:;\u3002\"«“(["
 
 
 def _copy_of_source(text: str, p: Pending, form: TargetForm) -> bool:
@@ -356,16 +365,12 @@ def assign(pendings: Sequence[Pending], cands: dict[int, list[tuple]]) -> dict[i
     Among equally long spans of one occurrence the best kind, then the earliest, wins. An occurrence
     written inside a longer name ("Intergovernmental Panel on Climate Change") comes after the plain
     ones: the name is translated as a whole ("... sur l'évolution du climat"), and the glossary's
-    rendering in the segment ("changements climatiques") belongs to the plain "climate change"; a copy
-    of the source words goes to the name first (the name kept as written, not the plain term left
-    untranslated).
+    rendering in the segment ("changements climatiques") belongs to the plain "climate change".
     """
     pool = []
     for order, p in enumerate(pendings):
         for prio, neglen, start, al in cands.get(p.index, ()):
-            # a copy of the source, though, belongs to the name first ("Origami Assays" kept as written)
-            later = p.in_name if al.kind not in _COPIES else not p.in_name
-            pool.append((neglen, later, order, prio, start, p.index, al))
+            pool.append((neglen, p.in_name, order, prio, start, p.index, al))
     pool.sort(key=lambda x: x[:5])
     taken: list[tuple[int, int]] = []
     done: dict[int, Alignment] = {}

@@ -64,8 +64,8 @@ def test_a_candidate_is_a_whole_written_word(tmp_path):
     assert _by_text(r)["self-quarantine"] == ("auto-quarantaine", "unjudged", R_DIVERGES_GLOSSARY)
 
 
-def test_a_copy_goes_to_the_name_first(tmp_path):
-    # TICO-19 (zh, ar, ru): the company "Origami Assays" kept as written is not the plain "assays" untranslated
+def test_a_capitalised_copy_is_part_of_a_name(tmp_path):
+    # TICO-19 (zh, ar, ru): "Assays" of the company "Origami Assays" kept as written is not "assays" untranslated
     pairs = [("Designs released by Origami Assays test 1122 samples in 93 assays.",
               "Les conceptions publiées par Origami Assays testent 1122 échantillons en 93 dosages.")]
     r = run(tmp_path, pairs, H, [["as", "assay", "essai"]])
