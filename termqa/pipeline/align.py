@@ -325,16 +325,23 @@ def candidates(p: Pending, idx: TargetIndex, target: str, extra: Sequence[Target
     if not p.dnt and p.has_target_terms:
         for a, b in idx.find(p.source_surface_key, surface=True):
             ta, tb = idx.pos[a], idx.pos[b - 1] + 1
-            if _capitalised_copy(p.source_text, idx.tokens[ta], target):
+            if _capitalised_copy(p.source_text, idx.tokens[ta], target, p.forms):
                 continue  # "Assays" of the name "Origami Assays" kept as written is no copy of "assays"
             add(a, b, copy_kind(idx.tokens[ta:tb], p.forms))
     return out
 
 
-def _capitalised_copy(source_text: str, first, target: str) -> bool:
+# target languages that capitalise every noun: a capital there says nothing of a name
+_NOUNS_CAPITALISED = frozenset({"de", "lb"})
+
+
+def _capitalised_copy(source_text: str, first, target: str, forms: Sequence[TargetForm]) -> bool:
     """Is a copy of a source term written in lower case capitalised in the target, not at the start of a
-    sentence? Then it is part of a name the target keeps, not the term left untranslated."""
+    sentence (nor in a language that capitalises its nouns)? Then it is part of a name the target keeps,
+    not the term left untranslated."""
     if not source_text[:1].islower() or not first.text[:1].isupper():
+        return False
+    if any(f.lang in _NOUNS_CAPITALISED for f in forms):
         return False
     before = target[:first.start].rstrip()
     return bool(before) and before[-1] not in ".!?:;\u3002\"«“(["
