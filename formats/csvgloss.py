@@ -11,6 +11,10 @@ Two layouts are understood, told apart by the header row:
 - long: `sourceLang,targetLang,sourceString,targetString` (+ optional id, description, pos), as in
   the TICO-19 terminologies: every row carries its own languages.
 
+In both layouts, `pos` (or `partOfSpeech`, `wordclass`) gives the row's word class ("noun", "verb"...),
+and `match_case` (or `case_sensitive`) marks a row whose terms are found only with their own capitals
+("yes", "true", "x", "case-sensitive").
+
 Several synonyms in one cell are separated by `|`, or by `;` when `;` is not the delimiter (a
 comma never separates synonyms: terms such as "Washington, D.C." contain one). A status or type
 cell with as many parts as the term cell is paired with the terms one by one; a single value
@@ -59,7 +63,9 @@ _ROLE_NAMES = {
         "translate",
         "translationneeded",
     ),
-    "ignore": ("pos", "partofspeech", "wordclass", "gender", "source", "url", "context", "example"),
+    "pos": ("pos", "partofspeech", "wordclass"),
+    "match_case": ("matchcase", "casesensitive", "case", "casesensitivity", "keepcase"),
+    "ignore": ("gender", "source", "url", "context", "example"),
     # long layout
     "src_lang": ("sourcelang", "sourcelanguage", "srclang", "fromlang"),
     "tgt_lang": ("targetlang", "targetlanguage", "tgtlang", "tolang"),
@@ -256,7 +262,8 @@ def _unique_id(raw: str, n: int, seen: dict) -> str:
     return cid if seen[cid] == 1 else f"{cid}#{seen[cid]}"
 
 
-def _terms(cell: str, lang: str, delimiter: str, status_cell: str, type_cell: str, unknown: dict) -> list[Term]:
+def _terms(cell: str, lang: str, delimiter: str, status_cell: str, type_cell: str, unknown: dict,
+           pos: Optional[str] = None, match_case: bool = False) -> list[Term]:
     texts = _split(cell, delimiter)
     statuses = _pair(_split(status_cell, delimiter), len(texts)) if status_cell.strip() else [None] * len(texts)
     types = _pair(_split(type_cell, delimiter), len(texts)) if type_cell.strip() else [None] * len(texts)
@@ -271,6 +278,8 @@ def _terms(cell: str, lang: str, delimiter: str, status_cell: str, type_cell: st
                 status=st.normalise_status(raw),
                 raw_status=raw,
                 term_type=st.normalise_term_type(ttype),
+                part_of_speech=pos,
+                match_case=match_case,
             )
         )
     return out
@@ -374,6 +383,9 @@ def _read_rows(body: list[list[str]], header: list[str], roles, delimiter: str, 
     concepts = []
     for n, row in enumerate(body, start=1):
         terms: list[Term] = []
+        # a row's word class and match-case apply to each of its terms (the row is one concept)
+        pos = st.part_of_speech(_cell(row, first.get("pos")))
+        case = st.match_case_marker(_cell(row, first.get("match_case")))
         if is_long:
             src_lang = _norm_lang(_cell(row, first.get("src_lang")))
             tgt_lang = _norm_lang(_cell(row, first.get("tgt_lang")))
@@ -385,6 +397,8 @@ def _read_rows(body: list[list[str]], header: list[str], roles, delimiter: str, 
                     _cell(row, first.get(f"{side}_status")),
                     "",
                     unknown_status,
+                    pos,
+                    case,
                 )
         else:
             for i, lang in term_cols:
@@ -395,6 +409,8 @@ def _read_rows(body: list[list[str]], header: list[str], roles, delimiter: str, 
                     _cell(row, index.get(("status", lang))),
                     _cell(row, index.get(("type", lang))),
                     unknown_status,
+                    pos,
+                    case,
                 )
         if not terms:
             continue

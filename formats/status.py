@@ -204,3 +204,28 @@ def dnt_marker(category: Optional[str], value: Optional[str]) -> bool:
     if cat in _DNT_CATEGORIES:
         return val == "" or is_yes(val)
     return _flat(val) in _DNT_VALUES
+
+
+# --- match case ----------------------------------------------------------------------------------
+
+# Names of the data category (a TBX `<termNote type=...>`, a CSV column) saying a term is found only
+# written with its own capitals. TBX has no standard category for it: termqa reads `caseSensitive`
+# (documented in the README) and the spellings exports use for the same thing.
+MATCH_CASE_CATEGORIES = frozenset({"casesensitive", "xcasesensitive", "matchcase", "xmatchcase", "case",
+                                   "casesensitivity", "keepcase"})
+# Values that mean "case-sensitive" besides a plain yes.
+_CASE_VALUES = frozenset({"casesensitive", "sensitive", "matchcase", "exact", "keep", "keepcase"})
+
+
+def match_case_marker(value: Optional[str]) -> bool:
+    """Does a match-case cell or term note say yes ("yes", "true", "case-sensitive", "exact")?"""
+    return is_yes(value) or _flat(value or "") in _CASE_VALUES
+
+
+def part_of_speech(raw: Optional[str]) -> Optional[str]:
+    """A word class as a glossary writes it, trimmed ("Noun" -> "noun"); None for an empty cell.
+    TBX's own values ("properNoun") keep their spelling."""
+    if not raw or not raw.strip():
+        return None
+    v = raw.strip()
+    return v if v == "properNoun" else v.lower()

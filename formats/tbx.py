@@ -523,8 +523,10 @@ class _EntryReader:
         term_type = self._term_type(found.get("termType"))
         if term_type is None and found.get("abbreviatedFormFor"):
             term_type = "abbreviation"  # "this term is the abbreviated form for X"
+        pos = st.part_of_speech(found.get("partOfSpeech"))
+        case = any(st.match_case_marker(v) for k, v in found.items() if _case_category(k))
         return Term(text=text, lang=lang, status=status, raw_status=self._share(raw),
-                    term_type=self._share(term_type))
+                    term_type=self._share(term_type), part_of_speech=self._share(pos), match_case=case)
 
     def read_entry(self, entry, entry_id: str) -> Optional[Concept]:
         probs, names, scan = self.probs, self.tags.name, self._scan
@@ -581,6 +583,11 @@ class _EntryReader:
             dnt=self._dnt,
             note="\n".join(notes) or None,
         )
+
+
+def _case_category(name: str) -> bool:
+    """Is a data category's name one saying the term matches only in its own case (`caseSensitive`)?"""
+    return re.sub(r"[\s_\-]+", "", name.lower()) in st.MATCH_CASE_CATEGORIES
 
 
 def _subtree(el, kids: list) -> list:

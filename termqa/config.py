@@ -137,6 +137,8 @@ class Settings:
     # unit states checked although they say "not translated yet" (termqa.formats.unitstate), lowercased
     include_states: tuple[str, ...] = _setting((), "list")
     force_languages: bool = _setting(False, "bool")  # check as declared when the languages look swapped
+    # every source term is found only written in its own case (else per entry: Term.match_case)
+    match_case: bool = _setting(False, "bool")
 
     def __post_init__(self):
         # normalised and checked here, whoever makes the record: the one place a bad value is refused
@@ -181,7 +183,7 @@ class Settings:
                 "exhaustive": self.exhaustive, "domain": self.domain,
                 "source_only_glossary": self.source_only_glossary, "variants": self.variants,
                 "jobs": self.jobs, "index_cache": self.index_cache, "include_states": self.include_states,
-                "force_languages": self.force_languages}
+                "force_languages": self.force_languages, "match_case": self.match_case}
 
     def penalty_table(self) -> dict:
         """The config file's `[penalties]`, overridden by the penalties file (--penalties)."""
@@ -198,6 +200,8 @@ class Settings:
         out["variants"] = self.variants.value
         if self.include_states:
             out["include_states"] = list(self.include_states)
+        if self.match_case:
+            out["match_case"] = True
         return out
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from termqa import formats
+from termqa import formats, glossaryhygiene as hygiene
 from termqa.errors import MissingLanguageError
 from termqa.formats.csvgloss import assign_languages
 from termqa.formats.unitstate import withhold
@@ -77,7 +77,7 @@ def describe_glossary(g: Glossary) -> dict:
         },
         "dnt": sum(1 for c in g.concepts if c.dnt),
         "sha256": g.content_hash,
-        "warnings": list(g.warnings),
+        "warnings": list(g.warnings) + hygiene.warning(hygiene.function_word_entries(g.concepts)),
         "problems": list(g.problems),
     }
 

@@ -142,6 +142,9 @@ class Term:
     `status` is one of STATUSES; `raw_status` keeps the file's own spelling for display.
     `term_type` is e.g. "fullForm", "acronym", "abbreviation", "shortForm" or None.
     `matchable_only` marks SKOS hiddenLabels: found in text but never recommended.
+    `part_of_speech` is the glossary's word class of the term as written there ("noun", "verb",
+    "properNoun"...), None when it gives none. `match_case`: the glossary says the term is found only
+    written with its own capitals (a UI label "Settings", an acronym), not in any case.
     """
 
     text: str
@@ -150,6 +153,8 @@ class Term:
     raw_status: Optional[str] = None
     term_type: Optional[str] = None
     matchable_only: bool = False
+    part_of_speech: Optional[str] = None
+    match_case: bool = False
 
 
 @dataclass(frozen=True)
@@ -209,6 +214,8 @@ def terms_fingerprint(concepts: Sequence[Concept]) -> str:
         for t in c.terms:
             h.update(f"\x1f{t.text}\x1f{t.lang}\x1f{t.status}\x1f{t.term_type}\x1f{t.matchable_only}"
                      .encode("utf-8", "surrogatepass"))
+            if t.part_of_speech or t.match_case:  # only when given: older fingerprints stay as they were
+                h.update(f"\x1d{t.part_of_speech}\x1d{t.match_case}".encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 
 

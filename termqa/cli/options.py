@@ -25,6 +25,9 @@ _INPUT_OPTIONS = (
     click.option("--force-languages", is_flag=True, default=None,
                  help="Check as declared even when the source and target languages look swapped "
                       "(without this flag such a run is refused, exit code 2)."),
+    click.option("--match-case", is_flag=True, default=None,
+                 help="Find every glossary source term only written in its own case (\"Settings\" is not "
+                      "\"settings\"); per entry: a match_case column, a TBX termNote type=\"caseSensitive\"."),
     click.option("--include-states", "include_states", multiple=True,
                  help="Also check units whose state says they are not translated yet (e.g. new, "
                       "needs-translation, initial, NotStarted, unconfirmed, fuzzy (PO), unfinished (Qt TS); "

@@ -91,24 +91,27 @@ def compare(
     index_cache=True,
     variants: Union[VariantLevel, str] = DEFAULT_VARIANTS,
     include_states: Sequence[str] = (),
+    match_case: bool = False,
 ) -> CompareResult:
     """Check several systems' translations of the same source against shared references.
 
-    `jobs`, `index_cache`, `variants`, `include_states` and `force_languages` as in `termqa.check` (worker
-    processes for counting; the on-disk index cache; the term-variant detection level, the same for every
-    system; unit states checked although not translated yet; swapped-looking languages checked as declared).
+    `jobs`, `index_cache`, `variants`, `include_states`, `force_languages` and `match_case` as in
+    `termqa.check` (worker processes for counting; the on-disk index cache; the term-variant detection level,
+    the same for every system; unit states checked although not translated yet; swapped-looking languages
+    checked as declared; source terms found only in their own case).
     """
     with indexcache.using(indexcache.resolve(index_cache)):
         return _compare(inputs, glossaries, names=names, tgt_langs=tgt_langs, src_lang=src_lang,
                         glossary_lang=glossary_lang, lemmatiser=lemmatiser, penalties=penalties, judge=judge,
                         exhaustive=exhaustive, domain=domain, source_only_glossary=source_only_glossary,
                         force_languages=force_languages, alpha=alpha, resamples=resamples, seed=seed,
-                        progress=progress, jobs=jobs, variants=variants, include_states=include_states)
+                        progress=progress, jobs=jobs, variants=variants, include_states=include_states,
+                        match_case=match_case)
 
 
 def _compare(inputs, glossaries, *, names, tgt_langs, src_lang, glossary_lang, lemmatiser, penalties, judge,
              exhaustive, domain, source_only_glossary, alpha, resamples, seed, progress, jobs,
-             variants, include_states=(), force_languages=False) -> CompareResult:
+             variants, include_states=(), force_languages=False, match_case=False) -> CompareResult:
 
     if not 0 < alpha < 1:
         raise UsageError(f"alpha must be between 0 and 1, not {alpha}")
@@ -138,7 +141,8 @@ def _compare(inputs, glossaries, *, names, tgt_langs, src_lang, glossary_lang, l
         # the same stages as `termqa check`, with references shared before judging
         run = count(prepare(files[n], gloss, src_lang=src_lang, tgt_lang=spec.tgt_lang, glossary_lang=glossary_lang,
                             lemmatiser=mode, penalties=table, source_only_glossary=source_only_glossary,
-                            variants=variants, include_states=include_states, force_languages=force_languages),
+                            variants=variants, include_states=include_states, force_languages=force_languages,
+                            match_case=match_case),
                     jobs=jobs)
         res = finish(run)
         runs.append(SystemRun(spec, res, {d.doc_id: k for k, d in enumerate(res.documents)},

@@ -265,8 +265,8 @@ def align_open(stage: Stage, verdicts: Sequence[Verdict], progress: Optional[Pro
 
     _count_source_words(stage)
     todo = [i for i, v in enumerate(verdicts)
-            if v.outcome == UNJUDGED and v.occurrence.target_span is None
-            and not stage.concepts[v.occurrence.concept_id].dnt]
+            if v.outcome == UNJUDGED and (v.occurrence.target_span is None or v.occurrence.align_method == "closest")
+            and not stage.concepts[v.occurrence.concept_id].dnt]  # counting's closest candidate is only shown
     if progress:
         progress("aligning", 0, len(todo))
     # one question per segment, about every occurrence counting could not align there
@@ -293,7 +293,7 @@ def align_open(stage: Stage, verdicts: Sequence[Verdict], progress: Optional[Pro
     claimed = defaultdict(list)
     for v in verdicts:
         o = v.occurrence
-        if o.target_span is not None:
+        if o.target_span is not None and o.align_method != "closest":
             claimed[(o.doc_id, o.segment_index)].append((o.target_span.start, o.target_span.end))
     out = list(verdicts)
     for k, answer in zip(keys, answers):

@@ -14,7 +14,9 @@ Without an LLM, a rendering is found as one of:
   none matched on lemmas (termqa.pipeline.inflection): left for review, never conforming;
 - `established`: a rendering the document itself establishes for the source form: a target phrase
   mined from the chain's segments only on evidence (`mining.mine_renderings`, pass 2
-  `established.align_established`).
+  `established.align_established`);
+- `closest`: for what is still open, the target words closest to a glossary target term (pass 3,
+  `closest.align_closest`): shown so a person sees what is there, always left undecided.
 
 Alignment is one-to-one within a segment: each target span answers at most one source occurrence,
 renderings with more words claim first (so "corps de pompe" is not also read as "pompe"), then source
@@ -25,7 +27,6 @@ This module holds the target forms of a concept, the target index of a segment a
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -33,7 +34,6 @@ from termqa.config import VariantLevel
 from termqa.lang.identify import stop_words  # noqa: F401 (stages import it from here)
 from termqa.lang.langtags import primary
 from termqa.lang.lexicon import is_target_word
-from termqa.lang.normalise import loose
 from termqa.model import FORBIDDEN_STATUSES
 from termqa.pipeline import inflection, variants as vr
 from termqa.pipeline.detect import content_positions, keys_of, text_keys
@@ -80,6 +80,10 @@ class TargetIndex:
         self.tokens = tokens
         self.pos = pos = content_positions(tokens)
         ks = text_keys(tokens, pos)
+        for c, i in enumerate(pos):
+            t = tokens[i]
+            if t[6] and t[0][:1].isalpha():  # punct: a word inside markup ("<table>", a CDATA "<bold>")
+                ks[c] = _NEVER  # a tag name is never a rendering, nor a copy of the source
         self.keys = [k[0] for k in ks]
         self.surf = [k[1] for k in ks]
         self.exact = [k[2] for k in ks]
@@ -141,6 +145,10 @@ class TargetIndex:
         ta, tb = self.pos[a], self.pos[b - 1]
         s, e = self.tokens[ta].start, self.tokens[tb].end
         return ta, tb + 1, s, e, text[s:e]
+
+
+# the keys of a word that markup made punctuation (termqa.lang.markupcut): no term key equals them
+_NEVER = ("\x00", "\x00", "\x00")
 
 
 def _positions(lists) -> dict:
@@ -288,6 +296,7 @@ class Pending:
     dnt: bool
     forms: Sequence[TargetForm]  # glossary target forms of the concept
     has_target_terms: bool
+    in_name: bool = False  # the source writes the term inside a longer name (`detect.inside_name`)
 
 
 def candidates(p: Pending, idx: TargetIndex, target: str, extra: Sequence[TargetForm] = ()) -> list[tuple]:
@@ -322,9 +331,26 @@ def candidates(p: Pending, idx: TargetIndex, target: str, extra: Sequence[Target
     if not p.dnt and p.has_target_terms:
         for a, b in idx.find(p.source_surface_key, surface=True):
             ta, tb = idx.pos[a], idx.pos[b - 1] + 1
+            if _capitalised_copy(p.source_text, idx.tokens[ta], target, p.forms):
+                continue  # "Assays" of the name "Origami Assays" kept as written is no copy of "assays"
             add(a, b, copy_kind(idx.tokens[ta:tb], p.forms))
     return out
 
+
+# target languages that capitalise every noun: a capital there says nothing of a name
+_NOUNS_CAPITALISED = frozenset({"de", "lb"})
+
+
+def _capitalised_copy(source_text: str, first, target: str, forms: Sequence[TargetForm]) -> bool:
+    """Is a copy of a source term written in lower case capitalised in the target, not at the start of a
+    sentence (nor in a language that capitalises its nouns)? Then it is part of a name the target keeps,
+    not the term left untranslated."""
+    if not source_text[:1].islower() or not first.text[:1].isupper():
+        return False
+    if any(f.lang in _NOUNS_CAPITALISED for f in forms):
+        return False
+    before = target[:first.start].rstrip()
+    return bool(before) and before[-1] not in ".!?:;\u3002\"«“(["
 
 
 
@@ -332,16 +358,19 @@ def assign(pendings: Sequence[Pending], cands: dict[int, list[tuple]]) -> dict[i
     """One-to-one assignment within a segment: longest spans first, then source order.
 
     Spans may not overlap: a rendering nested inside a longer one already claimed is not reused.
-    Among equally long spans of one occurrence the best kind, then the earliest, wins.
+    Among equally long spans of one occurrence the best kind, then the earliest, wins. An occurrence
+    written inside a longer name ("Intergovernmental Panel on Climate Change") comes after the plain
+    ones: the name is translated as a whole ("... sur l'évolution du climat"), and the glossary's
+    rendering in the segment ("changements climatiques") belongs to the plain "climate change".
     """
     pool = []
     for order, p in enumerate(pendings):
         for prio, neglen, start, al in cands.get(p.index, ()):
-            pool.append((neglen, order, prio, start, p.index, al))
-    pool.sort(key=lambda x: x[:4])
+            pool.append((neglen, p.in_name, order, prio, start, p.index, al))
+    pool.sort(key=lambda x: x[:5])
     taken: list[tuple[int, int]] = []
     done: dict[int, Alignment] = {}
-    for _neglen, _order, _prio, _start, i, al in pool:
+    for _neglen, _in_name, _order, _prio, _start, i, al in pool:
         if i in done:
             continue
         if any(al.start < e and s < al.end for s, e in taken):

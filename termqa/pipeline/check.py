@@ -17,10 +17,11 @@ from termqa.errors import UsageError
 from termqa.formats.annotate.replies import read_replies
 from termqa.formats.decisions import DecisionBook, merge, read_decisions
 from termqa.formats.unitstate import Withheld, regrouped, withhold
+from termqa import glossaryhygiene as hygiene
 from termqa.glossaryscope import applicable, scope_notes
 from termqa.inputs import expand, merge_glossaries
 from termqa.shownpath import with_path
-from termqa.lang.langtags import normalise_tag
+from termqa.lang.langtags import normalise_tag, primary
 from termqa.model import BilingualFile, Concept, Document, Glossary, Reference, Verdict
 from termqa.pipeline import parallel, sanity
 from termqa.pipeline.counting import count_parallel, count_sequential, flag_misaligned, references_of, verdicts_of
@@ -128,6 +129,7 @@ def check(
     jobs: Optional[int] = None,
     index_cache: Union[bool, str, os.PathLike, None] = True,
     include_states: Sequence[str] = (),
+    match_case: bool = False,
 ) -> CheckResult:
     """Run the terminology check on bilingual files (or folders) against one or more glossaries.
 
@@ -146,11 +148,14 @@ def check(
     glossaries, source indexes, lemma tables and text analyses are kept there between runs (termqa.store.indexcache).
     `include_states`: unit states (as files write them, e.g. "new", "initial"; or "all") whose units are checked
     although their state says they are not translated yet (termqa.formats.unitstate); others are left out.
+    `match_case`: every glossary source term is found only written in its own case (a term the glossary
+    marks match-case is, whatever this says).
     """
     with indexcache.using(indexcache.resolve(index_cache)):
         run = prepare(inputs, glossaries, src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang,
                       lemmatiser=lemmatiser, penalties=penalties, source_only_glossary=source_only_glossary,
-                      variants=variants, include_states=include_states, force_languages=force_languages)
+                      variants=variants, include_states=include_states, force_languages=force_languages,
+                      match_case=match_case)
         run = count(run, progress=progress, jobs=jobs)
     run = review(run, decisions if isinstance(decisions, DecisionBook) or decisions is None
                  else read_decisions(decisions))
@@ -175,6 +180,7 @@ def prepare(
     variants: Union[VariantLevel, str] = DEFAULT_VARIANTS,
     include_states: Sequence[str] = (),
     force_languages: bool = False,
+    match_case: bool = False,
 ) -> Run:
     """Read the inputs and glossaries (paths, or records already read), settle languages, penalties and
     the lemmatiser mode, and check that they fit together (input sanity, loud and early)."""
@@ -182,12 +188,14 @@ def prepare(
         raise UsageError("no glossary given", fix="pass --glossary FILE (TBX, SKOS, CSV/TSV)")
     settings = Settings(src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang, lemmatiser=lemmatiser,
                         variants=variants, source_only_glossary=source_only_glossary, include_states=include_states,
-                        force_languages=force_languages)  # checks the values
+                        force_languages=force_languages, match_case=match_case)  # checks the values
     table = validate_table(penalties or {})
     # paths are read here; records already read (termqa compare reads them once for all systems) pass
     gl = [g if isinstance(g, Glossary) else read_glossary_cached(g, glossary_lang) for g in glossaries]
     files = read_inputs(expand_paths(inputs, expand), src_lang, tgt_lang)
     gl = give_languages(gl, files, src_lang, tgt_lang)
+    if settings.match_case:
+        gl = [hygiene.every_term_in_case(g) for g in gl]
     concepts = merge_glossaries(gl)
     warnings = [w for f in files for w in f.warnings] + [w for g in gl for w in g.warnings]
     warnings += [with_path(f.path, p) for f in files for p in f.problems]
@@ -252,6 +260,13 @@ def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] 
                 fp = hashlib.sha256(f"{fingerprint}\x1e{scope}".encode()).hexdigest()
                 built[(src_l, scope)] = cached_source_index(part, src_l, lem(src_l), doc.path, level, fp)
         tries[(src_l, tgt_l)] = built[(src_l, scope)]
+    # glossary entries that are function words match nearly everything: said once per source language
+    # (read off the source index: making every concept of a big termbase a record costs more)
+    found: dict = {}
+    for (src_l, _scope), (trie, _heads) in built.items():
+        texts = found.setdefault(primary(src_l), [])
+        texts += [t for t in hygiene.function_word_entries_of(trie.entries, src_l) if t not in texts]
+    warnings += hygiene.warning(found)
     n_jobs = parallel.plan_jobs(jobs, documents)
     if n_jobs > 1 and len({d.doc_id for d in documents}) < len(documents):
         n_jobs = 1  # workers settle references per document: two documents of one id share them

@@ -217,8 +217,18 @@ def flag_misaligned(verdicts, documents, warnings, suspects: Optional[dict] = No
         examples = ", ".join(f"{_unit_id(documents, *k)} ({suspects[k]})" for k in flagged[:3])
         warnings.append(f"{len(flagged)} segments holding terms look misaligned (target not a translation of "
                         f"the source), e.g. {examples}")
-    return [replace(v, reason=R_MISALIGNED) if v.reason == R_MISSING and
-            suspects.get((v.occurrence.doc_id, v.occurrence.segment_index)) else v for v in verdicts]
+    out = []
+    for v in verdicts:
+        o = v.occurrence
+        if suspects.get((o.doc_id, o.segment_index)):
+            if v.reason == R_MISSING:
+                v = replace(v, reason=R_MISALIGNED)
+            elif o.align_method == "closest" and v.outcome == UNJUDGED:
+                # a candidate in a text that does not translate the source is no candidate
+                v = replace(v, reason=R_MISALIGNED, occurrence=replace(o, target_text=None, target_span=None,
+                                                                       align_method=None))
+        out.append(v)
+    return out
 
 
 def _unit_id(documents, doc_id: str, index: int) -> str:

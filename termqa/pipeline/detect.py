@@ -12,7 +12,7 @@ the cached index of a run in `sourceindex`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
 from termqa.config import VariantLevel
@@ -60,6 +60,8 @@ class SourceEntry:
     # "pompe" -> "pomper"; matching accepts a token whose lemma or surface equals either key)
     rule: str = ""  # variant rule; empty for the glossary's own designations and acronyms
     base_key: tuple[str, ...] = ()  # for a variant: the key of the designation it was made from
+    pos: str = ""  # the glossary's word class of the designation, "" when it gives none
+    match_case: bool = False  # found only written in the designation's own case (Term.match_case)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +142,8 @@ def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser, varian
     for (c, t), tk in zip(items, toks):
         key, skey = keys_of(tk)
         if key:
-            out.append(SourceEntry(c.id, t.text, key, t.term_type, "glossary", skey))
+            out.append(SourceEntry(c.id, t.text, key, t.term_type, "glossary", skey, pos=t.part_of_speech or "",
+                                   match_case=t.match_case))
     if variants != VariantLevel.NONE:
         lang = src_lang.split("-")[0].lower()
         own = {e.key for e in out}
@@ -167,8 +170,8 @@ def _shared(entries: list[SourceEntry]) -> list[SourceEntry]:
         key = tuple([words.setdefault(w, w) for w in key])
         return keys.setdefault(key, key)
 
-    return [SourceEntry(e.concept_id, e.text, one(e.key), e.term_type, e.via, one(e.skey), e.rule, one(e.base_key))
-            for e in entries]
+    return [SourceEntry(e.concept_id, e.text, one(e.key), e.term_type, e.via, one(e.skey), e.rule, one(e.base_key),
+                        e.pos, e.match_case) for e in entries]
 
 
 def _modifier_reductions(entries: Sequence[SourceEntry], lang: str, taken: set) -> list[SourceEntry]:
@@ -299,6 +302,113 @@ def _exact_first(entries: list, keys, i: int, end: int) -> list:
         if (e.skey or e.key) == written:
             return [e]
     return entries
+
+
+_NOUN_ENTRY: dict = {}
+
+
+def in_case(matches: list, tokens, trie: Optional[TermTrie] = None) -> list:
+    """`matches` of one segment without those of a match-case entry written in another case ("settings"
+    is not the UI label "Settings" marked case-sensitive). Another entry of the same words that is not
+    match-case (the glossary's plain "settings") takes the match instead."""
+    out = []
+    for m in matches:
+        if m.entry.match_case and not case_fits(tokens[m.tok_start:m.tok_end], m.entry.text):
+            other = None
+            if trie is not None:
+                pos = [i for i in range(m.tok_start, m.tok_end) if not is_gap(tokens[i])]
+                end, entries = trie.longest_at(text_keys(tokens, pos), 0)
+                if end == len(pos):
+                    other = next((e for e in entries if not e.match_case
+                                  or case_fits(tokens[m.tok_start:m.tok_end], e.text)), None)
+            if other is not None:
+                out.append(replace(m, entry=other))
+            continue
+        out.append(m)
+    return out
+
+
+def case_fits(tokens, text: str) -> bool:
+    """Are the words of `tokens` written in the case of the designation `text`, word by word (a capital
+    where it has one, capitals throughout where it is in capitals, lower case where it is)? Inflection
+    is free: "Exports" fits "Export"."""
+    words = [t.text for t in tokens if not t.punct]
+    mine = re.findall(r"\w+", text)
+    if len(words) != len(mine):
+        return "".join(words) == "".join(mine)
+    for w, t in zip(words, mine):
+        if len(t) > 1 and t.isupper():
+            if not w.isupper():
+                return False
+        elif w[:1].isupper() != t[:1].isupper():
+            return False
+    return True
+
+
+def _noun_entry(e: SourceEntry) -> bool:
+    k = (e.text, e.pos)
+    noun = _NOUN_ENTRY.get(k)
+    if noun is None:
+        from termqa.lang.verbuse import noun_term
+
+        noun = _NOUN_ENTRY[k] = noun_term(e.text, e.pos)
+    return noun
+
+
+def without_verb_uses(matches: list, tokens, lang: str, trie: Optional[TermTrie] = None) -> list:
+    """`matches` of one segment without the one-word matches of a noun term that the text uses as a verb
+    ("are also hearing from" is not the glossary's "hearings"; termqa.lang.verbuse). English only.
+
+    Where the glossary also has the word as a verb (an entry whose word class it gives as "verb": TICO-19
+    lists "quarantine" the noun and "quarantine" the verb), the match goes to that entry instead.
+    """
+    if lang != "en" or not matches:
+        return matches
+    from termqa.lang.verbuse import verb_use
+
+    words = None
+    out = []
+    for m in matches:
+        e = m.entry
+        if m.tok_end - m.tok_start == 1 and not tokens[m.tok_start].text.isupper() and _noun_entry(e):
+            if words is None:
+                words = [None if t.punct else t.text.lower() for t in tokens]
+            if verb_use(words, m.tok_start):
+                verb = _verb_entry(trie, tokens, m.tok_start) if trie is not None else None
+                if verb is not None:
+                    out.append(replace(m, entry=verb))
+                continue
+        out.append(m)
+    return out
+
+
+def _verb_entry(trie: TermTrie, tokens, i: int) -> Optional[SourceEntry]:
+    """An entry of one word ending at tokens[i] (the same keys) that the glossary says is not a noun."""
+    _end, entries = trie.longest_at(text_keys(tokens, [i]), 0)
+    return next((e for e in entries if e.pos and not _noun_entry(e)), None)
+
+
+# words a name may hold in lower case between its capitalised words ("Panel on Climate Change")
+_NAME_GLUE = frozenset("of on for the and in to de du des la le et".split())
+_WORD_AT = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+def inside_name(source: str, start: int, end: int, term: str) -> bool:
+    """Is source[start:end] a lower-case glossary term written capitalised inside a longer name, a
+    capitalised word right before or after it ("Intergovernmental Panel on Climate Change" holds "Climate
+    Change"), glue words ("on", "of") aside? A sentence's first word alone makes no name."""
+    words = _WORD_AT.findall(source[start:end])
+    if not words or not term[:1].islower() or not all(w[:1].isupper() for w in words):
+        return False
+    before = _WORD_AT.findall(source[:start])
+    while before and before[-1] in _NAME_GLUE:
+        before.pop()
+    if len(before) >= 2 and before[-1][:1].isupper():  # the first word of a sentence is capitalised anyway
+        return True
+    after = _WORD_AT.findall(source[end:])
+    while after and after[0] in _NAME_GLUE:
+        after.pop(0)
+    return bool(after) and after[0][:1].isupper() and not after[0].isupper()
 
 
 def part_of_name(tokens, a: int, b: int) -> bool:

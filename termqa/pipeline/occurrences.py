@@ -12,9 +12,11 @@ from itertools import islice
 from typing import Optional, Sequence
 
 from termqa.config import VariantLevel
+from termqa.lang.verbuse import WORD_CLASSES
 from termqa.model import Document, Segment
 from termqa.pipeline.detect import (
-    TermTrie, acronym_definition_spans, find_acronyms, find_in_segment, positions_and_keys,
+    TermTrie, acronym_definition_spans, find_acronyms, find_in_segment, in_case, positions_and_keys,
+    without_verb_uses,
 )
 from termqa.pipeline.sourcevariants import VariantFinder, find_variants
 from termqa.store.packed import segment_texts
@@ -33,11 +35,14 @@ def source_matches(doc: Document, trie: TermTrie, lem_s, level: VariantLevel, la
     """(matches, source tokens by segment index) of a document: `detect_document` over its tokens, or, on
     a big document (over BIG_DOCUMENT segments), `detect_in_chunks` and tokens made again when asked."""
     if len(doc.segments) > BIG_DOCUMENT:
-        return detect_in_chunks(trie, doc.segments, lem_s, level, lang, stop)
+        found = detect_in_chunks(trie, doc.segments, lem_s, level, lang, stop)
+        WORD_CLASSES.save()
+        return found
     segs = [s for s in doc.segments if s.source.strip()]
     src_tokens = lem_s.tokenize_many([s.source for s in segs])
     tokens_by_seg = {s.index: t for s, t in zip(segs, src_tokens)}  # index: unique within a document
     matches, _acronyms = detect_document(doc, trie, tokens_by_seg, segs, level, lang, stop)
+    WORD_CLASSES.save()  # the word classes verb uses were decided by, when new ones were asked
     return matches, tokens_by_seg
 
 
@@ -53,10 +58,16 @@ def detect_document(doc: Document, trie: TermTrie, tokens_by_seg: dict, segments
     for seg in segments:
         toks = tokens_by_seg[seg.index]
         pk = prepared[seg.index] = positions_and_keys(toks)
-        matches.extend(find_in_segment(trie, seg, toks, pk))
+        matches.extend(_found(trie, seg, toks, pk, lang))
     if variants != VariantLevel.NONE:
         matches = find_variants(matches, trie, tokens_by_seg, segments, variants, lang, stop, prepared)
     return add_acronyms(trie, matches, tokens_by_seg, segments)
+
+
+def _found(trie: TermTrie, seg: Segment, toks, pk, lang: str) -> list:
+    """The trie's matches in one segment that stand: in the case a match-case entry asks for, and not an
+    English verb use of a noun term (termqa.pipeline.detect.in_case, without_verb_uses)."""
+    return without_verb_uses(in_case(find_in_segment(trie, seg, toks, pk), toks, trie), toks, lang, trie)
 
 
 def add_acronyms(trie: TermTrie, matches: list, tokens_by_seg, segments: Sequence[Segment]):
@@ -105,7 +116,7 @@ def detect_in_chunks(trie, segments, lem_s, level: VariantLevel, lang="", stop=f
     for part in chunks(segs, DETECT_CHUNK):
         for seg, toks in zip(part, lem_s.tokenize_many([s.source for s in part])):
             pk = positions_and_keys(toks)
-            found = find_in_segment(trie, seg, toks, pk)
+            found = _found(trie, seg, toks, pk, lang)
             if finder is not None:
                 found, taken = finder.in_segment(seg, toks, found, pk)
                 if taken:

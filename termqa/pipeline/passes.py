@@ -1,5 +1,6 @@
-"""One document's pass: its occurrences (`occurrences`), then their target spans (`align`, and
-`established` for what the glossary does not settle), as mutable `Work` records.
+"""One document's pass: its occurrences (`occurrences`), then their target spans (`align`,
+`established` for what the glossary does not settle, `closest` for what is still open), as mutable
+`Work` records.
 
 Separate from `check` (which only sequences the stages) and `counting` (which runs this pass over the
 documents, in one process or several): everything here depends on one document alone. A big document
@@ -17,6 +18,7 @@ from termqa.lang.langtags import primary
 from termqa.lang.normalise import term_key
 from termqa.model import Document
 from termqa.pipeline import align as al, detect as dt, occurrences as occ, variants as vr
+from termqa.pipeline.closest import align_closest
 from termqa.pipeline.established import align_established
 from termqa.store import conceptrows
 
@@ -128,6 +130,7 @@ def detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cach
             index=i, concept_id=w.concept.id, source_form=w.source_form, source_surface_key=w.surface_key,
             source_text=w.source_text, dnt=w.concept.dnt, forms=forms,
             has_target_terms=any(f.kind == "glossary" for f in forms),
+            in_name=dt.inside_name(w.seg.source, w.start, w.end, w.entry.text),
         )
 
     # pass 2 reads the Pending of each occurrence pass 1 leaves open and of each chain's first (its forms
@@ -158,6 +161,8 @@ def detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cach
     del firsts
     # pass 2: renderings established in the document for the chains that still have gaps
     align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lem_t)
+    # pass 3: what is still open shows the closest candidate the target holds (left undecided)
+    align_closest(work, by_seg, indexes, pendings, al.stop_words(primary(tgt_l)))
     # rendering keys (lemmas, leading articles stripped) for references and metrics: the other segments'
     # targets are tokenised again, a chunk at a time (the same tokens)
     aligned = [s for s in seg_list if any(work[i].alignment is not None for i in by_seg[s.index])]
@@ -168,7 +173,7 @@ def detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cach
             tokens = indexes[seg.index].tokens if seg.index in indexes else fresh[seg.index]
             for i in by_seg[seg.index]:
                 a = work[i].alignment
-                if a is not None:
+                if a is not None and a.kind != "closest":  # a candidate is not a rendering the metrics count
                     toks = tokens[a.tok_start:a.tok_end]
                     work[i].rendering_key = term_key([t for t in toks if not dt.is_gap(t)]) or None
     indexes.clear()

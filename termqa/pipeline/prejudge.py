@@ -130,6 +130,9 @@ def decide(*, kind: Optional[str], rendering: Optional[str], concept: Concept, r
         if reference is None:
             return Decision(UNJUDGED, None, R_HAPAX if chain_size == 1 else R_NO_REFERENCE)
         return Decision(UNJUDGED, None, R_MISSING)
+    if kind == "closest":
+        # the closest candidate the target holds (termqa.pipeline.closest): shown, never decided
+        return Decision(UNJUDGED, None, R_DIVERGES_GLOSSARY if reference is not None else R_NO_REFERENCE)
     if kind == "dnt":
         return Decision(CONFORMING, None, "do-not-translate item kept as is", "dnt_kept")
     if kind == "dnt_altered":

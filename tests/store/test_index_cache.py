@@ -379,6 +379,8 @@ def test_a_second_run_over_the_same_text_never_imports_spacy(samples, tmp_path, 
     second = _run_cli(args + ["--json", str(tmp_path / "second.json")], cache)
     assert second.returncode == first.returncode, second.stderr
     assert "spacy not imported" in second.stderr
+    # nor lemminflect: the word classes of the words verb uses were decided on are kept (termqa.lang.verbuse)
+    assert '"lemminflect"' in first.stderr and '"lemminflect"' not in second.stderr
     a, b = (json.loads((tmp_path / f"{n}.json").read_text(encoding="utf-8")) for n in ("first", "second"))
     assert a == b
 

@@ -1,0 +1,207 @@
+"""Is a word of the source text a verb here, where the glossary's term is a noun?
+
+A noun term matches on lemmas, so "are also hearing from" finds the glossary's "hearings", "This helps
+Mozilla" the UI label "Help", "exported" the noun "export". Such a verb use is not an occurrence of the
+concept: asking for its rendering only makes false flags ("no rendering found", "diverges").
+
+No trained English tagger installs from PyPI as an official package, so English is decided by rules over
+two facts:
+- which word classes a word form can have, from lemminflect's lexicon (`readings`): "exported" can only
+  be a verb (or an adjective), "helps" a verb or a noun;
+- the frame the word stands in, as English grammar writes it (`verb_frame`):
+  - after a modal ("can", "will"...) or the auxiliary "do", the base form is a verb;
+  - after a subject pronoun ("we", "they"...), a base or past form is a verb;
+  - after a singular subject pronoun ("this", "it", "she"...), an "-s" form is a verb ("that" and
+    "which" are left out: "Remember that masks are..." is a conjunction, "which masks" a determiner);
+  - after a form of "be", an "-ing" form or a past participle is a verb; after "have", a past participle;
+  - after "to", a base form followed by an object (a determiner or a pronoun: "to help the") is a verb;
+  - an "-ing" form followed by an object ("testing the samples") is a verb.
+  Adverbs ("also", "not", "n't", any "-ly" word) may stand between the frame word and the verb.
+
+A word that can only be a verb (no noun reading) is never the noun term, wherever it stands. Anything
+else keeps its match: an undecided use stays an occurrence, and nothing here makes an error.
+Other source languages keep every match (no rules written for them yet).
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+# words that open a verb frame, lowercased (the tokenizer splits "can't" into "ca" "n't", "won't" into
+# "wo" "n't", "don't" into "do" "n't")
+_MODALS = frozenset("can could will would shall should may might must ca wo 'll 'd cannot".split())
+_DO = frozenset("do does did".split())
+# not "'s": "the disease's spread" is a possessive
+_BE = frozenset("am is are was were be been being 're 'm".split())
+_HAVE = frozenset("have has had having 've".split())
+_SUBJECTS = frozenset("i you we they he she it who".split())
+# not "that" or "which": "Remember that masks are..." (a conjunction), "which masks" (a determiner)
+_SINGULAR = frozenset("he she it this who everyone everybody someone somebody nobody".split())
+# words that may stand between the frame word and the verb
+_ADVERBS = frozenset("not n't also still now just already currently really only never always often even "
+                     "further then ever usually sometimes first".split())
+# what starts a verb's object
+_OBJECT = frozenset("the a an this that these those their your our his her its my them us him me it you "
+                    "some any all each every".split())
+# subject pronouns cannot take the frame of a plural subject: "it", "he", "she" with a base form is
+# wrong English (and "it" is also an object: "use it")
+_PLURAL_SUBJECTS = frozenset("i you we they".split())
+
+
+class WordClasses:
+    """Each word form's readings and verb tags, from lemminflect, kept in the index cache between runs.
+
+    Importing lemminflect and loading its lexicon takes seconds (numpy, large tables), more than a whole
+    warm run of a small project; the words asked about are only those a one-word noun term matched,
+    a few thousand at most. So the answers are kept as one small dictionary per lemminflect install
+    (keyed by its file's path and time), loaded once per process; lemminflect is imported only when a
+    word is new, and `save` writes the dictionary back when it grew.
+    """
+
+    def __init__(self):
+        self._memo: Optional[dict] = None
+        self._key: Optional[str] = None
+        self._cache = None
+        self.dirty = False
+
+    def _load(self) -> dict:
+        from termqa.store import indexcache
+
+        cache = indexcache.active()
+        if self._memo is not None and cache is self._cache:
+            return self._memo
+        self._cache, self._memo, self._key, self.dirty = cache, {}, None, False
+        if cache.enabled:
+            import importlib.util
+            import os
+
+            spec = importlib.util.find_spec("lemminflect")
+            origin = getattr(spec, "origin", None)
+            if origin:
+                self._key = indexcache.make_lang_key("word-classes", origin, os.stat(origin).st_mtime_ns)
+                got = cache.load(self._key)
+                if isinstance(got, dict):
+                    self._memo = got
+        return self._memo
+
+    def get(self, word: str) -> tuple[dict, frozenset]:
+        """(readings: {word class: lemmas}, verb tags) of a lowercase word form."""
+        memo = self._load()
+        got = memo.get(word)
+        if got is None:
+            got = memo[word] = _ask_lemminflect(word)
+            self.dirty = True
+        return got
+
+    def save(self) -> None:
+        """Write the dictionary back when it grew, merged with what is stored now: counting workers each
+        add the words of their documents, and one must not drop another's."""
+        if self.dirty and self._key is not None and self._cache is not None:
+            stored = self._cache.load(self._key)
+            if isinstance(stored, dict):
+                stored.update(self._memo)
+                self._memo = stored
+            self._cache.store(self._key, self._memo)
+        self.dirty = False
+
+
+def _ask_lemminflect(w: str) -> tuple[dict, frozenset]:
+    from lemminflect import getAllLemmas, getInflection  # lazy: its lexicon loads on first use
+
+    readings = {k: tuple(v) for k, v in getAllLemmas(w).items()}
+    tags = set()
+    for lemma in readings.get("VERB", ()):
+        for tag in ("VB", "VBZ", "VBD", "VBN", "VBG"):
+            if w in (x.lower() for x in getInflection(lemma, tag)):
+                tags.add(tag)
+    return readings, frozenset(tags)
+
+
+WORD_CLASSES = WordClasses()
+
+
+def readings(word: str) -> dict:
+    """{word class: lemmas} lemminflect knows for a word form ("helps" -> NOUN help, VERB help); {} for a
+    word it does not know."""
+    return WORD_CLASSES.get(word.lower())[0]
+
+
+def verb_tags(word: str) -> frozenset:
+    """The verb tags (Penn: VB base, VBZ "-s", VBD past, VBN participle, VBG "-ing") a word form can
+    have, from lemminflect's inflections of each verb lemma it may belong to; empty for a non-verb."""
+    return WORD_CLASSES.get(word.lower())[1]
+
+
+def can_be_noun(word: str) -> bool:
+    r = readings(word)
+    return not r or "NOUN" in r or "PROPN" in r
+
+
+def noun_term(text: str, part_of_speech: Optional[str]) -> bool:
+    """Is a glossary term a noun? The glossary's word class where it gives one; else a term of several
+    words is taken for a noun phrase, and a single word for a noun when it can be one."""
+    if part_of_speech:
+        return part_of_speech.replace(" ", "").lower() in ("noun", "propernoun", "n", "nn", "substantive")
+    words = text.split()
+    if len(words) != 1:
+        return True
+    return can_be_noun(words[0])
+
+
+def _prev(words: Sequence[str], i: int) -> Optional[str]:
+    """The word before position i, adverbs skipped, None at the start or at punctuation."""
+    j = i - 1
+    while j >= 0:
+        w = words[j]
+        if w is None:
+            return None
+        if w in _ADVERBS or (w.endswith("ly") and len(w) > 4):
+            j -= 1
+            continue
+        return w
+    return None
+
+
+def verb_frame(words: Sequence[Optional[str]], i: int) -> bool:
+    """Does words[i] stand as a verb? `words`: a text's tokens lowercased, None for punctuation."""
+    w = words[i]
+    tags = verb_tags(w)
+    if not tags:
+        return False
+    base, s_form, ing = "VB" in tags, "VBZ" in tags, "VBG" in tags
+    past = "VBD" in tags or "VBN" in tags
+    participle = "VBN" in tags
+    prev = _prev(words, i)
+    nxt = words[i + 1] if i + 1 < len(words) else None
+    if prev is not None:
+        if prev in _MODALS or prev in _DO:
+            return base
+        if prev in _BE:
+            return ing or participle
+        if prev in _HAVE:
+            return participle
+        if prev in _SINGULAR and s_form:
+            return True
+        if prev in _PLURAL_SUBJECTS and (base or past):
+            return True
+        if prev == "to" and base and nxt in _OBJECT:
+            return True
+    if ing and nxt in _OBJECT and nxt not in ("this", "that"):
+        return prev not in _DETERMINERS
+    return False
+
+
+_DETERMINERS = frozenset("the a an this that of its their his her our your my".split())
+
+
+def verb_use(words: Sequence[Optional[str]], i: int) -> bool:
+    """Is words[i] (lowercased, None for punctuation) used as a verb, so not an occurrence of a noun term?
+    A form that cannot be a noun at all ("exported", "tested"), or a form in a verb frame (`verb_frame`)."""
+    w = words[i]
+    if not w or not w.isalpha():
+        return False
+    r = readings(w)
+    if "VERB" not in r:
+        return False
+    if not can_be_noun(w) and not w.endswith("ing"):  # "-ing" forms name actions ("the spreading of")
+        return True
+    return verb_frame(words, i)
