@@ -75,6 +75,8 @@ def warning(found: dict) -> list[str]:
     """One warning line per language of `function_word_entries`' result."""
     out = []
     for lang, texts in sorted(found.items()):
+        if not texts:  # a language whose entries are all fine
+            continue
         shown = ", ".join(f"'{t}'" for t in texts[:_LISTED])
         more = f" and {len(texts) - _LISTED} more" if len(texts) > _LISTED else ""
         n = len(texts)

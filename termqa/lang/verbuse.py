@@ -104,8 +104,27 @@ class WordClasses:
         self.dirty = False
 
 
+def _lemminflect():
+    """lemminflect's lemmatiser and inflector. The package's `__init__` imports spaCy to hook into it, which
+    costs seconds that a run over new text otherwise never pays (the tokenizer rules come from the index
+    cache, termqa.lang.chunktok): so the package is made without running its `__init__` and only the two
+    classes termqa asks are imported from it. The data they load are the same."""
+    import importlib.util
+    import sys
+
+    if "lemminflect" not in sys.modules:
+        spec = importlib.util.find_spec("lemminflect")
+        if spec is None:
+            raise ImportError("lemminflect")
+        sys.modules["lemminflect"] = importlib.util.module_from_spec(spec)  # its submodules, no spaCy hook
+    from lemminflect.core.Inflections import Inflections
+    from lemminflect.core.Lemmatizer import Lemmatizer
+
+    return Lemmatizer().getAllLemmas, Inflections().getInflection
+
+
 def _ask_lemminflect(w: str) -> tuple[dict, frozenset]:
-    from lemminflect import getAllLemmas, getInflection  # lazy: its lexicon loads on first use
+    getAllLemmas, getInflection = _lemminflect()  # lazy: its lexicon loads on first use
 
     readings = {k: tuple(v) for k, v in getAllLemmas(w).items()}
     tags = set()

@@ -93,7 +93,11 @@ def test_write_back_next_to_codes_is_exact_and_valid(tmp_path):
     for name, doc in (("a12.xlf", X12), ("a20.xlf", X20)):
         x, r = _check(tmp_path, name, doc, [("content", "contenu"), ("filter", "filtre")])
         data = doc.encode()
-        anns = annotations_from_result(r, level="all")  # "filter": no rendering, a unit note
+        anns = annotations_from_result(r, level="all")
+        # "filter": "filtrante" after the code, the adjective made from the glossary's noun (a derived form to
+        # review, termqa.lang.derivation), marked where it stands
+        (f,) = [o for o in r["occurrences"] if o["source_text"] == "filter"]
+        assert f["target_text"] == "filtrante" and f["outcome"] == "unjudged"
         (o,) = [o for o in r["occurrences"] if o["source_text"] == "content"]
         assert o["target_text"] == "contenu"  # before the code, as written
         anns.append(Annotation(o["doc_id"], "a", o.get("seg_id") or "", "error", "A4", 4.0, "error A4: contenu",
@@ -106,7 +110,7 @@ def test_write_back_next_to_codes_is_exact_and_valid(tmp_path):
             text = out.decode()
             assert "filtercartridge" not in text and "contenude" not in text
             if its:  # the marker wraps the word as written, next to the code
-                assert rep.spans_marked == 1
+                assert rep.spans_marked == 2
                 assert 'contenu</mrk><x id="LINE_BREAK"' in text or 'contenu</mrk><ph id="0"' in text
             # re-reading the annotated file gives the same plain text
             assert [s.target for s in read_bilingual_bytes(tmp_path, out).segments] == \

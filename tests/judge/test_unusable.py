@@ -161,17 +161,17 @@ def test_the_cli_on_the_samples_with_a_model_that_cannot_answer_exits_3_with_the
 
 
 def test_each_judge_stage_reports_progress_while_it_waits(server, tmp_path):
-    """The issue's "a stage of 60 s prints at least 5 lines", scaled down: the alignment stage takes 3-5 s
-    here (0.8 s per answer, one at a time, one answer unusable and asked again) and the ticker's interval
-    is 0.5 s (JudgeSettings.progress_every; 10 s by default): that stage alone prints at least 5 lines,
-    each with answered, failed and in flight."""
-    server.latency = 0.8
+    """The issue's "a stage of 60 s prints at least 5 lines", scaled down: the alignment stage takes 3-6 s
+    here (1.2 s per answer, one at a time, one answer unusable and asked again) and the ticker's interval
+    is 0.3 s (JudgeSettings.progress_every; 10 s by default): that stage alone prints at least 5 lines,
+    each with answered, failed and in flight (with margin for a loaded machine, where a tick comes late)."""
+    server.latency = 1.2
     server.default = Script(align={"coupling guard": "protège-accouplement", "wear ring": "bague d'usure"})
     server.fail_next("not_json")
     x = write_xliff(tmp_path / "doc.xlf", PAIRS)
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSS)
     lines = []
-    r = check([x], [g], judge=settings(server, tmp_path, concurrency=1, progress_every=0.5), lemmatiser="lookup",
+    r = check([x], [g], judge=settings(server, tmp_path, concurrency=1, progress_every=0.3), lemmatiser="lookup",
               progress=lambda stage, done, total: lines.append((stage, done, total))).to_dict()
     align = [s for s, _, _ in lines if s.startswith("judge align:")]
     assert r["accounting"]["calls"] >= 5 and len(align) >= 5

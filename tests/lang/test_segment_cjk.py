@@ -128,8 +128,10 @@ def _misaligned(result) -> int:
 # Since placeholders are not words (termqa.lang.markup) "size" in `{{ size }}` is no occurrence, and a term
 # before Symfony's plural separator ("character.|This ... characters.") is found in both branches, where
 # Japanese and Thai write one form: the second occurrence finds no rendering and goes to the judge.
-FILES = [("validators.ja.xlf", "terms-ja.csv", 75, 58), ("validators.zh_CN.xlf", "terms-zh.csv", 74, 64),
-         ("validators.th.xlf", "terms-th.csv", 69, 54)]
+# "could not be uploaded", "was only partially uploaded", "No file was uploaded" use the glossary's noun
+# "upload" as a verb: no occurrence of it (termqa.lang.verbuse; 75, 74 and 69 before).
+FILES = [("validators.ja.xlf", "terms-ja.csv", 72, 58), ("validators.zh_CN.xlf", "terms-zh.csv", 71, 64),
+         ("validators.th.xlf", "terms-th.csv", 66, 54)]
 
 
 @pytest.mark.parametrize("seg", MODES)
@@ -168,7 +170,8 @@ def test_tico19_chinese(monkeypatch):
     # 4,802 before restructured variants: 34 one-word matches are now inside 21 longer ones ("spread of the
     # virus" for "virus spread"), the same change as on the French memory of the same English source; 4,789
     # before parts of hyphen-joined names stopped counting (54 of them: "SARS" in "SARS-CoV-2")
-    assert s["occurrences"] == 4735
+    # 4,735 before verb uses of noun terms stopped counting (23: "updated", "touch", "masked"...)
+    assert s["occurrences"] == 4712
     # before: 367 conforming, 1863 segments holding terms called misaligned (whitespace word counts)
     assert s["outcomes"]["conforming"] > 2800
     assert _misaligned(res) < 30

@@ -378,7 +378,9 @@ def test_variants_on_tico19():
     # the glossary's own: all still there (4649) but the 34 one-word terms that stand inside a restructured
     # designation ("spread" and "virus" in "spread of the virus": one occurrence of "virus spread"); 4615
     # before the parts of hyphen-joined names stopped counting ("SARS" in "SARS-CoV-2": 45 of them)
-    assert sum(o["via"] == "glossary" for o in r["occurrences"]) == 4570
+    # before the parts of hyphen-joined names stopped counting ("SARS" in "SARS-CoV-2": 45 of them); 4570
+    # before verb uses of noun terms did (23: "updated", "touch"... termqa.lang.verbuse)
+    assert sum(o["via"] == "glossary" for o in r["occurrences"]) == 4547
     assert sum(o["via"] == "of_phrase" for o in r["occurrences"]) == 21
 
 
