@@ -129,9 +129,10 @@ def _misaligned(result) -> int:
 # before Symfony's plural separator ("character.|This ... characters.") is found in both branches, where
 # Japanese and Thai write one form: the second occurrence finds no rendering and goes to the judge.
 # "could not be uploaded", "was only partially uploaded", "No file was uploaded" use the glossary's noun
-# "upload" as a verb: no occurrence of it (termqa.lang.verbuse; 75, 74 and 69 before).
-FILES = [("validators.ja.xlf", "terms-ja.csv", 72, 58), ("validators.zh_CN.xlf", "terms-zh.csv", 71, 64),
-         ("validators.th.xlf", "terms-th.csv", 66, 54)]
+# "upload" as a verb: no occurrence of it (termqa.lang.verbuse; 75, 74 and 69 occurrences before, and 58, 64
+# and 54 conforming: the verb uses' renderings conformed to the noun's term).
+FILES = [("validators.ja.xlf", "terms-ja.csv", 72, 56), ("validators.zh_CN.xlf", "terms-zh.csv", 71, 62),
+         ("validators.th.xlf", "terms-th.csv", 66, 53)]
 
 
 @pytest.mark.parametrize("seg", MODES)
