@@ -118,6 +118,20 @@ class CacheEntry:
     created: str
 
 
+def _journal_wal(db: sqlite3.Connection, tries: int = 100) -> None:
+    """Put the file in WAL mode. Two runs opening one new cache file at once race for it: switching the
+    journal mode takes a lock that SQLite's busy timeout does not wait for, so the loser is told "database
+    is locked" at once. It asks again for a while (the other run holds the lock for milliseconds)."""
+    for attempt in range(tries):
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if attempt == tries - 1 or not any(w in str(exc) for w in ("locked", "busy")):
+                raise
+            time.sleep(0.05)
+
+
 class VerdictCache:
     """SQLite store of judge answers. `path=None` uses `default_cache_path()`."""
 
@@ -128,17 +142,17 @@ class VerdictCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # One connection shared by the worker threads; the lock serialises its use.
             self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30.0)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            _journal_wal(self._db)
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(_TABLE)
             self._db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
             for sql in _BATCH_TABLES:
                 self._db.execute(sql)
             self._db.execute(_CLAIMS)
+            # OR IGNORE: another run opening the same new file at once may have written it first
+            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             row = self._db.execute("SELECT value FROM meta WHERE name='schema'").fetchone()
-            if row is None:
-                self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif row[0] != str(SCHEMA_VERSION):
+            if row[0] != str(SCHEMA_VERSION):
                 raise ConfigError(
                     f"{self.path}: judge cache has layout version {row[0]}, this termqa reads "
                     f"version {SCHEMA_VERSION}",

@@ -64,3 +64,24 @@ def test_a_dead_runs_claim_expires_and_the_question_is_asked(server, tmp_path):
         waited = time.monotonic() - started
     assert answer.raw and len(server.completions) == 1
     assert waited >= 0.5  # it waited for the lease, then asked itself
+
+
+def test_runs_opening_one_new_cache_at_once_all_open_it(tmp_path):
+    """Runs that start together on a cache file nobody made yet race to set it up (its journal mode, its
+    layout version): each must open it, none may be told the file is locked or damaged."""
+    errors = []
+    for k in range(15):
+        path = str(tmp_path / f"new-{k}.db")
+
+        def open_it():
+            try:
+                VerdictCache(path).close()
+            except Exception as exc:  # noqa: BLE001 - any failure to open is what this test looks for
+                errors.append(str(exc))
+
+        threads = [threading.Thread(target=open_it) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert errors == []
