@@ -100,3 +100,14 @@ def read_streamed_and_compared(monkeypatch) -> None:
 
     monkeypatch.setattr(formats, "STREAM_MIN_BYTES", 0)
     monkeypatch.setattr(formats, "_read_streaming", compared)
+
+
+def fast_judge(server, tmp_path, *, environ=None, cache="cache.db", **overrides):
+    """Judge settings against the scripted server of a test: its own cache file, short backoffs and timeout
+    (the real openai client still talks HTTP to it). `environ`: as settings_from_env (None reads the process's)."""
+    from termqa.judge.llm import settings_from_env
+
+    options = dict(model="scripted-judge", judge_base_url=server.url, cache=str(tmp_path / cache),
+                   backoff_base=0.01, backoff_max=0.05, judge_timeout=2.0)
+    options.update(overrides)
+    return settings_from_env(environ, **options)

@@ -11,8 +11,8 @@ import pytest
 
 from termqa.pipeline.check import check
 from termqa.judge.llm import settings_from_env
-from tests.helpers import write_csv, write_xliff
-from tests.llm_server import ScriptedLLM, data_of
+from tests.helpers import fast_judge, write_csv, write_xliff
+from tests.llm_server import data_of
 
 
 def schema_name(body):
@@ -61,16 +61,8 @@ class Script:
         return {"justification": "Acceptable.", "label": "no_error"}
 
 
-@pytest.fixture
-def server():
-    s = ScriptedLLM().start()
-    yield s
-    s.stop()
-
-
 def judge(server, tmp_path, **kw):
-    return settings_from_env(model="scripted-judge", judge_base_url=server.url, cache=str(tmp_path / "cache.db"),
-                             backoff_base=0.01, backoff_max=0.05, judge_timeout=2.0, **kw)
+    return fast_judge(server, tmp_path, **kw)
 
 
 PAIRS = [

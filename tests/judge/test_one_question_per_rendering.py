@@ -6,7 +6,7 @@ from __future__ import annotations
 from termqa import check
 from termqa.problems import opening_case_free
 from tests.helpers import write_csv, write_xliff
-from tests.judge.test_judge import Script, judge, server  # noqa: F401 (fixture)
+from tests.judge.test_judge import Script, judge
 
 PAIRS = [
     ("u1", "Replace the suction line.", "Remplacez la conduite d'aspiration."),

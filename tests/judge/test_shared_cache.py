@@ -6,25 +6,13 @@ from __future__ import annotations
 import threading
 import time
 
-import pytest
-
 from termqa.judge.cache import MINE, TAKEN, VerdictCache
-from termqa.judge.llm import Backend, Request, settings_from_env
-from tests.llm_server import ScriptedLLM
-
-
-@pytest.fixture
-def server():
-    s = ScriptedLLM().start()
-    yield s
-    s.stop()
+from termqa.judge.llm import Backend, Request
+from tests.helpers import fast_judge
 
 
 def backend(server, tmp_path, **kw):
-    options = dict(model="scripted-judge", judge_base_url=server.url, cache=str(tmp_path / "shared.db"),
-                   backoff_base=0.01, backoff_max=0.05, judge_timeout=2.0, concurrency=3)
-    options.update(kw)
-    return Backend(settings_from_env({}, **options))
+    return Backend(fast_judge(server, tmp_path, environ={}, cache="shared.db", **{"concurrency": 3, **kw}))
 
 
 def req(text: str) -> Request:

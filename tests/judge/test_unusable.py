@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 
 from termqa.errors import JudgeError, UnusableAnswer
-from termqa.judge.llm import Backend, Request, settings_from_env
+from termqa.judge.llm import Backend, Request
 from termqa.pipeline.check import check
 from tests.judge.test_judge import GLOSS, PAIRS, Script
-from tests.helpers import write_csv, write_xliff
-from tests.llm_server import ScriptedLLM
+from tests.helpers import fast_judge, write_csv, write_xliff
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = {"name": "verdict", "strict": True, "schema": {
@@ -25,18 +24,8 @@ SCHEMA = {"name": "verdict", "strict": True, "schema": {
 PROSE = "Sure! I think the translation is fine, nothing to report here."
 
 
-@pytest.fixture
-def server():
-    s = ScriptedLLM().start()
-    yield s
-    s.stop()
-
-
 def settings(server, tmp_path, **kw):
-    options = dict(model="scripted-judge", judge_base_url=server.url, cache=str(tmp_path / "cache.db"),
-                   backoff_base=0.01, backoff_max=0.05, judge_timeout=2.0, unusable_pause=0.01)
-    options.update(kw)
-    return settings_from_env({}, **options)
+    return fast_judge(server, tmp_path, environ={}, **{"unusable_pause": 0.01, **kw})
 
 
 def req(text: str) -> Request:
