@@ -1,6 +1,7 @@
 """What the command line says while and after it works: "wrote FILE" lines, progress lines in a
 CI log, a quiet end when `| head` closes the pipe, inputs that are not bilingual files named for
-what they are, rescore before/after, examples and exit codes in every --help, the README's CI line."""
+what they are, rescore before/after, examples and exit codes in every --help, the --fail-on conditions
+quoted in the README and docs/."""
 from __future__ import annotations
 
 import json
@@ -130,9 +131,13 @@ def test_every_help_has_examples_and_exit_codes(words):
     assert re.search(r"^  Exit codes:\n    0 ", r.output, re.M), r.output
 
 
-def test_readme_quotes_fail_on_conditions():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for m in re.finditer(r"--fail-on\s+(\S+)", readme):
-        arg = m.group(1)
-        if ">" in arg or "<" in arg:
-            assert arg[0] in "'\"", f"unquoted --fail-on {arg}: the shell would redirect"
+def test_readme_and_docs_quote_fail_on_conditions():
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    found = 0
+    for page in pages:
+        for m in re.finditer(r"--fail-on\s+(\S+)", page.read_text(encoding="utf-8")):
+            arg = m.group(1)
+            if ">" in arg or "<" in arg:
+                found += 1
+                assert arg[0] in "'\"", f"{page.name}: unquoted --fail-on {arg}: the shell would redirect"
+    assert found >= 3  # the README's CI line, the check options, the several-languages example
