@@ -34,7 +34,7 @@ _BY_REASON = {
     L.R_SPELLING_VARIANT: "misspelt",
     L.R_SPELLING_PSEUDO: "misspelt",
     L.R_COPIED_WORD: "kept",
-    L.R_IN_KEPT_NAME: "kept",
+    L.R_IN_KEPT_NAME: "in-name",
     L.R_SHORT_FORM_KEPT: "kept",
     L.R_COPY_UNKNOWN: "kept",
     L.R_ACRONYM_KEPT: "kept",
@@ -44,7 +44,8 @@ _BY_REASON = {
 _BY_LABEL = {"F": "misspelt", "A4": "kept"}
 
 # gold -> the classes a translator accepts for it. "Not found" for a different word and "differs" for a
-# missing rendering both send the reviewer to the same place, so each accepts the other.
+# missing rendering both send the reviewer to the same place, so each accepts the other; "inside a name or
+# title kept as it is" is right for a source word that is part of a name.
 ACCEPTED = {
     "correct": {"conforming"},
     "inflected": {"conforming", "inflected"},
@@ -53,7 +54,7 @@ ACCEPTED = {
     "other-word": {"other-word", "missing"},
     "kept": {"kept"},
     "missing": {"missing", "other-word"},
-    "not-term": {NOT_REPORTED},
+    "not-term": {NOT_REPORTED, "in-name"},
 }
 
 
@@ -105,7 +106,7 @@ def flags(pairs) -> list[tuple[dict, str, bool]]:
     out = []
     for row, occ in pairs:
         got = NOT_REPORTED if occ is None else termqa_class(occ)
-        if got == "conforming" or (got == NOT_REPORTED and row["gold"] == "not-term"):
+        if got == "conforming" or (got == NOT_REPORTED and row["gold"] in ("not-term", "?")):
             continue  # not a flag (conforming is checked by precision)
         out.append((row, got, got in ACCEPTED.get(row["gold"], ())))
     return out
