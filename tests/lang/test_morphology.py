@@ -83,7 +83,8 @@ def test_german_compounds_hold_the_term():
 
 
 def test_a_german_compound_is_an_inflected_form_to_review(tmp_path):
-    got = _one(tmp_path, "de", [("Invoice template", "Rechnungsvorlage"), ("With remaining budget", "Inkl. Restbudget")],
+    got = _one(tmp_path, "de", [("Invoice template", "Rechnungsvorlage"),
+                                ("With remaining budget", "Inkl. Restbudget")],
                [["c1", "invoice", "Rechnung"], ["c2", "budget", "Budget"]])
     assert [(g[0], g[1], g[3]) for g in got] == [("Rechnungsvorlage", "unjudged", R_INFLECTED),
                                                    ("Restbudget", "unjudged", R_INFLECTED)]

@@ -123,6 +123,20 @@ def _show(items) -> str:
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_the_fixture_is_valid_xliff_1_2(lang):
+    from lxml import etree
+
+    from tests.conftest import CORPUS
+
+    if CORPUS is None:
+        pytest.skip("the XLIFF 1.2 schema lives in ../shared/corpus/schemas, which is absent")
+    safe = etree.XMLParser(resolve_entities=False, no_network=True)
+    schema = etree.XMLSchema(etree.parse(str(CORPUS / "schemas" / "xliff12" / "xliff-core-1.2-strict.xsd"), safe))
+    doc = etree.parse(str(ROOT / lang / "project.xlf"), safe)
+    assert schema.validate(doc), schema.error_log
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_every_expected_unit_is_in_the_file(lang):
     units = {u for u in (ROOT / lang / "project.xlf").read_text(encoding="utf-8").split('trans-unit id="')[1:]}
     ids = {u.split('"', 1)[0] for u in units}
