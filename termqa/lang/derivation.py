@@ -35,16 +35,15 @@ SUFFIXES: dict[str, tuple[str, ...]] = {
     "it": _inflect(("ari", "ic"), ("o", "a", "i", "e")) + ("ale", "ali", "iche"),
     "ca": _inflect(("ari", "ic"), ("", "a", "s", "es")) + ("al", "als"),
     "de": _inflect(("isch", "lich"), ("", "e", "en", "er", "es", "em")),
-    # French nouns of action made from a noun's verb ("facture" -> "facturer" -> "facturation")
-    "fr-noun": ("ation", "ations"),
     "ru": _inflect(("н", "ск", "ическ"), ("ый", "ий", "ая", "ое", "ые", "ие", "ого", "ой", "ому", "ым", "им", "ых",
                                           "их", "ыми", "ими", "ую", "ом")),
-    # Russian verbs made from a noun ("экспорт" -> "экспортировать"), with their common forms
-    "ru-verb": ("ировать", "ировал", "ировала", "ировали", "ирую", "ирует", "ируют", "ируйте", "ирован",
-                "ирована", "ировано", "ированы"),
 }
-# more suffix tables a language's derivations are looked for in
-_MORE = {"fr": ("fr-noun",), "ru": ("ru-verb",)}
+# language -> the suffixes that make a noun of action or a verb from a noun
+FORMATIONS: dict[str, tuple[str, ...]] = {
+    "fr": ("ation", "ations"),  # "facture" -> "facturer" -> "facturation"
+    "ru": ("ировать", "ировал", "ировала", "ировали", "ирую", "ирует", "ируют", "ируйте", "ирован",
+           "ирована", "ировано", "ированы"),  # "экспорт" -> "экспортировать", with its common forms
+}
 # the final vowels a noun drops before the suffix ("pandémie" -> "pandém" + "ique")
 _FINAL_VOWELS = "aeiouyаеиоуыэюяйь"
 
@@ -53,7 +52,7 @@ def bases(word: str, lang: str) -> tuple[str, ...]:
     """The words `word` may be derived from by one suffix of the table (its loose key without that suffix),
     longest base first; empty when no suffix fits or too little is left."""
     out = []
-    for suf in SUFFIXES.get(lang, ()) + tuple(x for t in _MORE.get(lang, ()) for x in SUFFIXES[t]):
+    for suf in SUFFIXES.get(lang, ()) + FORMATIONS.get(lang, ()):
         if word.endswith(suf) and len(word) - len(suf) >= _MIN_BASE:
             out.append(word[: len(word) - len(suf)])
     return tuple(sorted(set(out), key=len, reverse=True))
