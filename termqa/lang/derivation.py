@@ -7,6 +7,12 @@ suffixes per language, each with its inflected endings. It is deliberately short
 ever "left for review" (termqa.labels.R_DERIVED, ranked likely fine), never conforming, and a suffix that
 also ends unrelated words would only send those to review. Everything works on loose keys
 (termqa.lang.fold.loose: no case, no accents).
+
+Two more kinds of word formation live here, as short per-language tables too: a nominalisation or a verb made
+from the term's word (French "facturation" from "facture", Russian "экспортировать" from "экспорт"), also a
+derived form; and a closed compound holding the term's word (German "Rechnungsvorlage", "Restbudget"), which
+`compound_of` tells and the caller reports as an inflected form: the term is there, in its compound form, but
+a compound may also name something else ("Rechnungswesen", accounting), so it is reviewed, never conforming.
 """
 from __future__ import annotations
 
@@ -32,6 +38,12 @@ SUFFIXES: dict[str, tuple[str, ...]] = {
     "ru": _inflect(("н", "ск", "ическ"), ("ый", "ий", "ая", "ое", "ые", "ие", "ого", "ой", "ому", "ым", "им", "ых",
                                           "их", "ыми", "ими", "ую", "ом")),
 }
+# language -> the suffixes that make a noun of action or a verb from a noun
+FORMATIONS: dict[str, tuple[str, ...]] = {
+    "fr": ("ation", "ations"),  # "facture" -> "facturer" -> "facturation"
+    "ru": ("ировать", "ировал", "ировала", "ировали", "ирую", "ирует", "ируют", "ируйте", "ирован",
+           "ирована", "ировано", "ированы"),  # "экспорт" -> "экспортировать", with its common forms
+}
 # the final vowels a noun drops before the suffix ("pandémie" -> "pandém" + "ique")
 _FINAL_VOWELS = "aeiouyаеиоуыэюяйь"
 
@@ -40,7 +52,7 @@ def bases(word: str, lang: str) -> tuple[str, ...]:
     """The words `word` may be derived from by one suffix of the table (its loose key without that suffix),
     longest base first; empty when no suffix fits or too little is left."""
     out = []
-    for suf in SUFFIXES.get(lang, ()):
+    for suf in SUFFIXES.get(lang, ()) + FORMATIONS.get(lang, ()):
         if word.endswith(suf) and len(word) - len(suf) >= _MIN_BASE:
             out.append(word[: len(word) - len(suf)])
     return tuple(sorted(set(out), key=len, reverse=True))
@@ -62,3 +74,23 @@ def base_keys(word: str) -> tuple[str, ...]:
     for a derivation that dropped them)."""
     short = word.rstrip(_FINAL_VOWELS)
     return (word, short) if short != word and len(short) >= _MIN_BASE else (word,)
+
+
+# languages that write compounds closed up, with the linking elements a modifier takes ("Rechnung|s|nummer")
+_COMPOUNDING = {"de": ("", "s", "es", "n", "en", "e", "er")}
+_HEAD_ENDINGS = ("", "e", "en", "n", "s", "es", "er", "ern")  # a compound head's inflection ("Restbudgets")
+_MIN_PART = 3  # letters the other part of a compound needs: shorter ones are endings, not words
+
+
+def compound_of(word: str, base_word: str, lang: str) -> bool:
+    """Is loose key `word` a closed compound with loose key `base_word` as its first part (with a linking
+    element) or as its head ("rechnungsvorlage", "restbudget" for "rechnung", "budget")?"""
+    links = _COMPOUNDING.get(lang)
+    if links is None or word == base_word or len(base_word) < _MIN_BASE:
+        return False
+    for end in _HEAD_ENDINGS:
+        head = base_word + end
+        if word.endswith(head) and len(word) - len(head) >= _MIN_PART:
+            return True
+    return any(word.startswith(base_word + link) and len(word) - len(base_word) - len(link) >= _MIN_PART
+               for link in links)

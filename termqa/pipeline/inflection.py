@@ -7,7 +7,9 @@ the concept's target terms, where no term matched on lemmas.
   both know under different lemmas are different words, whatever their stems say (French "propagation" and
   "propager", "prélèvement" and "prélèvent" share a Snowball stem).
 * `derived`: the same, with one word or more a relational adjective made from the term's word
-  (termqa.lang.derivation: "budgétaire" for "budget"). Left for review (termqa.labels.R_DERIVED).
+  (termqa.lang.derivation: "budgétaire" for "budget"), a noun or verb made from it ("facturation",
+  "экспортировать"). Left for review (termqa.labels.R_DERIVED).
+* a closed compound holding the term's word (German "Rechnungsvorlage", "Restbudget") counts as `inflected`.
 
 Any of the concept's glossary terms counts (not only the preferred one). Looked for only for an occurrence
 that no glossary or forbidden term answers in its segment, so the common case costs nothing; the stems of a
@@ -19,7 +21,7 @@ import re
 from typing import Optional, Sequence
 
 from termqa.lang import dictlemma
-from termqa.lang.derivation import derived_from
+from termqa.lang.derivation import compound_of, derived_from
 from termqa.lang.fold import lower, loose
 from termqa.lang.identify import stop_words
 from termqa.lang.lexicon import is_target_word
@@ -131,6 +133,9 @@ def _match(morph: Morph, a: int, key, skey, fstems, lang: str) -> Optional[str]:
         # a derivation first: Snowball gives "climatique" the stem of "climat", but it is another word
         if any(derived_from(w, b, lang) for w in words for b in want):
             kind = "derived"
+            continue
+        if any(compound_of(w, b, lang) for w in words for b in want):
+            kind = kind or "inflected"  # the term in a compound ("Rechnungsvorlage"): there, but reviewed
             continue
         stems_x, known_x = fstems[x]
         if stems_x and not (known_x and morph.known[a + x]) and not stems_x.isdisjoint(morph.stems[a + x]):

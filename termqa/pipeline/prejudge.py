@@ -94,6 +94,9 @@ def copy_is_foreign(rendering: str, target: str, t0: int, t1: int, is_word) -> b
 
 _PREV_WORD = re.compile(r"(\w[\w'’-]*)\W{0,3}$")
 _NEXT_WORD = re.compile(r"^\W{0,3}(\w[\w'’-]*)")
+# a word of letters only, next to the term across spaces only: not a placeholder ("%(space1Name)s") nor markup
+_PREV_LETTERS = re.compile(r"(?<!\w)([^\W\d_]{3,})[ \u00a0]+$")
+_NEXT_LETTERS = re.compile(r"^[ \u00a0]+([^\W\d_]{3,})(?!\w)")
 
 
 def inside_kept_name(source: str, s0: int, s1: int, target: str, t0: int, t1: int) -> bool:
@@ -101,7 +104,11 @@ def inside_kept_name(source: str, s0: int, s1: int, target: str, t0: int, t1: in
 
     "Centre for Evidence-Based Medicine" left in English around "Medicine" is a name kept on
     purpose, not the term left untranslated: the word next to the term is the same on both sides.
+    A target that is its whole source again ("Filter activities" in a Japanese file) keeps no name: the
+    segment was not translated at all.
     """
+    if source.strip() == target.strip():
+        return False
     for pat, a, b in ((_PREV_WORD, source[:s0], target[:t0]), (_NEXT_WORD, source[s1:], target[t1:])):
         ms, mt = pat.search(a), pat.search(b)
         if ms and mt and ms.group(1) == mt.group(1):
@@ -321,6 +328,11 @@ class Rules:
             # Elsewhere a copy that differs from the glossary term only in its accents is the misspelling
             # ("diesel" for "diésel"), even though it is also the source word.
             return Decision(UNJUDGED, None, R_IN_KEPT_NAME), None
+        if not spelling and kind == "glossary" and self.loan_in_kept_name(lang, rendering, segment, source_span,
+                                                                         target_span):
+            # "sendet Space Invaders" for "sends space invaders": the glossary's loan word "Space" is there, but as
+            # part of a name kept in the source language, not as the term
+            return Decision(UNJUDGED, None, R_IN_KEPT_NAME), None
         copied = kind == "untranslated"
         kept = bool(copied and segment is not None and source_span is not None and target_span is not None and
                     inside_kept_name(segment.source, source_span.start, source_span.end, segment.target,
@@ -373,6 +385,29 @@ class Rules:
             return False
         return inside_kept_name(segment.source, source_span.start, source_span.end, segment.target,
                                 target_span.start, target_span.end)
+
+    @staticmethod
+    def loan_in_kept_name(lang: str, rendering: Optional[str], segment: Optional[Segment],
+                          source_span: Optional[Span], target_span: Optional[Span]) -> bool:
+        """Is a glossary term written as the source word (a loan word: "Space" for "space") next to another
+        source word the target keeps with a capital where the source writes it in lower case, and which is no
+        word of the target language ("Space Invaders" in a German text for "space invaders")? Then the
+        translation writes the two as a name or title kept as it is. (A name the source already capitalises
+        is the source's own, `detect.inside_name`; UI strings often write names in lower case.)"""
+        if not rendering or segment is None or source_span is None or target_span is None or not segment.target:
+            return False
+        if segment.source[source_span.start:source_span.end].casefold() != rendering.casefold():
+            return False
+        from termqa.lang.lexicon import is_target_word
+
+        src, tgt = segment.source, segment.target
+        for pat, a, b in ((_PREV_LETTERS, src[:source_span.start], tgt[:target_span.start]),
+                          (_NEXT_LETTERS, src[source_span.end:], tgt[target_span.end:])):
+            ms, mt = pat.search(a), pat.search(b)
+            if ms and mt and ms.group(1)[0].islower() and mt.group(1)[0].isupper() and \
+                    ms.group(1).casefold() == mt.group(1).casefold() and not is_target_word(mt.group(1), lang):
+                return True
+        return False
 
     def head(self, lang: str, text: str) -> Optional[str]:
         """The head noun (lemma key) of a target designation, None for a one-word one."""

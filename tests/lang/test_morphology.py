@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from termqa.labels import R_DERIVED, R_INFLECTED
-from termqa.lang.derivation import derived_from
+from termqa.labels import R_DERIVED, R_IN_KEPT_NAME, R_INFLECTED
+from termqa.lang.derivation import compound_of, derived_from
 from termqa.lang.fold import lower
 from termqa.lang.lemma import get_lemmatiser
 from termqa.lang.normalise import marks_inflect, spelling_issue
@@ -69,6 +69,34 @@ def test_derivation_table():
     assert derived_from("budgetaire", "budget", "fr") and derived_from("climatiques", "climat", "fr")
     assert derived_from("pandemique", "pandemie", "fr") and derived_from("вирусный", "вирус", "ru")
     assert not derived_from("budget", "budget", "fr") and not derived_from("eaux", "eau", "fr")
+    # nouns of action and verbs made from the noun
+    assert derived_from("facturation", "facture", "fr") and derived_from("экспортировать", "экспорт", "ru")
+    assert not derived_from("facturation", "facture", "de")
+
+
+def test_german_compounds_hold_the_term():
+    assert compound_of("rechnungsvorlage", "rechnung", "de") and compound_of("restbudget", "budget", "de")
+    assert compound_of("benutzereinstellungen", "einstellungen", "de") and compound_of("monatsbudgets", "budget", "de")
+    assert not compound_of("budgets", "budget", "de")  # a plural, no compound
+    assert not compound_of("rechnungen", "rechnung", "de")  # a plural ending is no second part
+    assert not compound_of("restbudget", "budget", "fr")  # French writes no closed compounds
+
+
+def test_a_german_compound_is_an_inflected_form_to_review(tmp_path):
+    got = _one(tmp_path, "de", [("Invoice template", "Rechnungsvorlage"),
+                                ("With remaining budget", "Inkl. Restbudget")],
+               [["c1", "invoice", "Rechnung"], ["c2", "budget", "Budget"]])
+    assert [(g[0], g[1], g[3]) for g in got] == [("Rechnungsvorlage", "unjudged", R_INFLECTED),
+                                                   ("Restbudget", "unjudged", R_INFLECTED)]
+
+
+def test_a_loan_word_inside_a_name_kept_in_english_is_not_the_term(tmp_path):
+    got = _one(tmp_path, "de", [("sends space invaders", "sendet Space Invaders"),
+                                ("In spaces %(a)s and %(b)s.", "In den Spaces %(a)s und %(b)s."),
+                                ("Forget this space", "Diesen Space vergessen")],
+               [["c1", "Space", "Space"]])
+    assert [(g[0], g[1], g[3]) for g in got] == [
+        ("Space", "unjudged", R_IN_KEPT_NAME), ("Spaces", "conforming", got[1][3]), ("Space", "conforming", got[2][3])]
 
 
 def _one(tmp_path, tgt, pairs, rows):
