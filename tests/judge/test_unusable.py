@@ -268,3 +268,17 @@ def test_a_60_s_judge_stage_prints_at_least_5_progress_lines_by_default():
 
     every = JudgeSettings.__dataclass_fields__["progress_every"].default
     assert every <= 10.0 and 60 // every >= 5
+
+
+def test_progress_lines_name_the_reason_class_of_failed_questions(server, tmp_path):
+    """Questions that fail show up in the progress lines with their reason class, while the stage runs."""
+    server.latency = 0.05
+    server.default = Script(align={"coupling guard": "protège-accouplement", "wear ring": "bague d'usure"},
+                            errors={"tuyauterie": "BANANA"})
+    x = write_xliff(tmp_path / "doc.xlf", PAIRS)
+    g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSS)
+    lines = []
+    check([x], [g], judge=settings(server, tmp_path, concurrency=1, progress_every=0.02), lemmatiser="lookup",
+          progress=lambda stage, done, total: lines.append(stage))
+    failing = [t for t in lines if t.startswith("judge") and " 0 failed" not in t and "failed" in t]
+    assert failing and all("failed (label outside the registry " in t for t in failing), lines
