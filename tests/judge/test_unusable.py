@@ -282,3 +282,48 @@ def test_progress_lines_name_the_reason_class_of_failed_questions(server, tmp_pa
           progress=lambda stage, done, total: lines.append(stage))
     failing = [t for t in lines if t.startswith("judge") and " 0 failed" not in t and "failed" in t]
     assert failing and all("failed (label outside the registry " in t for t in failing), lines
+
+
+def test_a_failed_question_frees_its_slot_and_the_pause_between_asks_is_short(server, tmp_path):
+    """One slot (concurrency 1): the first question's three unusable answers fail it, and the next
+    question is asked and answered in the slot it freed. The pause before asking again is short by
+    default (at most 2 s whatever the setting: a content failure is not an outage)."""
+    from termqa.judge.settings import JudgeSettings
+
+    assert JudgeSettings.__dataclass_fields__["unusable_pause"].default <= 2.0
+    assert JudgeSettings.__dataclass_fields__["unusable_retries"].default == 2
+    server.fail_next("not_json", "not_json", "not_json")
+    with Backend(settings(server, tmp_path, concurrency=1)) as b:
+        first, second = b.complete_many([req("q1"), req("q2")])
+        acc = b.account.as_dict()
+    assert isinstance(first, UnusableAnswer) and first.reason_class == "not JSON"
+    assert second.data["label"] == "no_error" and len(server.completions) == 4
+    assert (acc["failed"], acc["retries"]) == (1, 2)
+
+
+def test_an_early_stop_keeps_what_was_judged_before_it(server, tmp_path):
+    """The model answers the first five questions, then only prose: judging stops with the reason, and the
+    five answers stay (returned and cached), so a re-run asks only the rest."""
+    good = Script()
+
+    def reply(body):
+        text = prompt_text(body)
+        return good(body) if text in {f"q{i}" for i in range(5)} else PROSE
+
+    server.default = reply
+    questions = [req(f"q{i}") for i in range(30)]
+    with Backend(settings(server, tmp_path, concurrency=1)) as b:
+        out = b.complete_many(questions)
+        acc = b.account.as_dict()
+        cached = len(b.cache)
+    assert [o.data["label"] for o in out[:5]] == ["no_error"] * 5 and cached == 5
+    assert all(isinstance(o, JudgeError) for o in out[5:])
+    assert acc["fatal_error"].startswith("judging stopped early") and len(server.completions) <= 5 + 15 + 1
+    server.default = good
+    with Backend(settings(server, tmp_path, concurrency=1)) as b:
+        assert all(not isinstance(o, JudgeError) for o in b.complete_many(questions))
+        assert b.account.cached == 5 and b.account.calls == 25
+
+
+def prompt_text(body) -> str:
+    return [m["content"] for m in body["messages"] if m["role"] == "user"][-1]
