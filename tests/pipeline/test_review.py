@@ -237,6 +237,9 @@ def test_two_decisions_contradicting_each_other_warn_naming_both_and_the_newer_a
     r = CliRunner().invoke(main, ["check", x, "-g", g, "--lemmatiser", "lookup", "--decisions", path])
     assert r.exit_code in (0, 1) and sum("decisions contradict each other" in line
                                          for line in r.output.splitlines()) == 1, r.output
+    r = CliRunner().invoke(main, ["decide", "list", "--decisions", path])
+    assert r.exit_code == 0 and r.stderr.count("termqa: warning: decisions contradict each other") == 1, r.stderr
+    assert len(r.stdout.splitlines()) == 2  # both listed, so the file can be mended
 
 
 def test_decisions_that_agree_or_differ_only_in_scope_do_not_warn(tmp_path):
