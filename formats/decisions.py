@@ -145,6 +145,7 @@ class Merge:
 _FIELDS = {f for f in Decision.__dataclass_fields__}
 _REQUIRED = ("concept", "source_form", "rendering", "decision")  # `rendering` may be null, never left out
 _MAY_BE_NULL = {"rendering", "segment", "document", "label", "source", "unit"}
+_EMPTY_IF_NULL = {"by", "at", "comment"}  # a hand-written null reads as "not said"
 _FIX = "mend it by hand, or write it again with `termqa decide add`"
 
 
@@ -173,6 +174,7 @@ def _decision_of(item, n: int, path: str) -> Decision:
         raise InputError(path, f"decision {name} lacks {', '.join(repr(k) for k in missing)}",
                          fix="every decision needs concept, source_form, rendering (null for no rendering) "
                              "and decision; " + _FIX)
+    item = {k: ("" if v is None and k in _EMPTY_IF_NULL else v) for k, v in item.items()}
     for key, value in item.items():
         if key == "id" or isinstance(value, str) or (value is None and key in _MAY_BE_NULL):
             continue

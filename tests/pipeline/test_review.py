@@ -253,6 +253,10 @@ def test_decisions_that_agree_or_differ_only_in_scope_do_not_warn(tmp_path):
     path.write_text(json.dumps({"termqa_decisions": 1, "decisions": [d.to_dict() for d in same + again + wide]}),
                     encoding="utf-8")
     assert read_decisions(str(path)).conflicts == ()
+    lenient = tmp_path / "nulls.json"  # a hand-written null for who, when and why reads as not said
+    lenient.write_text(json.dumps({"termqa_decisions": 1, "decisions": [
+        {**_GOOD, "by": None, "at": None, "comment": None, "label": None, "id": "anything"}]}), encoding="utf-8")
+    assert read_decisions(str(lenient)).decisions[0].by == ""
     res = check([x], [g], lemmatiser="lookup", decisions=str(path)).to_dict()
     assert not [w for w in res["warnings"] if "contradict" in w]
     o = res["occurrences"][_occ(res, "strainer", "strainer")[0]]
