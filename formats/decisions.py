@@ -235,8 +235,8 @@ def read_decisions(path: str) -> DecisionBook:
         raise InputError(path, f"is not a termqa decisions file: not valid JSON at line {exc.lineno}, column "
                                f"{exc.colno} ({exc.msg})", fix=_FIX) from None
     if not isinstance(obj, dict) or "termqa_decisions" not in obj or not isinstance(obj.get("decisions"), list):
-        raise InputError(path, "is not a termqa decisions file (expected {\"termqa_decisions\": 1, \"decisions\": [...]})",
-                         fix=_FIX)
+        raise InputError(path, "is not a termqa decisions file "
+                               "(expected {\"termqa_decisions\": 1, \"decisions\": [...]})", fix=_FIX)
     version = obj["termqa_decisions"]
     if isinstance(version, bool) or version != FORMAT_VERSION:
         raise InputError(path, f"decisions file version {json.dumps(version)} is not supported",
