@@ -253,12 +253,21 @@ def test_the_console_and_the_report_count_schema_breaking_answers(server, tmp_pa
     assert f">{n}<" in row, row
 
 
+def _user_docs() -> list[str]:
+    """README and the docs it links to, whitespace flattened (a sentence may wrap anywhere)."""
+    paths = [ROOT / "README.md", *sorted((ROOT / "docs").glob("**/*.md"))]
+    return [" ".join(p.read_text(encoding="utf-8").split()) for p in paths if p.is_file()]
+
+
 def test_the_readme_says_a_schema_breaking_answer_never_becomes_a_verdict():
     """The promise made to users (README, or the docs it was split into) is the behaviour tested above."""
-    texts = [p.read_text(encoding="utf-8") for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("**/*.md"))]
-             if p.is_file()]
-    flat = [" ".join(t.split()) for t in texts]
-    assert any("schema-breaking answer never becomes a verdict" in t and "never cached" in t for t in flat)
+    assert any("schema-breaking answer never becomes a verdict" in t and "never cached" in t for t in _user_docs())
+
+
+def test_the_docs_say_how_to_run_the_judge_locally_and_what_the_server_must_do():
+    """A local judge, documented: Ollama, llama.cpp and vLLM started, JSON mode or a schema, the context length."""
+    assert any(all(w in t for w in ("ollama serve", "llama_cpp.server", "vllm serve", "json_schema", "json_object",
+                                    "Context length")) for t in _user_docs())
 
 
 def test_a_60_s_judge_stage_prints_at_least_5_progress_lines_by_default():
