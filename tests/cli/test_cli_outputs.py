@@ -180,6 +180,14 @@ def test_every_output_option_on_every_input_role_is_refused_before_the_run(every
             assert r.exit_code == 2 and len(error_lines(r)) == 1 and r.stderr.count("\n") == 1, case
             assert option in r.stderr and said in r.stderr and "Traceback" not in r.output, case
             assert _snapshot(root) == before, case
+    # compared resolved: another spelling of the glossary's path, and a link to it
+    (root / "link.tbx").symlink_to(root / "terms.tbx")
+    before = _snapshot(root)
+    for path in (root / "proj" / ".." / "terms.tbx", root / "link.tbx"):
+        for option in OUTPUTS:
+            r = invoke("check", roles[0][2], "-g", root / "terms.tbx", option, path)
+            assert r.exit_code == 2 and "the glossary this run reads" in r.stderr, (option, path, r.stderr)
+            assert _snapshot(root) == before and (root / "link.tbx").is_symlink()
 
 
 @pytest.mark.parametrize("first", OUTPUTS)
