@@ -22,12 +22,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.judge.test_judge import Script  # noqa: E402
 from tests.llm_server import ScriptedLLM  # noqa: E402
 
 PROSE = "Sure! I think the translation is fine, nothing to report here."
 CASES = {
     "prose": (lambda s: setattr(s, "default", PROSE), 30.0),
-    "banana": (lambda s: setattr(s, "default", {"justification": "x", "label": "BANANA"}), 30.0),
+    # alignment answered, every verdict's label outside the registry (a model that ignores the list)
+    "banana": (lambda s: setattr(s, "default", Script(errors={"": "BANANA"}, consistency="BANANA")), 30.0),
     "400": (lambda s: s.random_faults(1.0, kinds=("400",)), 30.0),
     "500": (lambda s: s.random_faults(1.0, kinds=("500",)), 150.0),
 }

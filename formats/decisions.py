@@ -79,18 +79,39 @@ class Decision:
     def id(self) -> str:
         return hashlib.sha256(json.dumps(self.identity, ensure_ascii=False).encode()).hexdigest()[:10]
 
-    def check(self, where: str) -> None:
+    def check(self, where: str, name: Optional[str] = None) -> None:
+        """Refuse a decision that cannot be applied; `name` says which one (default: its id)."""
+        this = f"decision {name or self.id}"
+        how = "`termqa decide add` writes decisions as they should be"
         if self.decision not in (ACCEPT, REJECT):
-            raise InputError(where, f"decision {self.id}: 'decision' must be accept or reject, not {self.decision!r}")
+            raise InputError(where, f"{this}: 'decision' must be accept or reject, not {self.decision!r}",
+                             fix="write \"accept\" or \"reject\"")
         if self.scope not in SCOPES:
-            raise InputError(where, f"decision {self.id}: 'scope' must be one of {', '.join(SCOPES)}")
+            raise InputError(where, f"{this}: 'scope' must be one of {', '.join(SCOPES)}, not {self.scope!r}",
+                             fix=how)
         if self.scope == "segment" and not self.segment:
-            raise InputError(where, f"decision {self.id}: a segment decision needs 'segment' (its key)")
+            raise InputError(where, f"{this}: a segment decision needs 'segment' (its key)", fix=how)
         if self.scope == "document" and not self.document:
-            raise InputError(where, f"decision {self.id}: a document decision needs 'document'")
+            raise InputError(where, f"{this}: a document decision needs 'document'",
+                             fix="name the document, or make it a project decision")
         if self.decision == REJECT and self.label not in ERROR_CODES and self.label not in INCONSISTENT_LABELS:
-            raise InputError(where, f"decision {self.id}: a rejection needs an error label "
-                                    f"({', '.join(ERROR_CODES)}) or an inconsistency label, not {self.label!r}")
+            raise InputError(where, f"{this}: a rejection needs an error label "
+                                    f"({', '.join(ERROR_CODES)}) or an inconsistency label, not {self.label!r}",
+                             fix="give 'label' one of those")
+
+    def describe(self) -> str:
+        """The decision in a few words, for messages: what it answers and who answered it when."""
+        verdict = ACCEPT if self.decision == ACCEPT else f"{REJECT} {self.label}"
+        who = f" by {self.by}" if self.by else ""
+        when = f" ({self.at[:10]})" if self.at else ""
+        return f"{verdict}{who}{when}"
+
+    @property
+    def question(self) -> str:
+        """What the decision is about, for messages."""
+        where = {"segment": f"a segment of {self.document}", "document": f"document {self.document}",
+                 "project": "the whole project"}.get(self.scope, self.scope)
+        return f"{self.source or self.source_form} -> {self.rendering!r} in {where}"
 
     def to_dict(self) -> dict:
         d = {k: v for k, v in asdict(self).items() if v not in (None, "")}
@@ -105,6 +126,10 @@ class DecisionBook:
     path: Optional[str] = None
     sha256: Optional[str] = None  # of the file as read: part of the run signature
 
+    # two decisions of the file that answer one question differently (same identity, other decision or
+    # label): each says both; the newer is the one applied (termqa.pipeline.review)
+    conflicts: tuple[str, ...] = ()
+
     def __len__(self) -> int:
         return len(self.decisions)
 
@@ -118,37 +143,107 @@ class Merge:
 
 
 _FIELDS = {f for f in Decision.__dataclass_fields__}
+_REQUIRED = ("concept", "source_form", "rendering", "decision")  # `rendering` may be null, never left out
+_MAY_BE_NULL = {"rendering", "segment", "document", "label", "source", "unit"}
+_EMPTY_IF_NULL = {"by", "at", "comment"}  # a hand-written null reads as "not said"
+_FIX = "mend it by hand, or write it again with `termqa decide add`"
+
+
+def _kind(value) -> str:
+    """A JSON value's kind in the words of the JSON format, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    return {int: "a number", float: "a number", list: "a list", dict: "an object"}.get(type(value), "text")
+
+
+def _decision_of(item, n: int, path: str) -> Decision:
+    """Decision `n` of the file (counting from 1), checked field by field: every error names the
+    decision, the field and what it should hold."""
+    if not isinstance(item, dict):
+        raise InputError(path, f"decision {n} is {_kind(item)}, not an object {{\"concept\": ...}}", fix=_FIX)
+    unknown = set(item) - _FIELDS - {"id"}
+    if unknown:
+        raise InputError(path, f"decision {n} has unknown keys: {', '.join(sorted(unknown))}",
+                         fix=f"the keys are {', '.join(sorted(_FIELDS))}")
+    concept = item.get("concept")
+    name = f"{n} (concept {concept})" if isinstance(concept, str) and concept else str(n)
+    missing = [k for k in _REQUIRED if k not in item]
+    if missing:
+        raise InputError(path, f"decision {name} lacks {', '.join(repr(k) for k in missing)}",
+                         fix="every decision needs concept, source_form, rendering (null for no rendering) "
+                             "and decision; " + _FIX)
+    item = {k: ("" if v is None and k in _EMPTY_IF_NULL else v) for k, v in item.items()}
+    for key, value in item.items():
+        if key == "id" or isinstance(value, str) or (value is None and key in _MAY_BE_NULL):
+            continue
+        should = "text or null" if key in _MAY_BE_NULL else "text"
+        raise InputError(path, f"decision {name}: {key!r} must be {should}, not {_kind(value)}", fix=_FIX)
+    for key in ("concept", "source_form"):
+        if not item[key].strip():
+            raise InputError(path, f"decision {name}: {key!r} is empty", fix=_FIX)
+    d = Decision(**{k: v for k, v in item.items() if k != "id"})
+    d.check(path, name)
+    return d
+
+
+def contradictions(decisions: Sequence[Decision]) -> tuple[str, ...]:
+    """Decisions that answer one question (one identity) differently, one line per pair naming both
+    and the one applied (the newer; the later in the file when neither is dated)."""
+    first: dict[tuple, Decision] = {}
+    out = []
+    for d in decisions:
+        old = first.get(d.identity)
+        if old is None:
+            first[d.identity] = d
+            continue
+        if (old.decision, old.label) != (d.decision, d.label):
+            kept = newest((old, d))
+            out.append(f"decisions contradict each other for {d.question}: {old.describe()} and {d.describe()}; "
+                       f"the newer is applied ({kept.describe()})")
+        first[d.identity] = newest((old, d))
+    return tuple(out)
+
+
+def newest(decisions: Sequence[Decision]) -> Decision:
+    """The decision that stands of several answering one question: the newest `at`; of equals (or
+    undated ones), the last given."""
+    best = decisions[0]
+    for d in decisions[1:]:
+        if (d.at or "") >= (best.at or ""):
+            best = d
+    return best
 
 
 def read_decisions(path: str) -> DecisionBook:
-    """Read a decisions file; a missing file is an error (callers decide whether one is required)."""
+    """Read a decisions file; a missing file is an error (callers decide whether one is required).
+    Every error is one `InputError` naming the decision and the fix."""
     p = Path(path)
     if not p.is_file():
-        raise InputError(path, "does not exist" if not p.exists() else "is not a file")
-    data = p.read_bytes()
+        raise InputError(path, "does not exist" if not p.exists() else "is not a file",
+                         fix="name the decisions file, or leave out --decisions")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot be read ({exc.strerror or exc})", fix="check its permissions") from None
     try:
         obj = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise InputError(path, f"is not a termqa decisions file (JSON): {exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(path, "is not a termqa decisions file: it is not UTF-8 text", fix=_FIX) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"is not a termqa decisions file: not valid JSON at line {exc.lineno}, column "
+                               f"{exc.colno} ({exc.msg})", fix=_FIX) from None
     if not isinstance(obj, dict) or "termqa_decisions" not in obj or not isinstance(obj.get("decisions"), list):
-        raise InputError(path, "is not a termqa decisions file (expected {\"termqa_decisions\": 1, \"decisions\": [...]})")
-    if obj["termqa_decisions"] != FORMAT_VERSION:
-        raise InputError(path, f"decisions file version {obj['termqa_decisions']!r} is not supported",
-                         fix="upgrade termqa")
-    out = []
-    for n, item in enumerate(obj["decisions"], 1):
-        if not isinstance(item, dict):
-            raise InputError(path, f"decision {n} is not an object")
-        unknown = set(item) - _FIELDS - {"id"}
-        if unknown:
-            raise InputError(path, f"decision {n} has unknown keys: {', '.join(sorted(unknown))}")
-        try:
-            d = Decision(**{k: v for k, v in item.items() if k != "id"})
-        except TypeError as exc:
-            raise InputError(path, f"decision {n}: {exc}") from None
-        d.check(path)
-        out.append(d)
-    return DecisionBook(tuple(out), str(path), hashlib.sha256(data).hexdigest())
+        raise InputError(path, "is not a termqa decisions file "
+                               "(expected {\"termqa_decisions\": 1, \"decisions\": [...]})", fix=_FIX)
+    version = obj["termqa_decisions"]
+    if isinstance(version, bool) or version != FORMAT_VERSION:
+        raise InputError(path, f"decisions file version {json.dumps(version)} is not supported",
+                         fix="upgrade termqa" if isinstance(version, int) and not isinstance(version, bool)
+                         and version > FORMAT_VERSION else f"this termqa reads version {FORMAT_VERSION}")
+    out = tuple(_decision_of(item, n, str(path)) for n, item in enumerate(obj["decisions"], 1))
+    return DecisionBook(out, str(path), hashlib.sha256(data).hexdigest(), contradictions(out))
 
 
 def find_decisions(explicit: Optional[str] = None, folder: Optional[Path] = None) -> Optional[DecisionBook]:
@@ -187,7 +282,7 @@ def merge(*books: DecisionBook, into: Optional[str] = None) -> Merge:
                 continue
             if old == d:
                 continue
-            newer = d if (d.at or "") >= (old.at or "") else old
+            newer = newest((old, d))
             if old.decision != d.decision or old.label != d.label:
                 conflicts.append(f"{d.source or d.source_form} -> {d.rendering!r} ({d.scope}): "
                                  f"{old.decision} by {old.by or '?'} vs {d.decision} by {d.by or '?'}; "

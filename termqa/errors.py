@@ -35,6 +35,16 @@ class UnknownFormatError(InputError):
     pass
 
 
+class WriteError(TermqaError, OSError):
+    """A file could not be written (a full disk, a size limit, permissions): nothing was replaced.
+    Still an OSError, for callers that catch those."""
+
+    def __init__(self, message: str, *, errno: Optional[int] = None, reason: str = "", fix: Optional[str] = None):
+        TermqaError.__init__(self, message, fix=fix)
+        self.errno = errno
+        self.reason = reason  # the system's words, e.g. "No space left on device"
+
+
 class UsageError(TermqaError):
     """Options that do not fit together, or a missing option."""
 

@@ -9,6 +9,7 @@ left beside a file.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import json
@@ -18,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Iterator, Optional, Union
 
-from termqa.errors import TermqaError
+from termqa.errors import TermqaError, WriteError
 
 
 class Rows:
@@ -92,11 +93,23 @@ def atomic_write(path: Union[str, os.PathLike], content: Union[str, bytes, None]
             os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, dest)
         _sync_folder(folder)  # the rename itself survives a power cut
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and not isinstance(exc, TermqaError):
+            reason = exc.strerror or str(exc)
+            raise WriteError(f"{path}: cannot be written ({reason}); nothing was replaced", errno=exc.errno,
+                             reason=reason, fix=_write_fix(exc.errno)) from None
         raise
     return dest
+
+
+def _write_fix(code: Optional[int]) -> str:
+    if code in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return "free some space on that disk, or write elsewhere"
+    if code in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return "write to a folder you can write to"
+    return "check the folder, or write elsewhere"
 
 
 TEMP_SUFFIX = ".termqa-tmp"
@@ -133,7 +146,11 @@ def keep_original(path: Union[str, os.PathLike]) -> tuple[Path, bool]:
     if bak.exists():
         return bak, False
     remove_stale_temps(bak)
-    atomic_write(bak, src.read_bytes(), like=src)
+    try:
+        atomic_write(bak, src.read_bytes(), like=src)
+    except WriteError as exc:  # said about the file the user cares for: it is untouched
+        raise WriteError(f"{src}: its backup {bak.name} cannot be written ({exc.reason}); {src.name} is untouched",
+                         errno=exc.errno, reason=exc.reason, fix=exc.fix) from None
     try:
         shutil.copystat(src, bak)  # the original's dates too, as a copy would have them
     except OSError:

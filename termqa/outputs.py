@@ -94,28 +94,31 @@ class OutputPlan:
         for folder in self.folders:
             os.makedirs(folder, exist_ok=True)
 
-    def check_inputs(self, inputs: Sequence[str], reads: Iterable[str] = ()) -> None:
-        """Refuse an output that is a file the run reads (`inputs`, glossaries and other files in
+    def check_inputs(self, inputs: Sequence[str], reads=()) -> None:
+        """Refuse an output that is a file the run reads (`inputs`, and the glossaries and other files in
         `reads`), and an annotated copy that would land on an input or on another output. A file given
-        twice would be read, then overwritten by its own result."""
-        read = [p for p in [*inputs, *reads] if p]
+        twice would be read, then overwritten by its own result. `reads` maps what a file is to the run
+        ("the glossary": paths) so that the refusal names both roles; a plain list of paths is "a file"."""
+        read = _roles(inputs, reads)
         written = dict((path, option) for option, path in self.files.items() if path != "-")
         for path, option in written.items():
-            if any(os.path.exists(path) and _same(path, r) for r in read):
-                raise UsageError(f"{option} {path} is a file this run reads", fix=f"name another file for {option}")
+            for r, role in read:
+                if os.path.exists(path) and _same(path, r):
+                    raise UsageError(f"{option} {path} is {role} this run reads",
+                                     fix=f"name another file for {option}")
             if holds_translations(path):
                 raise UsageError(f"{option} {path} is a translation file: it would be overwritten",
                                  fix=f"name another file for {option}")
         if not self.annotate:
             return
         for src, dest in annotated_paths(inputs, self.annotate).items():
-            for r in read:
+            for r, role in read:
                 if os.path.exists(dest) and _same(dest, r):
                     hint = ("name another file for --annotate" if not names_folder(self.annotate) else
                             "name another folder for --annotate")
                     if not _same(src, r):  # another file this run reads: --in-place would not help
                         raise UsageError(f"--annotate {self.annotate} would write the annotated copy of {src} "
-                                         f"over {r}, a file this run reads", fix=hint)
+                                         f"over {r}, {role} this run reads", fix=hint)
                     raise UsageError(f"--annotate {self.annotate} would write the annotated copy over the input {r}",
                                      fix=f"{hint}, or use --in-place to write the notes into the input itself "
                                          "(a .bak copy is kept)")
@@ -127,6 +130,11 @@ class OutputPlan:
                 raise UsageError(f"--annotate would write over {dest}, a translation file termqa did not write",
                                  fix="name another path for --annotate (or delete that file first if it is an "
                                      "annotated copy you no longer need)")
+        # several inputs make --annotate a folder: one that is a file the run reads fails only at the end
+        for r, role in read:
+            if os.path.isfile(self.annotate) and _same(self.annotate, r):
+                raise UsageError(f"--annotate {self.annotate} is {role} this run reads",
+                                 fix="name a folder for the annotated copies")
 
     def _annotated_before(self, dest: str) -> bool:
         """`dest` is an annotated copy termqa wrote: listed beside it or in the --annotate folder, or
@@ -139,6 +147,19 @@ class OutputPlan:
         except OSError:
             return False
         return any(mark in data for mark in _NOTE_MARKS)
+
+
+def _roles(inputs: Sequence[str], reads) -> list[tuple[str, str]]:
+    """(path, what it is to the run) for every file a run reads."""
+    out = [(p, "an input file") for p in inputs if p]
+    if isinstance(reads, Mapping):
+        for role, paths in reads.items():
+            for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths or ()):
+                if p:
+                    out.append((os.fspath(p), role))
+    else:
+        out += [(os.fspath(p), "a file") for p in reads if p]
+    return out
 
 
 def plan(outputs: Mapping[str, Optional[str]], *, annotate: Optional[str] = None) -> OutputPlan:

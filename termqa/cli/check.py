@@ -80,8 +80,9 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
     inputs = planned_inputs(files, outputs, quiet)  # without this run's outputs (an --annotate folder inside)
     check_bilingual_inputs(inputs)
     check_annotate_target(inputs, annotate, in_place)
-    outputs.check_inputs(inputs, reads=[*s.glossary, s.decisions or DECISIONS_FILE, s.penalties_file, s.config,
-                                        s.cache])
+    outputs.check_inputs(inputs, reads={"the glossary": s.glossary, "the decisions file": s.decisions or DECISIONS_FILE,
+                                        "the penalties file": s.penalties_file, "the config file": s.config,
+                                        "the judge cache": s.cache})
     outputs.make_folders()
     penalties = s.penalty_table()
     judge = judge_of(s)

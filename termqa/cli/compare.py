@@ -65,7 +65,8 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
     s = Settings.build(config_path, penalties_file=penalties_file, **flags)
     # output paths checked before the run (termqa.outputs): a folder gets the file's default name
     outputs = plan_outputs({"--json": json_out, "--report": report})
-    outputs.check_inputs(list(files), reads=[*s.glossary, s.penalties_file, s.config, s.cache])
+    outputs.check_inputs(list(files), reads={"the glossary": s.glossary, "the penalties file": s.penalties_file,
+                                             "the config file": s.config, "the judge cache": s.cache})
     outputs.make_folders()
     json_out, report = outputs.get("--json"), outputs.get("--report")
     if not tgt and s.tgt_lang:

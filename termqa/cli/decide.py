@@ -110,7 +110,10 @@ def merge_command(files, out):
 @guarded
 def list_command(decisions_path):
     """Show the decisions of a file, one line each."""
-    for d in read_decisions(decisions_path).decisions:
+    book = read_decisions(decisions_path)
+    for c in book.conflicts:
+        click.echo(f"termqa: warning: {c}", err=True)
+    for d in book.decisions:
         where = {"segment": f"segment in {d.document} (unit {d.unit})", "document": f"document {d.document}",
                  "project": "whole project"}[d.scope]
         verdict = "accept" if d.decision == ACCEPT else f"reject {d.label}"

@@ -20,6 +20,7 @@ from termqa.evaluate.biomqm_checks import run_checks
 from termqa.fileio import atomic_write
 from termqa.formats import biomqm
 from termqa.inputs import merge_glossaries
+from termqa.outputs import plan as plan_outputs
 from termqa.results.serialise import load_result
 
 
@@ -77,6 +78,9 @@ def meta_eval_cmd(results, human, glossary, pair, systems, docs, work_dir, lemma
     are exported as XLIFF and checked first.
     """
 
+    if json_out:  # checked before the work: never written over a file this command reads
+        plan_outputs({"--json": json_out}).check_inputs(
+            [], reads={"a result": list(results), "the human scores": human, "the glossary": glossary})
     metrics = _split(metric_names) or list(me.ALL_METRICS)
     bio = None
     table = None
@@ -141,6 +145,10 @@ def biomqm_export_cmd(biomqm_dir, out_dir, pair, systems, docs):
 def backlog_cmd(verdicts, out, glossary, glossary_lang, min_count, examples, json_out):
     """Candidate terms, glossary terms never found, forbidden terms used: from a --json result."""
 
+    # both outputs checked before anything is read: neither goes over the result, the glossary or the other
+    outputs = plan_outputs({"--out": out, "--json": json_out})
+    outputs.check_inputs([], reads={"the result": verdicts, "the glossary": glossary})
+    out, json_out = outputs.get("--out"), outputs.get("--json")
     data = load_result(verdicts)
     concepts = None
     if glossary:

@@ -310,15 +310,18 @@ def review(run: Run, book: Optional[DecisionBook] = None) -> Run:
 
     from_replies, reply_report = decisions_from_replies(replies, run.verdicts, run.documents)
     combined = book or DecisionBook()
+    contradicting = list(combined.conflicts)  # in the file itself, and between the file and the answers
     if from_replies:
-        combined = merge(combined, DecisionBook(tuple(from_replies)), into=combined.path).book
+        merged = merge(combined, DecisionBook(tuple(from_replies)), into=combined.path)
+        combined = merged.book
+        contradicting += [f"an answer in the files contradicts a decision: {c}" for c in merged.conflicts]
     digest = hashlib.sha256(((book.sha256 if book else "") + json.dumps(
         [r.to_dict() for r in replies], sort_keys=True, ensure_ascii=False)).encode()).hexdigest()
     combined = replace(combined, sha256=digest if replies else (book.sha256 if book else None))
     verdicts, report = apply_decisions(run.verdicts, run.documents, combined, run.table)
     report = replace(report, replies=tuple(reply_report),
                      stale=tuple(d for d in report.stale if d not in from_replies))
-    warnings = list(run.warnings)
+    warnings = list(run.warnings) + contradicting
     if report.stale:
         warnings.append(f"{len(report.stale)} reviewer decision(s) in {book.path if book else 'the decisions'} match "
                         "nothing any more (the segment changed, or the term or rendering is gone): see decisions.stale")

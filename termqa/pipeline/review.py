@@ -6,7 +6,9 @@ document, then project). Accepted: `justified` (this segment or document) or `co
 project: the rendering is right wherever it occurs). Rejected: an error with the reviewer's label
 (or `unjustified` for an inconsistency label). Either way `judge` is `reviewer`, the rule is
 `reviewer`, and the judge never sees the occurrence. Decisions that match nothing any more are stale:
-listed, so the file can be tidied.
+listed, so the file can be tidied. Two decisions of one scope for the same occurrence that disagree
+contradict each other: the newer is applied and the run warns, naming both (a segment decision
+against a project one is not a contradiction but an exception).
 """
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ from dataclasses import dataclass, field, replace
 from typing import Mapping, Optional, Sequence
 
 from termqa.formats.annotate.replies import Reply
-from termqa.formats.decisions import ACCEPT, REJECT, Decision, DecisionBook, document_name, segment_key
+from termqa.formats.decisions import (
+    ACCEPT, REJECT, Decision, DecisionBook, document_name, newest, segment_key,
+)
 from termqa.labels import CONFORMING, ERROR, ERROR_CODES, JUSTIFIED, UNJUSTIFIED
 from termqa.model import Document, Verdict
 from termqa.pipeline.score import penalty_for
@@ -91,16 +95,20 @@ def apply_decisions(verdicts: Sequence[Verdict], documents: Sequence[Document], 
                 by_index[o.doc_id] = {s.index: s for s in docs[o.doc_id].segments}
             seg = by_index[o.doc_id][o.segment_index]
             seg_keys[sk] = segment_key(seg.source, seg.target)
-        chosen = None
+        matching = []
         for d in cands:
+            if matching and _SPECIFIC[d.scope] > _SPECIFIC[matching[0].scope]:
+                break  # a more specific decision matched: the wider ones are its exceptions' rule
             if not _same_rendering(d.rendering, o.target_text):
                 continue
             if d.scope == "segment" and d.segment != seg_keys[sk]:
                 continue
             if d.scope == "document" and d.document != names[o.doc_id]:
                 continue
-            chosen = d
-            break
+            matching.append(d)
+        # several of one scope answer the same question (a file edited by hand or joined in a merge):
+        # the newer stands, as `termqa decide merge` keeps it; the file's reader warned about it
+        chosen = newest(matching) if matching else None
         if chosen is None:
             out.append(v)
             continue

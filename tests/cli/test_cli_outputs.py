@@ -113,11 +113,11 @@ def test_an_output_on_an_input_or_on_another_output_is_refused(project, monkeypa
     manual = project / "pump-manual.xlf"
     before = manual.read_bytes()
     for args, said in [
-        (["--report", manual], "is a file this run reads"),  # in the folder scanned: never left out, never lost
+        (["--report", manual], "is an input file this run reads"),  # in the folder scanned: never left out, never lost
         (["--csv", project.parent / "x.csv", "--json", project.parent / "x.csv"], "both write"),
         (["--report", f"{project.parent}/r/", "--json", project.parent / "r" / "report.html"], "both write"),
         (["--annotate", project], "would write the annotated copy over the input"),
-        (["--csv", GLOSSARY], "is a file this run reads"),
+        (["--csv", GLOSSARY], "is the glossary this run reads"),
     ]:
         r = invoke("check", project, "-g", GLOSSARY, *args)
         assert r.exit_code == 2 and len(error_lines(r)) == 1, (args, r.stderr)
@@ -134,6 +134,100 @@ def test_an_output_on_an_input_or_on_another_output_is_refused(project, monkeypa
     r = invoke("check", project, "-g", GLOSSARY, "--annotate", other)
     assert r.exit_code == 2 and "a translation file termqa did not write" in r.stderr
     assert service.read_bytes() == (SAMPLES / "pump-service.xlf").read_bytes()
+
+
+OUTPUTS = ("--json", "--report", "--csv", "--xlsx", "--annotate")
+
+
+def _snapshot(folder) -> dict:
+    return {p: p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def every_role(tmp_path):
+    """A run's every input role, each a file of its own in tmp_path: (role, extra args, the file, said)."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    for name in ("pump-manual.xlf", "pump-service.xlf"):
+        shutil.copy(SAMPLES / name, proj / name)
+    shutil.copy(GLOSSARY, tmp_path / "terms.tbx")
+    (tmp_path / "d.json").write_text('{"termqa_decisions": 1, "decisions": []}\n', encoding="utf-8")
+    (tmp_path / "p.toml").write_text("", encoding="utf-8")
+    (tmp_path / "termqa.toml").write_text("", encoding="utf-8")
+    (tmp_path / "c.sqlite").write_bytes(b"")
+    manual = proj / "pump-manual.xlf"
+    return tmp_path, [
+        ("named input", [manual], manual, "input"),
+        ("input in a folder scanned", [proj], proj / "pump-service.xlf", "pump-service.xlf"),
+        ("glossary", [manual], tmp_path / "terms.tbx", "the glossary"),
+        ("decisions file", [manual, "--decisions", tmp_path / "d.json"], tmp_path / "d.json", "the decisions file"),
+        ("penalties file", [manual, "--penalties", tmp_path / "p.toml"], tmp_path / "p.toml", "the penalties file"),
+        ("config file", [manual, "--config", tmp_path / "termqa.toml"], tmp_path / "termqa.toml", "the config file"),
+        ("judge cache", [manual, "--cache", tmp_path / "c.sqlite"], tmp_path / "c.sqlite", "the judge cache"),
+    ]
+
+
+def test_every_output_option_on_every_input_role_is_refused_before_the_run(every_role, monkeypatch):
+    """Issue #36: 5 outputs x 7 input roles, each exit 2 with one line naming the output and what the file is
+    to the run, the run never started, every file byte-identical."""
+    monkeypatch.setattr(check_cli, "run_check", lambda *a, **k: pytest.fail("the run started"))
+    root, roles = every_role
+    before = _snapshot(root)
+    for option in OUTPUTS:
+        for role, args, target, said in roles:
+            r = invoke("check", *args, "-g", root / "terms.tbx", option, target)
+            case = (option, role, r.stderr)
+            assert r.exit_code == 2 and len(error_lines(r)) == 1 and r.stderr.count("\n") == 1, case
+            assert option in r.stderr and said in r.stderr and "Traceback" not in r.output, case
+            assert _snapshot(root) == before, case
+    # compared resolved: another spelling of the glossary's path, and a link to it
+    (root / "link.tbx").symlink_to(root / "terms.tbx")
+    before = _snapshot(root)
+    for path in (root / "proj" / ".." / "terms.tbx", root / "link.tbx"):
+        for option in OUTPUTS:
+            r = invoke("check", roles[0][2], "-g", root / "terms.tbx", option, path)
+            assert r.exit_code == 2 and "the glossary this run reads" in r.stderr, (option, path, r.stderr)
+            assert _snapshot(root) == before and (root / "link.tbx").is_symlink()
+
+
+@pytest.mark.parametrize("first", OUTPUTS)
+def test_every_pair_of_outputs_on_one_path_is_refused(every_role, monkeypatch, first):
+    monkeypatch.setattr(check_cli, "run_check", lambda *a, **k: pytest.fail("the run started"))
+    root, roles = every_role
+    manual = roles[0][1][0]
+    for second in OUTPUTS:
+        if second == first:
+            continue
+        for path in (root / "out.x", root / "out.x"):  # new, then existing (an earlier run's)
+            before = _snapshot(root)
+            r = invoke("check", manual, "-g", root / "terms.tbx", first, path, second, path)
+            case = (first, second, r.stderr)
+            assert r.exit_code == 2 and len(error_lines(r)) == 1 and "both write" in r.stderr, case
+            assert first in r.stderr and second in r.stderr, case
+            assert _snapshot(root) == before, case
+            path.write_text("an earlier run's output\n", encoding="utf-8")
+
+
+def test_backlog_and_meta_eval_outputs_never_replace_what_they_read(every_role):
+    root, roles = every_role
+    result = root / "r.json"
+    r = invoke("check", roles[0][2], "-g", root / "terms.tbx", "--lemmatiser", "lookup", "-q", "--json", result)
+    assert r.exit_code == 0, r.output
+    before = _snapshot(root)
+    for args, said in [
+        (["--out", result], "--out {} is the result".format(result)),
+        (["--json", result], "--json {} is the result".format(result)),
+        (["-g", root / "terms.tbx", "--out", root / "terms.tbx"], "is the glossary"),
+        (["-g", root / "terms.tbx", "--json", root / "terms.tbx"], "is the glossary"),
+        (["--out", root / "x.csv", "--json", root / "x.csv"], "--out and --json both write"),
+        (["--out", roles[0][2]], "is a translation file"),
+    ]:
+        r = invoke("backlog", result, *args)
+        assert r.exit_code == 2 and len(error_lines(r)) == 1 and said in r.stderr, (args, r.stderr)
+        assert _snapshot(root) == before, args
+    r = invoke("meta-eval", result, "--human", root / "p.toml", "--json", result)
+    assert r.exit_code == 2 and "--json {} is a result this run reads".format(result) in r.stderr, r.stderr
+    assert _snapshot(root) == before
 
 
 def test_no_hint_advises_what_would_do_the_wrong_thing(project):

@@ -1,10 +1,13 @@
 """`--in-place` never loses the original (#36): killed with SIGKILL at any moment, the original is in
 place or in `FILE.bak`, byte-identical; a later run keeps that backup; a full disk fails before anything
-is replaced. Real processes are killed (no simulation); the file is big enough (~1.5 MB) that a kill
+is replaced (a real, nearly full tmpfs where the machine lets the tests mount one, and a file-size limit
+everywhere). Real processes are killed (no simulation); the file is big enough (~1.5 MB) that a kill
 lands inside the write at some of the timings."""
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -161,3 +164,69 @@ resource.setrlimit(resource.RLIMIT_FSIZE, ({len(original) // 3}, {len(original) 
     assert child.returncode == 1 and (b"File too large" in err or b"No space" in err), err.decode()[-500:]
     assert src.read_bytes() == original
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.xlf"]  # no .bak, no temporary file
+
+
+# Run in a mount namespace of its own (`unshare -m`): the tmpfs exists only for this script and goes with
+# it, whatever happens to the test. It mounts a small tmpfs, copies the sample in, fills the disk until
+# `free` bytes are left, runs the real CLI with --in-place on the file, and says what it finds.
+ON_TMPFS = r"""
+import hashlib, json, os, subprocess, sys
+mnt, src, glossary, free = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k,mode=0755", "tmpfs", mnt], capture_output=True, text=True)
+if m.returncode:
+    print(json.dumps({"mount": (m.stderr or m.stdout).strip() or f"mount exited {m.returncode}"}))
+    sys.exit(0)
+target = os.path.join(mnt, "p.xlf")
+with open(src, "rb") as fh, open(target, "wb") as out:
+    out.write(fh.read())
+def avail():
+    st = os.statvfs(mnt)
+    return st.f_bavail * st.f_frsize
+with open(os.path.join(mnt, "filler"), "wb") as fh:
+    fh.write(b"\0" * (avail() - free))
+left = avail()
+r = subprocess.run([sys.executable, "-m", "termqa", "check", target, "-g", glossary, "--lemmatiser", "lookup",
+                    "--no-index-cache", "-q", "--in-place"], capture_output=True, text=True)
+files = {n: hashlib.sha256(open(os.path.join(mnt, n), "rb").read()).hexdigest()
+         for n in sorted(os.listdir(mnt)) if n != "filler"}
+print(json.dumps({"left": left, "rc": r.returncode, "stderr": r.stderr, "files": files}))
+"""
+
+
+def run_on_full_tmpfs(tmp_path, free: int) -> dict:
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root (the file-size-limit test stands in)")
+    if not shutil.which("unshare") or not shutil.which("mount"):
+        pytest.skip("no unshare/mount on this machine (the file-size-limit test stands in)")
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    r = subprocess.run(["unshare", "-m", "--propagation", "private", sys.executable, "-c", ON_TMPFS, str(mnt),
+                        str(ROOT / "samples" / "pump-manual.xlf"), str(ROOT / "samples" / "pump-terms.tbx"),
+                        str(free)], capture_output=True, text=True, cwd=str(ROOT), env=env, timeout=300)
+    if r.returncode and not r.stdout.strip():  # unshare itself refused: a container without CAP_SYS_ADMIN
+        pytest.skip(f"cannot make a mount namespace here: {r.stderr.strip()[-200:]}")
+    found = json.loads(r.stdout.strip().splitlines()[-1])
+    if "mount" in found:
+        pytest.skip(f"this machine does not let the tests mount a tmpfs: {found['mount']}")
+    return found
+
+
+@pytest.mark.parametrize("free, backup", [(4096, False), (20480, True)])
+def test_in_place_on_a_nearly_full_tmpfs_fails_before_anything_is_replaced(tmp_path, free, backup):
+    """`termqa check --in-place` on a tmpfs with 4 KiB left (the backup does not fit) and with 20 KiB left
+    (the backup fits, the annotated file does not): exit 2, one line saying what could not be written and
+    that the file is as it was, the input byte-identical, the .bak absent or complete, no temporary file."""
+    import hashlib
+
+    original = hashlib.sha256((ROOT / "samples" / "pump-manual.xlf").read_bytes()).hexdigest()
+    found = run_on_full_tmpfs(tmp_path, free)
+    assert found["left"] <= free, found  # the disk was as full as meant
+    lines = found["stderr"].strip().splitlines()
+    assert found["rc"] == 2 and len(lines) == 1, found
+    assert lines[0].startswith("termqa: error: ") and "No space left on device" in lines[0], lines
+    assert ("p.xlf.bak cannot be written" in lines[0] and "p.xlf is untouched" in lines[0]) if not backup else (
+        "p.xlf: cannot be written" in lines[0] and "nothing was replaced" in lines[0]), lines
+    assert "free some space" in lines[0] and "Traceback" not in found["stderr"]
+    expected = {"p.xlf": original, **({"p.xlf.bak": original} if backup else {})}
+    assert found["files"] == expected  # the input as it was, the backup whole or absent, no .termqa-tmp

@@ -73,3 +73,47 @@ def test_runs_opening_one_new_cache_at_once_all_open_it(tmp_path):
         for t in threads:
             t.join()
     assert errors == []
+
+
+def test_two_cli_runs_at_once_on_one_cache_cost_one_runs_calls(server, tmp_path):
+    """The issue's figure through the real CLI: two `termqa check` processes started together on the samples,
+    one cache file: the server answers no more chat requests than one run alone needs, plus at most the
+    concurrency setting (questions both took before either had claimed them); both runs end alike."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.judge.test_judge import Script
+
+    root = Path(__file__).resolve().parents[2]
+    server.latency = 0.1
+    server.default = Script()  # no rendering found by alignment, every verdict "no error"
+    concurrency = 3
+
+    def start(cache: Path, out: Path) -> subprocess.Popen:
+        return subprocess.Popen(
+            [sys.executable, "-m", "termqa", "check", str(root / "samples" / "pump-manual.xlf"),
+             "-g", str(root / "samples" / "pump-terms.tbx"), "--judge-model", "scripted-judge",
+             "--judge-base-url", server.url, "--cache", str(cache), "--json", str(out), "--lemmatiser", "lookup",
+             "--concurrency", str(concurrency), "-q"], cwd=str(root), env={**os.environ, "OPENAI_API_KEY": "x"},
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    alone = start(tmp_path / "alone.db", tmp_path / "alone.json")
+    assert alone.wait(timeout=300) in (0, 1), alone.stderr.read().decode()[-800:]
+    one_run = len(server.completions)
+    assert one_run >= 5
+    server.log.clear()
+    runs = [start(tmp_path / "shared.db", tmp_path / f"{n}.json") for n in ("a", "b")]
+    codes = [p.wait(timeout=300) for p in runs]
+    both = len(server.completions)
+    assert codes[0] == codes[1] == alone.returncode, [p.stderr.read().decode()[-800:] for p in runs]
+    print(f"chat requests: one run alone {one_run}, two runs at once on one cache {both}")  # shown with -s
+    assert both <= one_run + concurrency, (both, one_run)
+
+    def verdicts(name):
+        data = json.loads((tmp_path / f"{name}.json").read_text(encoding="utf-8"))
+        return [(o["unit_id"], o["concept_id"], o["outcome"], o["label"]) for o in data["occurrences"]]
+
+    assert verdicts("a") == verdicts("b") == verdicts("alone")

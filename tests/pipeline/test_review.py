@@ -140,14 +140,127 @@ def test_segment_key_ignores_whitespace_but_not_words():
     assert segment_key("Check the pump.", "Vérifiez la pompe.") != segment_key("Check the pump.", "Vérifiez le pompe.")
 
 
-def test_a_broken_decisions_file_is_one_line_and_exit_2(tmp_path):
+_GOOD = {"concept": "c1", "source_form": "strainer", "rendering": "strainer", "decision": "accept", "scope": "project"}
+
+
+def _file(**changes):
+    return {"termqa_decisions": 1, "decisions": [{**{k: v for k, v in _GOOD.items() if k not in changes},
+                                                   **{k: v for k, v in changes.items() if v is not ...}}]}
+
+
+@pytest.mark.parametrize("content, said", [
+    ('{"termqa_decisions": 1, "decisions": [{"concept": "c1"}]}', "decision 1 (concept c1) lacks 'source_form'"),
+    (_file(rendering=...), "lacks 'rendering'"),
+    (_file(rendering=5), "'rendering' must be text or null, not a number"),
+    (_file(concept={}), "'concept' must be text, not an object"),
+    (_file(concept=" "), "'concept' is empty"),
+    (_file(source_form=None), "'source_form' must be text, not null"),
+    (_file(decision="reject", label=["A1"]), "'label' must be text or null, not a list"),
+    (_file(decision="reject", label="Z9"), "a rejection needs an error label"),
+    (_file(decision="reject"), "a rejection needs an error label"),
+    (_file(decision="maybe"), "'decision' must be accept or reject, not 'maybe'"),
+    (_file(decision={"a": 1}), "'decision' must be text, not an object"),
+    (_file(scope=["project"]), "'scope' must be text, not a list"),
+    (_file(scope="galaxy"), "'scope' must be one of segment, document, project, not 'galaxy'"),
+    (_file(scope="segment"), "a segment decision needs 'segment'"),
+    (_file(scope="segment", segment=7), "'segment' must be text or null, not a number"),
+    (_file(scope="document"), "a document decision needs 'document'"),
+    (_file(scope="document", document=["a"]), "'document' must be text or null, not a list"),
+    (_file(at=5), "'at' must be text, not a number"),
+    (_file(by=3), "'by' must be text, not a number"),
+    (_file(comment=[1]), "'comment' must be text, not a list"),
+    (_file(bogus=1), "decision 1 has unknown keys: bogus"),
+    ({"termqa_decisions": 1, "decisions": [5]}, "decision 1 is a number, not an object"),
+    ({"termqa_decisions": 1, "decisions": {}}, "is not a termqa decisions file"),
+    ({"termqa_decisions": 2, "decisions": []}, "version 2 is not supported (upgrade termqa)"),
+    ({"termqa_decisions": True, "decisions": []}, "version true is not supported"),
+    ({"decisions": []}, "is not a termqa decisions file"),
+    ([1, 2], "is not a termqa decisions file"),
+    ('{"termqa_decisions": 1, "decisions": [', "not valid JSON at line 1, column 39"),
+    ("not json at all", "not valid JSON at line 1, column 1"),
+    ("", "not valid JSON"),
+    (b"\xff\xfe{}", "it is not UTF-8 text"),
+])
+def test_a_broken_decisions_file_is_one_line_naming_the_fix_and_exit_2(tmp_path, content, said):
+    """Every malformed decisions file: `check` and `decide list` say what is wrong in one line that names
+    the fix (in brackets), exit 2, and show nothing of Python's insides."""
     x, g = _project(tmp_path)
     bad = tmp_path / "d.json"
-    bad.write_text('{"termqa_decisions": 1, "decisions": [{"concept": "c1"}]}', encoding="utf-8")
+    if isinstance(content, bytes):
+        bad.write_bytes(content)
+    else:
+        bad.write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
+    before = bad.read_bytes()
     with pytest.raises(InputError):
         read_decisions(str(bad))
-    res = CliRunner().invoke(main, ["check", x, "-g", g, "--lemmatiser", "lookup", "--decisions", str(bad)])
-    assert res.exit_code == 2 and len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.output
+    for args in (["check", x, "-g", g, "--lemmatiser", "lookup", "--decisions", str(bad)],
+                 ["decide", "list", "--decisions", str(bad)]):
+        res = CliRunner().invoke(main, args)
+        lines = res.stderr.strip().splitlines()
+        assert res.exit_code == 2 and len(lines) == 1, (args, res.stderr)
+        assert lines[0].startswith(f"termqa: error: {bad}: ") and said in lines[0], lines[0]
+        assert lines[0].endswith(")") and " (" in lines[0], lines[0]  # the fix, in brackets
+        for internal in ("Traceback", "internal error", "__init__", "TypeError", "positional argument", "char "):
+            assert internal not in res.output, (internal, res.output)
+    assert bad.read_bytes() == before
+
+
+def _contradicting(tmp_path, first_at, second_at):
+    """Two decisions of the file for the strainer segment: ana accepts, bo rejects."""
+    x, g = _project(tmp_path)
+    data = check([x], [g], lemmatiser="lookup").to_dict()
+    k = _occ(data, "strainer", "strainer")
+    acc = decisions_from_result(data, k, decision="accept", scope="segment", by="ana", at=first_at)
+    rej = decisions_from_result(data, k, decision="reject", scope="segment", label="A1", by="bo", at=second_at)
+    path = tmp_path / "termqa-decisions.json"
+    path.write_text(json.dumps({"termqa_decisions": 1, "decisions": [d.to_dict() for d in acc + rej]}),
+                    encoding="utf-8")  # as a hand edit or a text merge of two files leaves them
+    return x, g, str(path)
+
+
+@pytest.mark.parametrize("ana_at, bo_at, applied", [
+    ("2026-11-01T10:00:00Z", "2026-11-02T10:00:00Z", ("error", "A1")),
+    ("2026-11-03T10:00:00Z", "2026-11-02T10:00:00Z", ("justified", None)),
+])
+def test_two_decisions_contradicting_each_other_warn_naming_both_and_the_newer_applies(tmp_path, ana_at, bo_at,
+                                                                                        applied):
+    x, g, path = _contradicting(tmp_path, ana_at, bo_at)
+    book = read_decisions(path)
+    assert len(book) == 2 and len(book.conflicts) == 1
+    again = check([x], [g], lemmatiser="lookup", decisions=path).to_dict()
+    o = again["occurrences"][_occ(again, "strainer", "strainer")[0]]
+    assert (o["outcome"], o["label"], o["judge"]) == (*applied, "reviewer")
+    said = [w for w in again["warnings"] if "contradict" in w]
+    assert len(said) == 1 and "\n" not in said[0], again["warnings"]
+    assert "accept by ana (2026-11-0" in said[0] and "reject A1 by bo (2026-11-02)" in said[0]
+    assert "strainer -> 'strainer'" in said[0] and "the newer is applied" in said[0]
+    r = CliRunner().invoke(main, ["check", x, "-g", g, "--lemmatiser", "lookup", "--decisions", path])
+    assert r.exit_code in (0, 1) and sum("decisions contradict each other" in line
+                                         for line in r.output.splitlines()) == 1, r.output
+    r = CliRunner().invoke(main, ["decide", "list", "--decisions", path])
+    assert r.exit_code == 0 and r.stderr.count("termqa: warning: decisions contradict each other") == 1, r.stderr
+    assert len(r.stdout.splitlines()) == 2  # both listed, so the file can be mended
+
+
+def test_decisions_that_agree_or_differ_only_in_scope_do_not_warn(tmp_path):
+    x, g = _project(tmp_path)
+    data = check([x], [g], lemmatiser="lookup").to_dict()
+    k = _occ(data, "strainer", "strainer")
+    same = decisions_from_result(data, k, decision="accept", scope="segment", by="ana", at="2026-11-01T10:00:00Z")
+    again = decisions_from_result(data, k, decision="accept", scope="segment", by="bo", at="2026-11-02T10:00:00Z")
+    wide = decisions_from_result(data, k, decision="reject", scope="project", label="A4", by="bo")
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps({"termqa_decisions": 1, "decisions": [d.to_dict() for d in same + again + wide]}),
+                    encoding="utf-8")
+    assert read_decisions(str(path)).conflicts == ()
+    lenient = tmp_path / "nulls.json"  # a hand-written null for who, when and why reads as not said
+    lenient.write_text(json.dumps({"termqa_decisions": 1, "decisions": [
+        {**_GOOD, "by": None, "at": None, "comment": None, "label": None, "id": "anything"}]}), encoding="utf-8")
+    assert read_decisions(str(lenient)).decisions[0].by == ""
+    res = check([x], [g], lemmatiser="lookup", decisions=str(path)).to_dict()
+    assert not [w for w in res["warnings"] if "contradict" in w]
+    o = res["occurrences"][_occ(res, "strainer", "strainer")[0]]
+    assert o["outcome"] == "justified"  # the segment's own decision is the exception to the project's
 
 
 def test_decide_command_writes_a_file_check_applies(tmp_path, monkeypatch):
@@ -179,3 +292,22 @@ def test_backlog_takes_project_acceptances_as_strong_evidence(tmp_path):
     again = check([x], [g], lemmatiser="lookup", decisions=path).to_dict()
     cands = backlog(again)["candidates"]
     assert [(c["concept_id"], c["rendering"], c["basis"]) for c in cands] == [("c2", "impeller", ["reviewer"])]
+
+
+def test_a_translators_answer_contradicting_the_decisions_file_warns(tmp_path):
+    """The decisions file rejects the strainer segment; the translator's answer in the XLIFF accepts it."""
+    x, g = _project(tmp_path)
+    data = check([x], [g], lemmatiser="lookup").to_dict()
+    k = _occ(data, "strainer", "strainer")
+    path = _decide(tmp_path, data, k, decision="reject", scope="segment", label="A4", by="ana")
+    text = open(x, encoding="utf-8").read()
+    unit = data["occurrences"][k[0]]["unit_id"]
+    anchor = f'<trans-unit id="{unit}">'
+    head, tail = text.split(anchor)
+    body, rest = tail.split("</trans-unit>", 1)
+    text = (head + anchor + body + '<note from="termqa">termqa error: "strainer" is left in English</note>'
+            '<note from="maria">Accept: the client keeps it</note></trans-unit>' + rest)
+    open(x, "w", encoding="utf-8").write(text)
+    again = check([x], [g], lemmatiser="lookup", decisions=path).to_dict()
+    said = [w for w in again["warnings"] if "contradicts a decision" in w]
+    assert len(said) == 1 and "reject by ana" in said[0] and "accept by maria" in said[0], again["warnings"]
