@@ -9,7 +9,7 @@ import sys
 from tests.test_layout import ROOT, _import_graph, _modules
 
 # what `results` may read of the pipeline: the metric items with their metrics, and the scores
-RESULTS_MAY_IMPORT = {"termqa.pipeline", "termqa.pipeline.metrics", "termqa.pipeline.score"}
+RESULTS_MAY_IMPORT = {"termqa.pipeline", "termqa.metrics", "termqa.score"}
 
 
 def _loaded_after_importing(prefix: str) -> dict:

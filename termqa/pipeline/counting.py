@@ -15,7 +15,7 @@ from termqa.lang.langtags import normalise_tag, primary
 from termqa.lang.segcheck import misalignment
 from termqa.model import ALLOWED_STATUSES, UNJUDGED, Occurrence, Reference, Span, Verdict
 from termqa.pipeline import align as al, detect as dt, parallel, passes
-from termqa.pipeline.metrics import Item
+from termqa.metrics import Item
 from termqa.pipeline.occurrences import WithSource
 from termqa.pipeline.passes import Work
 from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING, Rules, one_verdict_per_copy, verdict_fields

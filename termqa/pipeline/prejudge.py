@@ -23,7 +23,7 @@ from termqa.labels import (  # noqa: F401 (the reasons this stage gives, importa
     R_DERIVED, R_IN_KEPT_NAME, R_INFLECTED, R_MISALIGNED, R_MISSING, R_NO_REFERENCE, R_SHORT_FORM_KEPT, R_SPELLING_PSEUDO,
     R_SPELLING_VARIANT, Rule,
 )
-from termqa.pipeline.score import penalty_for
+from termqa.score import penalty_for
 from termqa.pipeline.variants import CONJUNCTIONS
 
 # variant rules of a target form that may leave out words of the designation (termqa.pipeline.align):

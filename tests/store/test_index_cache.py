@@ -700,7 +700,7 @@ def test_records_workers_send_back_pickle_equal_through_their_fields():
 
     from termqa.model import Occurrence, Reference, Span, Verdict
     from termqa.store.pickling import pickled_by_fields
-    from termqa.pipeline.metrics import Item
+    from termqa.metrics import Item
 
     ref = Reference("d", "c1", "pump", "pompe", "glossary")
     occ = Occurrence("d", "u1", "s1", 4, "c1", "pump", "pumps", Span(0, 5), "pompes", Span(3, 9),
