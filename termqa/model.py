@@ -2,6 +2,7 @@
 
 Readers produce `BilingualFile` (documents -> segments) and `Glossary` (concepts -> terms);
 the pipeline adds `Occurrence`, `Reference` and `Verdict`. Nothing here imports a heavy library.
+How the judging records pickle (a call setting their fields) is registered by termqa.store.pickling.
 """
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from termqa.labels import (  # noqa: F401 (the vocabulary, re-exported beside th
     CONFORMING, ERROR, GENERATED, GLOSSARY, JUSTIFIED, OUTCOMES, PSEUDO, UNJUDGED, UNJUSTIFIED, VALIDATED,
 )
 from termqa.lang.langtags import lang_matches
-from termqa.store.pickling import pickled_by_fields
 
 
 # --- bilingual files ---------------------------------------------------------------------------
@@ -225,14 +225,12 @@ def terms_fingerprint(concepts: Sequence[Concept]) -> str:
 HEAD_VARIATIONS = frozenset({"none", "morphosyntactic"})
 
 
-@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Span:
     start: int
     end: int
 
 
-@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Occurrence:
     """One position of a source form of a concept in one segment, with its aligned target span."""
@@ -266,7 +264,6 @@ class Occurrence:
         return self.via == "glossary" and self.variation in HEAD_VARIATIONS
 
 
-@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Reference:
     """R(s): the reference translation of one source form in one document."""
@@ -278,7 +275,6 @@ class Reference:
     provenance: str  # glossary, pseudo, validated, generated
 
 
-@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """The outcome for one occurrence. `label` is an error/consistency code or None."""

@@ -23,7 +23,8 @@ from termqa.inputs import expand, merge_glossaries
 from termqa.shownpath import with_path
 from termqa.lang.langtags import normalise_tag, primary
 from termqa.model import BilingualFile, Concept, Document, Glossary, Reference, Verdict
-from termqa.pipeline import parallel, sanity
+from termqa.pipeline import sanity
+from termqa.store import parallel
 from termqa.pipeline.counting import count_parallel, count_sequential, flag_misaligned, references_of, verdicts_of
 from termqa.pipeline.lemmatisers import TRAINED_MAX_WORDS, Lemmatisers, project_words
 from termqa.metrics import Item

@@ -14,7 +14,8 @@ from termqa.config import VariantLevel
 from termqa.lang.langtags import normalise_tag, primary
 from termqa.lang.segcheck import misalignment
 from termqa.model import ALLOWED_STATUSES, UNJUDGED, Occurrence, Reference, Span, Verdict
-from termqa.pipeline import align as al, detect as dt, parallel, passes
+from termqa.pipeline import align as al, detect as dt, passes
+from termqa.store import parallel
 from termqa.metrics import Item
 from termqa.pipeline.occurrences import WithSource
 from termqa.pipeline.passes import Work
