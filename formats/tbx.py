@@ -602,10 +602,10 @@ def _subtree(el, kids: list) -> list:
     return run
 
 
-def read(path: str, root, content_hash: str) -> Glossary:
-    """Read a parsed TBX document (root `martif` or `tbx`) into a Glossary."""
+def read(source) -> Glossary:
+    """Read a parsed TBX document (`source.root`: `martif` or `tbx`) into a Glossary."""
     with paused_gc():
-        return _read(path, root, content_hash)
+        return _read(source.path, source.root, source.content_hash)
 
 
 def _read(path: str, root, content_hash: str) -> Glossary:

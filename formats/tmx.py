@@ -83,8 +83,9 @@ def _pick(tuvs: list[tuple[str, object]], lang: str, exclude=None):
     return close[0] if len(close) == 1 else None
 
 
-def read(path: str, root, *, src_lang=None, tgt_lang=None) -> BilingualFile:
-    """Read a TMX file whose root element `root` is already parsed (see formats.xmlsafe)."""
+def read(source) -> BilingualFile:
+    """Read a TMX file whose root element (`source.root`) is already parsed (see formats.xmlsafe)."""
+    path, root, src_lang, tgt_lang = source.path, source.root, source.src_lang, source.tgt_lang
     uri = ns(root.tag)
     header = next(iter(_elements(root, "header", uri)), None)
     body = next(iter(_elements(root, "body", uri)), None)

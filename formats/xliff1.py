@@ -430,10 +430,10 @@ class _Reader:
         return out
 
 
-def read(path: str, root, *, src_lang=None, tgt_lang=None) -> BilingualFile:
-    """Read an XLIFF 1.x file whose root element `root` the hardened parser already produced."""
+def read(source) -> BilingualFile:
+    """Read an XLIFF 1.x file whose root element (`source.root`) the hardened parser already produced."""
     with paused_gc():
-        return _Reader(str(path), root, src_lang, tgt_lang).read()
+        return _Reader(source.path, source.root, source.src_lang, source.tgt_lang).read()
 
 
 # --- streaming (big files) -----------------------------------------------------------------------

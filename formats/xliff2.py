@@ -296,8 +296,9 @@ def _language(path: str, given: Optional[str], written: Optional[str], what: str
     raise MissingLanguageError(path, f"has no {what} language; pass {option}", which=what)
 
 
-def read(path: str, root, *, src_lang=None, tgt_lang=None) -> BilingualFile:
-    """Read an XLIFF 2.x file whose root element `root` is already parsed (see formats.xmlsafe)."""
+def read(source) -> BilingualFile:
+    """Read an XLIFF 2.x file whose root element (`source.root`) is already parsed (see formats.xmlsafe)."""
+    path, root, src_lang, tgt_lang = source.path, source.root, source.src_lang, source.tgt_lang
     version = _version(root)
     fmt = f"xliff-{version}"
     warnings: list[str] = []
