@@ -10,7 +10,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Optional
+from typing import Iterator, Optional
 
 from termqa.labels import (  # noqa: F401 (the vocabulary, re-exported beside the records that use it)
     CONFORMING, ERROR, GENERATED, GLOSSARY, JUSTIFIED, OUTCOMES, PSEUDO, UNJUDGED, UNJUSTIFIED, VALIDATED,
@@ -75,6 +75,15 @@ class Segment:
     @property
     def translated(self) -> bool:
         return bool(self.target and self.target.strip())
+
+
+def segment_texts(segments: Sequence[Segment]) -> Iterator[tuple[int, str, Optional[str]]]:
+    """(index, source, target) of each segment in order. A sequence that holds its segments in another form
+    than records (termqa.store.packed.PackedSegments) gives them through its own `texts()`, without records."""
+    texts = getattr(segments, "texts", None)
+    if texts is not None:
+        return texts()
+    return ((s.index, s.source, s.target) for s in segments)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 A big memory read as Segment records costs several times its file in memory; packed, a fraction of it.
 Readers of big files fill a `SegmentPacker` as they go; a project over a size keeps each file's documents
-packed once read (`packed_document`). `segment_texts` reads the texts without making records.
+packed once read (`packed_document`). `texts()` reads the texts without making records (what
+termqa.model.segment_texts asks of a sequence that offers it).
 """
 from __future__ import annotations
 
@@ -98,13 +99,6 @@ class PackedSegments(Sequence):
     def packed_bytes(self) -> int:
         """Bytes held by the compressed blocks (what the segments cost in memory, less small overheads)."""
         return sum(len(b) for b in self._blocks)
-
-
-def segment_texts(segments: Sequence[Segment]) -> Iterator[tuple[int, str, Optional[str]]]:
-    """(index, source, target) of each segment in order; packed segments give them without records."""
-    if isinstance(segments, PackedSegments):
-        return segments.texts()
-    return ((s.index, s.source, s.target) for s in segments)
 
 
 class SegmentPacker:

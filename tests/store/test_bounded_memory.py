@@ -24,8 +24,8 @@ from termqa import formats
 from termqa.cli.main import main
 from termqa.fileio import Rows, atomic_write
 from termqa.formats import tmx
-from termqa.model import InlineCode, Segment
-from termqa.store.packed import PackedSegments, SegmentPacker, segment_texts
+from termqa.model import InlineCode, Segment, segment_texts
+from termqa.store.packed import PackedSegments, SegmentPacker
 from termqa.pipeline import align as al, check as ck, detect as dt, established, occurrences as occ, passes, read
 from termqa.pipeline import sourcevariants as sv
 from termqa.pipeline.sourceindex import cached_source_index
