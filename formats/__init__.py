@@ -14,6 +14,7 @@ from termqa.errors import InputError, UnknownFormatError
 from termqa.model import BilingualFile, Glossary
 
 from .readers import BILINGUAL_FAMILY, GLOSSARY_FAMILY, READERS, Source
+from .sink import TupleSink
 from .sniff import detect_text, kind_of_root, looks_binary, text_start
 from .xmlsafe import local, parse_bytes
 
@@ -106,13 +107,15 @@ def _big_xml(path) -> Optional[str]:
     return name if name in _STREAMED else None
 
 
-def _read_streaming(path, *, src_lang=None, tgt_lang=None) -> Optional[BilingualFile]:
-    """The record of a big TMX or XLIFF file read streaming; None for any other file."""
+def _read_streaming(path, *, src_lang=None, tgt_lang=None, sink=None) -> Optional[BilingualFile]:
+    """The record of a big TMX or XLIFF file read streaming, its segments put in `sink()` (formats.sink; default:
+    a tuple); None for any other file."""
     name = _big_xml(path)
+    sink = sink or TupleSink
     if name == "tmx":
         from . import tmx
 
-        return tmx.read_stream(str(path), src_lang=src_lang, tgt_lang=tgt_lang)
+        return tmx.read_stream(str(path), src_lang=src_lang, tgt_lang=tgt_lang, sink=sink)
     if name == "xliff":
         from . import xmlsafe, xmlstream
 
@@ -122,21 +125,23 @@ def _read_streaming(path, *, src_lang=None, tgt_lang=None) -> Optional[Bilingual
             from . import xliff2 as reader
         else:
             from . import xliff1 as reader
-        return reader.read_stream(str(path), src_lang=src_lang, tgt_lang=tgt_lang)
+        return reader.read_stream(str(path), src_lang=src_lang, tgt_lang=tgt_lang, sink=sink)
     return None
 
 
-def read_any(path, *, src_lang=None, tgt_lang=None, default_lang=None) -> Union[BilingualFile, Glossary]:
-    """Read a bilingual file or a glossary, whichever it is."""
-    streamed = _read_streaming(path, src_lang=src_lang, tgt_lang=tgt_lang)
+def read_any(path, *, src_lang=None, tgt_lang=None, default_lang=None, sink=None) -> Union[BilingualFile, Glossary]:
+    """Read a bilingual file or a glossary, whichever it is (`sink`: as `read_bilingual`)."""
+    streamed = _read_streaming(path, src_lang=src_lang, tgt_lang=tgt_lang, sink=sink)
     if streamed is not None:
         return streamed
     kind, data, root = _parse(path)
     return _dispatch(path, kind, data, root, src_lang=src_lang, tgt_lang=tgt_lang, default_lang=default_lang)
 
 
-def read_bilingual(path, *, src_lang=None, tgt_lang=None) -> BilingualFile:
-    streamed = _read_streaming(path, src_lang=src_lang, tgt_lang=tgt_lang)
+def read_bilingual(path, *, src_lang=None, tgt_lang=None, sink=None) -> BilingualFile:
+    """Read a bilingual file. `sink`: what makes the holder of each document's segments when a big file is read
+    streaming (formats.sink; the pipeline passes the packer of termqa.store.packed)."""
+    streamed = _read_streaming(path, src_lang=src_lang, tgt_lang=tgt_lang, sink=sink)
     if streamed is not None:
         return streamed
     kind, data, root = _parse(path)

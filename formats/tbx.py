@@ -24,7 +24,6 @@ import re
 from collections import Counter
 from typing import Optional
 
-from termqa.store.gcpause import paused_gc
 from termqa.lang.langtags import normalise_tag
 from termqa.model import Concept, Glossary, Term
 
@@ -604,8 +603,7 @@ def _subtree(el, kids: list) -> list:
 
 def read(source) -> Glossary:
     """Read a parsed TBX document (`source.root`: `martif` or `tbx`) into a Glossary."""
-    with paused_gc():
-        return _read(source.path, source.root, source.content_hash)
+    return _read(source.path, source.root, source.content_hash)
 
 
 def _read(path: str, root, content_hash: str) -> Glossary:

@@ -11,7 +11,7 @@ import pickle
 import zlib
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Iterator, Optional, Union
+from typing import Iterable, Iterator, Optional, Union
 
 from termqa.model import Document, Segment
 from termqa.store.pickling import pickled_by_fields
@@ -66,6 +66,13 @@ class PackedSegments(Sequence):
         for b in range(len(self._blocks)):
             cols = self._columns(b)
             yield from zip(*(cols[k] for k in at))
+
+    def remade(self, segments: Iterable[Segment]) -> "PackedSegments":
+        """Other segments, held packed as these are (what a step that changes some segments gives back)."""
+        packer = SegmentPacker()
+        for seg in segments:
+            packer.append(seg)
+        return packer.done()
 
     def __len__(self) -> int:
         return self._len

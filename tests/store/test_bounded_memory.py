@@ -53,7 +53,7 @@ def _result(inputs, glossary, **kw) -> str:
 
 def test_streamed_tmx_keeps_its_segments_packed(memory):
     path = str(memory / "tmx" / "memory.tmx")
-    streamed = tmx.read_stream(path)
+    streamed = tmx.read_stream(path, sink=SegmentPacker)
     tree = formats.read_bilingual(path)  # 30k words: under the streaming threshold, read as a tree
     packed = streamed.documents[0].segments
     whole = tree.documents[0].segments
