@@ -60,6 +60,11 @@ class ConceptRows(Sequence):
     def __reduce__(self):
         return (_from_rows, (self.rows(),))
 
+    @staticmethod
+    def merged(parts: Sequence["ConceptRows"], ids: Sequence[Sequence[str]]) -> "ConceptRows":
+        """`merged` (below), for a caller that has ConceptRows in hand without importing this module."""
+        return merged(parts, ids)
+
     def __len__(self) -> int:
         return len(self._rows)
 
