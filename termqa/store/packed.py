@@ -1,9 +1,10 @@
 """A document's segments held compressed (`PackedSegments`), for translation memories of millions of units.
 
 A big memory read as Segment records costs several times its file in memory; packed, a fraction of it.
-Readers of big files fill a `SegmentPacker` as they go; a project over a size keeps each file's documents
-packed once read (`packed_document`). `texts()` reads the texts without making records (what
-termqa.model.segment_texts asks of a sequence that offers it).
+Readers of big files fill a `SegmentPacker` as they go (the segment sink the pipeline hands them, see
+formats/sink.py); a project over a size keeps each file's documents packed once read (`packed_document`).
+`texts()` and `fields()` read the texts without making records (what termqa.model.segment_texts and the unit
+states ask of a sequence that offers them), `remade()` packs changed segments alike.
 """
 from __future__ import annotations
 
