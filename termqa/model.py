@@ -7,7 +7,7 @@ How the judging records pickle (a call setting their fields) is registered by te
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterator, Optional
@@ -75,6 +75,15 @@ class Segment:
     @property
     def translated(self) -> bool:
         return bool(self.target and self.target.strip())
+
+
+def concepts_by_id(concepts: Sequence["Concept"]) -> "Mapping[str, Concept]":
+    """The id -> concept mapping of `concepts`: a sequence that holds its concepts otherwise than as records
+    (termqa.store.conceptrows.ConceptRows) gives its own lazy one (`by_id()`, made once), else a dict."""
+    by_id = getattr(concepts, "by_id", None)
+    if by_id is not None:
+        return by_id()
+    return {c.id: c for c in concepts}
 
 
 def segment_texts(segments: Sequence[Segment]) -> Iterator[tuple[int, str, Optional[str]]]:
