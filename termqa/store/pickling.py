@@ -10,8 +10,8 @@ derives state from what is pickled).
 
 The data model (termqa.model) and the metric items (termqa.metrics) are registered from here, with
 `copyreg`, so those modules import nothing of the speed machinery: importing this module registers them,
-and their makers live here, where an unpickler finds them by name (it imports this module, which
-registers them again). The stages' own records use the decorator.
+and their makers live here, where an unpickler finds them by name (unpickling imports this module, which
+registers them). The stages' own records use the decorator.
 """
 from __future__ import annotations
 
@@ -81,9 +81,12 @@ def _maker(cls, names: Sequence[str], home: Optional[dict] = None) -> Callable:
             return obj
 
     if home is not None:
-        make.__module__, make.__qualname__ = home["__name__"], f"_make_{cls.__name__}"
-        make.__name__ = make.__qualname__
-        home[make.__qualname__] = make
+        name = f"_make_{cls.__name__}"
+        if getattr(home.get(name), "made_for", cls) is not cls:
+            raise TypeError(f"{cls.__qualname__}: another record named {cls.__name__} is registered here")
+        make.__module__, make.__qualname__, make.__name__ = home["__name__"], name, name
+        make.made_for = cls
+        home[name] = make
         return make
     make.__module__ = cls.__module__
     make.__qualname__ = f"{cls.__qualname__}._unpickle"
