@@ -1,7 +1,7 @@
 """Readers and writers, one module per format family. Installs as `termqa.formats`.
 
 `read_bilingual`, `read_glossary` and `read_any` detect the format from the file's content (never
-from its extension) and dispatch to the reader module, imported lazily.
+from its extension) and hand the file to its reader (`formats.readers.READERS`), imported lazily.
 """
 from __future__ import annotations
 
@@ -13,12 +13,13 @@ from typing import Optional, Union
 from termqa.errors import InputError, UnknownFormatError
 from termqa.model import BilingualFile, Glossary
 
+from .readers import BILINGUAL_FAMILY, GLOSSARY_FAMILY, READERS, Source
+from .sink import TupleSink
 from .sniff import detect_text, kind_of_root, looks_binary, text_start
 from .xmlsafe import local, parse_bytes
 
-# "toolkit": gettext PO/POT and Qt TS, read through the optional translate-toolkit (formats/toolkit.py)
-BILINGUAL = ("xliff1", "xliff2", "tmx", "toolkit")
-GLOSSARY = ("tbx", "skos-xml", "skos-text", "csv", "xlsx")
+BILINGUAL = tuple(r.name for r in READERS.values() if r.family == BILINGUAL_FAMILY)
+GLOSSARY = tuple(r.name for r in READERS.values() if r.family == GLOSSARY_FAMILY)
 
 def _read_bytes(path) -> bytes:
     p = Path(path)
@@ -74,41 +75,10 @@ def sha256(data: bytes) -> str:
 
 
 def _dispatch(path, kind, data, root, *, src_lang=None, tgt_lang=None, default_lang=None):
-    path = str(path)
-    if kind == "xliff1":
-        from . import xliff1
-
-        return xliff1.read(path, root, src_lang=src_lang, tgt_lang=tgt_lang)
-    if kind == "xliff2":
-        from . import xliff2
-
-        return xliff2.read(path, root, src_lang=src_lang, tgt_lang=tgt_lang)
-    if kind == "tmx":
-        from . import tmx
-
-        return tmx.read(path, root, src_lang=src_lang, tgt_lang=tgt_lang)
-    if kind == "toolkit":
-        from . import toolkit
-
-        return toolkit.read(path, data, src_lang=src_lang, tgt_lang=tgt_lang)
-    if kind == "tbx":
-        from . import tbx
-
-        return tbx.read(path, root, sha256(data))
-    if kind in ("skos-xml", "skos-text"):
-        from . import skos
-
-        return skos.read(path, data, sha256(data), default_lang=default_lang)
-    if kind == "csv":
-        from . import csvgloss
-
-        return csvgloss.read(path, data, sha256(data))
-    if kind == "xlsx":
-        from . import xlsxgloss
-
-        file, _sheet = xlsxgloss.split_sheet(path)
-        return xlsxgloss.read(file, data, sha256(data), sheet=root)
-    raise UnknownFormatError(path, "unknown format")  # pragma: no cover - kinds are closed
+    reader = READERS.get(kind)
+    if reader is None:  # pragma: no cover - sniffing gives only registered kinds
+        raise UnknownFormatError(path, "unknown format")
+    return reader.read(Source(str(path), data, root, src_lang=src_lang, tgt_lang=tgt_lang, default_lang=default_lang))
 
 
 # TMX and XLIFF files larger than this are read streaming (formats.tmx.read_stream,
@@ -137,13 +107,15 @@ def _big_xml(path) -> Optional[str]:
     return name if name in _STREAMED else None
 
 
-def _read_streaming(path, *, src_lang=None, tgt_lang=None) -> Optional[BilingualFile]:
-    """The record of a big TMX or XLIFF file read streaming; None for any other file."""
+def _read_streaming(path, *, src_lang=None, tgt_lang=None, sink=None) -> Optional[BilingualFile]:
+    """The record of a big TMX or XLIFF file read streaming, its segments put in `sink()` (formats.sink; default:
+    a tuple); None for any other file."""
     name = _big_xml(path)
+    sink = sink or TupleSink
     if name == "tmx":
         from . import tmx
 
-        return tmx.read_stream(str(path), src_lang=src_lang, tgt_lang=tgt_lang)
+        return tmx.read_stream(str(path), src_lang=src_lang, tgt_lang=tgt_lang, sink=sink)
     if name == "xliff":
         from . import xmlsafe, xmlstream
 
@@ -153,21 +125,23 @@ def _read_streaming(path, *, src_lang=None, tgt_lang=None) -> Optional[Bilingual
             from . import xliff2 as reader
         else:
             from . import xliff1 as reader
-        return reader.read_stream(str(path), src_lang=src_lang, tgt_lang=tgt_lang)
+        return reader.read_stream(str(path), src_lang=src_lang, tgt_lang=tgt_lang, sink=sink)
     return None
 
 
-def read_any(path, *, src_lang=None, tgt_lang=None, default_lang=None) -> Union[BilingualFile, Glossary]:
-    """Read a bilingual file or a glossary, whichever it is."""
-    streamed = _read_streaming(path, src_lang=src_lang, tgt_lang=tgt_lang)
+def read_any(path, *, src_lang=None, tgt_lang=None, default_lang=None, sink=None) -> Union[BilingualFile, Glossary]:
+    """Read a bilingual file or a glossary, whichever it is (`sink`: as `read_bilingual`)."""
+    streamed = _read_streaming(path, src_lang=src_lang, tgt_lang=tgt_lang, sink=sink)
     if streamed is not None:
         return streamed
     kind, data, root = _parse(path)
     return _dispatch(path, kind, data, root, src_lang=src_lang, tgt_lang=tgt_lang, default_lang=default_lang)
 
 
-def read_bilingual(path, *, src_lang=None, tgt_lang=None) -> BilingualFile:
-    streamed = _read_streaming(path, src_lang=src_lang, tgt_lang=tgt_lang)
+def read_bilingual(path, *, src_lang=None, tgt_lang=None, sink=None) -> BilingualFile:
+    """Read a bilingual file. `sink`: what makes the holder of each document's segments when a big file is read
+    streaming (formats.sink; the pipeline passes the packer of termqa.store.packed)."""
+    streamed = _read_streaming(path, src_lang=src_lang, tgt_lang=tgt_lang, sink=sink)
     if streamed is not None:
         return streamed
     kind, data, root = _parse(path)

@@ -285,7 +285,8 @@ def _terms(cell: str, lang: str, delimiter: str, status_cell: str, type_cell: st
     return out
 
 
-def read(path: str, data: bytes, content_hash: str) -> Glossary:
+def read(source) -> Glossary:
+    path, data, content_hash = source.path, source.data, source.content_hash
     text, enc_warning = _decode(path, data)
     warnings = [enc_warning] if enc_warning else []
     delimiter = _sniff(text)

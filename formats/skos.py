@@ -186,8 +186,10 @@ def _groupings(graph, concepts: set) -> set:
     return out
 
 
-def read(path: str, data: bytes, content_hash: str, *, default_lang: Optional[str] = None) -> Glossary:
+def read(source) -> Glossary:
     from rdflib import URIRef
+
+    path, data, content_hash, default_lang = source.path, source.data, source.content_hash, source.default_lang
 
     graph, syntax = _parse(path, data)
     deprecated_pred = URIRef(_OWL_DEPRECATED)

@@ -24,7 +24,6 @@ import re
 from collections import Counter
 from typing import Optional
 
-from termqa.store.gcpause import paused_gc
 from termqa.lang.langtags import normalise_tag
 from termqa.model import Concept, Glossary, Term
 
@@ -602,10 +601,9 @@ def _subtree(el, kids: list) -> list:
     return run
 
 
-def read(path: str, root, content_hash: str) -> Glossary:
-    """Read a parsed TBX document (root `martif` or `tbx`) into a Glossary."""
-    with paused_gc():
-        return _read(path, root, content_hash)
+def read(source) -> Glossary:
+    """Read a parsed TBX document (`source.root`: `martif` or `tbx`) into a Glossary."""
+    return _read(source.path, source.root, source.content_hash)
 
 
 def _read(path: str, root, content_hash: str) -> Glossary:

@@ -26,9 +26,9 @@ from collections import Counter
 from termqa.errors import InputError, MissingLanguageError
 from termqa.lang.langtags import match_quality, normalise_tag
 from termqa.model import BilingualFile, Document, Segment
-from termqa.store.packed import SegmentPacker
 
 from . import xmlsafe, xmlstream
+from .sink import SinkFactory, TupleSink
 from .inline import TMX, flatten
 from .xmlsafe import XML_LANG, ns
 
@@ -83,8 +83,9 @@ def _pick(tuvs: list[tuple[str, object]], lang: str, exclude=None):
     return close[0] if len(close) == 1 else None
 
 
-def read(path: str, root, *, src_lang=None, tgt_lang=None) -> BilingualFile:
-    """Read a TMX file whose root element `root` is already parsed (see formats.xmlsafe)."""
+def read(source) -> BilingualFile:
+    """Read a TMX file whose root element (`source.root`) is already parsed (see formats.xmlsafe)."""
+    path, root, src_lang, tgt_lang = source.path, source.root, source.src_lang, source.tgt_lang
     uri = ns(root.tag)
     header = next(iter(_elements(root, "header", uri)), None)
     body = next(iter(_elements(root, "body", uri)), None)
@@ -96,12 +97,12 @@ def read(path: str, root, *, src_lang=None, tgt_lang=None) -> BilingualFile:
                        tgt_lang=tgt_lang)
 
 
-def read_stream(path: str, *, src_lang=None, tgt_lang=None) -> BilingualFile:
+def read_stream(path: str, *, src_lang=None, tgt_lang=None, sink: SinkFactory = TupleSink) -> BilingualFile:
     """Read a TMX file without holding its XML tree: two passes of lxml's iterparse over the file.
 
     The first pass gathers the languages (and the header's srclang), the second builds the segments;
-    each `<tu>` is dropped as soon as it is read, and the segments are kept compressed
-    (termqa.store.packed.PackedSegments), so memory holds a fraction of the file and no XML. Gives a record
+    each `<tu>` is dropped as soon as it is read, and the segments go to `sink()` as they are made (the
+    pipeline's keeps them compressed), so memory holds no XML. Gives a record
     equal to `read`'s on the parsed tree (tested). The parser settings are formats.xmlsafe's:
     no entities, no DTD, no network.
     """
@@ -110,7 +111,7 @@ def read_stream(path: str, *, src_lang=None, tgt_lang=None) -> BilingualFile:
     passes = iter((info, {}))  # the first pass fills `info` (root, header, body); the second needs none
     uri = ns(xmlstream.root_of(path).tag)
     return _read_units(path, uri, info, lambda: _stream_tus(path, uri, next(passes)), src_lang=src_lang,
-                       tgt_lang=tgt_lang, pack=True)
+                       tgt_lang=tgt_lang, sink=sink)
 
 
 def _stream_tus(path: str, uri: str, info: dict):
@@ -143,12 +144,12 @@ def _tag(name: str, uri: str) -> str:
 
 
 def _read_units(path: str, uri: str, info: dict, tus, *, src_lang=None, tgt_lang=None,
-                pack: bool = False) -> BilingualFile:
+                sink: SinkFactory = TupleSink) -> BilingualFile:
     """The file's record from its `<tu>` elements: `tus()` gives them afresh for each of the two passes.
 
     `info`: the header's srclang, the root's version and whether the file has a body (filled by the
-    first pass when streaming). `pack`: the document's segments are kept compressed as they are read
-    (termqa.store.packed.PackedSegments), never as millions of records at once.
+    first pass when streaming). `sink`: makes what holds each document's segments as they are read
+    (formats.sink; compressed when the pipeline reads a big memory, never millions of records at once).
     """
     warnings: list[str] = []
     problems: list[str] = []
@@ -206,7 +207,7 @@ def _read_units(path: str, uri: str, info: dict, tus, *, src_lang=None, tgt_lang
 
     # Second pass: the segments of the chosen pair (or of every pair, each its own document).
     several = len(targets) > 1
-    by_target = {t: SegmentPacker() if pack else [] for t in targets}
+    by_target = {t: sink() for t in targets}
     without_source = 0
     for n, tu in enumerate(tus(), start=1):
         uid = tu.get("tuid") or f"{n}"
@@ -244,8 +245,7 @@ def _read_units(path: str, uri: str, info: dict, tus, *, src_lang=None, tgt_lang
         warnings.append(f"tuid used by more than one <tu>: {_listing(dup[:10])}")
 
     docs = tuple(Document(doc_id=f"{path}#{tgt}" if several else path, path=path, format="tmx", src_lang=src,
-                          tgt_lang=tgt, segments=segments.done() if isinstance(segments, SegmentPacker)
-                          else tuple(segments)) for tgt, segments in by_target.items())
+                          tgt_lang=tgt, segments=segments.done()) for tgt, segments in by_target.items())
     return BilingualFile(
         path=path,
         format="tmx",

@@ -254,9 +254,9 @@ def _ts_state(unit, forms) -> str:
     return "needs-translation"
 
 
-def read(path: str, data: bytes, *, src_lang=None, tgt_lang=None) -> BilingualFile:
+def read(source) -> BilingualFile:
     """Read a PO/POT or Qt TS file (told apart by content: TS is XML) into one document."""
-    path = str(path)
+    path, data, src_lang, tgt_lang = str(source.path), source.data, source.src_lang, source.tgt_lang
     if _is_xml(data):
         return _read_ts(path, data, src_lang, tgt_lang)
     return _read_po(path, data, src_lang, tgt_lang)

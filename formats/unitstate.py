@@ -56,7 +56,6 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Sequence
 
 from termqa.model import BilingualFile, Document, Segment
-from termqa.store.packed import _SEGMENT_FIELDS, PackedSegments, SegmentPacker
 
 TRANSLATED = "translated"
 NOT_TRANSLATED = "not-translated"
@@ -206,13 +205,8 @@ def withhold(documents: Sequence[Document], include: Iterable[str] = ()) -> tupl
             continue
         segments += len(gone)
         segs = (_without_target(s) if pos in gone else s for pos, s in enumerate(doc.segments))
-        if isinstance(doc.segments, PackedSegments):
-            packer = SegmentPacker()
-            for s in segs:
-                packer.append(s)
-            out.append(replace(doc, segments=packer.done()))
-        else:
-            out.append(replace(doc, segments=tuple(segs)))
+        remade = getattr(doc.segments, "remade", None)  # segments held otherwise than as records (packed)
+        out.append(replace(doc, segments=remade(segs) if remade is not None else tuple(segs)))
     return out, Withheld(units=len(units), segments=segments, states=dict(states), new_with_text=new_with_text)
 
 
@@ -224,13 +218,16 @@ def regrouped(files: Sequence[BilingualFile], documents: Sequence[Document]) -> 
 
 
 def _fields(segments) -> Iterable[tuple]:
-    """(unit id, state, source, target) of each segment; packed segments give them without records."""
-    if isinstance(segments, PackedSegments):
-        return segments.fields("unit_id", "state", "source", "target")
+    """(unit id, state, source, target) of each segment; packed segments give them without records (their
+    `fields`)."""
+    fields = getattr(segments, "fields", None)
+    if fields is not None:
+        return fields("unit_id", "state", "source", "target")
     return ((s.unit_id, s.state, s.source, s.target) for s in segments)
 
 
 _NO_TARGET = {"target": None, "target_codes": ()}
+_SEGMENT_FIELDS = tuple(Segment.__dataclass_fields__)  # in the order Segment(*fields) takes them
 
 
 def _without_target(seg: Segment) -> Segment:

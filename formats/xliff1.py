@@ -19,10 +19,9 @@ from typing import Optional
 from termqa.errors import InputError, MissingLanguageError
 from termqa.lang.langtags import normalise_tag
 from termqa.model import BilingualFile, Document, Segment
-from termqa.store.gcpause import paused_gc
-from termqa.store.packed import SegmentPacker
 
 from . import inline, xmlsafe, xmlstream
+from .sink import SinkFactory, TupleSink
 from .unitstate import with_qualifier
 from .xmlsafe import XML_LANG, ns
 
@@ -430,10 +429,9 @@ class _Reader:
         return out
 
 
-def read(path: str, root, *, src_lang=None, tgt_lang=None) -> BilingualFile:
-    """Read an XLIFF 1.x file whose root element `root` the hardened parser already produced."""
-    with paused_gc():
-        return _Reader(str(path), root, src_lang, tgt_lang).read()
+def read(source) -> BilingualFile:
+    """Read an XLIFF 1.x file whose root element (`source.root`) the hardened parser already produced."""
+    return _Reader(source.path, source.root, source.src_lang, source.tgt_lang).read()
 
 
 # --- streaming (big files) -----------------------------------------------------------------------
@@ -447,13 +445,13 @@ class _Restart(Exception):
 _ROOT, _FILE, _BODY, _UNIT, _INSIDE = range(5)
 
 
-def read_stream(path: str, *, src_lang=None, tgt_lang=None) -> BilingualFile:
+def read_stream(path: str, *, src_lang=None, tgt_lang=None, sink: SinkFactory = TupleSink) -> BilingualFile:
     """Read an XLIFF 1.x file without holding its XML tree: the record `read` gives on the parsed tree.
 
     One iterparse pass: languages and attributes of each `<file>` at its start, `translate` inherited
     through `<group>` starts, each `<trans-unit>` handed at its end to the tree reader's own code
-    (`_Reader._walk` on that one unit, `_unit`) and then dropped; each document's segments are
-    packed (termqa.model.SegmentPacker). That pass assumes what a big file nearly always is: one
+    (`_Reader._walk` on that one unit, `_unit`) and then dropped; each document's segments go to a
+    `sink()` (formats.sink). That pass assumes what a big file nearly always is: one
     `<file>` (document ids depend on how many there are), languages written on it (else they come
     from other files or from xml:lang further on, with warnings listed before any unit's), no dialect
     namespace declared after the first `<file>` starts. When an assumption fails it stops, reads an
@@ -461,15 +459,14 @@ def read_stream(path: str, *, src_lang=None, tgt_lang=None) -> BilingualFile:
     """
     path = str(path)
     xmlsafe.refuse_entities(xmlsafe.prolog_of(path), path)
-    with paused_gc():
-        try:
-            return _stream(path, src_lang, tgt_lang, None)
-        except _Restart:
-            pass
-        return _stream(path, src_lang, tgt_lang, xmlstream.outline(path, lang_names=("source", "target")))
+    try:
+        return _stream(path, src_lang, tgt_lang, None, sink)
+    except _Restart:
+        pass
+    return _stream(path, src_lang, tgt_lang, xmlstream.outline(path, lang_names=("source", "target")), sink)
 
 
-def _stream(path: str, src_lang, tgt_lang, out) -> BilingualFile:
+def _stream(path: str, src_lang, tgt_lang, out, sink: SinkFactory) -> BilingualFile:
     stream = xmlstream.events(path, ("xliff", "file", "body", "group", "trans-unit"))
     root = xmlstream.root_start(stream, path)
     r = _Reader(path, root, src_lang, tgt_lang)
@@ -523,7 +520,7 @@ def _stream(path: str, src_lang, tgt_lang, out) -> BilingualFile:
                     langs.append((src, tgt))
                 src, tgt = langs[k - 1]
                 r.open_file(path if n_files == 1 else f"{path}#{k}", src, tgt)
-                segs = SegmentPacker()
+                segs = sink()
                 stack.append((el, _FILE, False))
             else:
                 stack.append((el, _INSIDE, False))

@@ -21,10 +21,9 @@ from typing import Optional
 from termqa.errors import InputError, MissingLanguageError
 from termqa.lang.langtags import lang_matches, normalise_tag
 from termqa.model import BilingualFile, Document, InlineCode, Segment
-from termqa.store.gcpause import paused_gc
-from termqa.store.packed import SegmentPacker
 
 from . import xmlsafe, xmlstream
+from .sink import SinkFactory, TupleSink
 from .inline import XLIFF2, flatten
 from .xmlsafe import local, ns
 
@@ -296,8 +295,9 @@ def _language(path: str, given: Optional[str], written: Optional[str], what: str
     raise MissingLanguageError(path, f"has no {what} language; pass {option}", which=what)
 
 
-def read(path: str, root, *, src_lang=None, tgt_lang=None) -> BilingualFile:
-    """Read an XLIFF 2.x file whose root element `root` is already parsed (see formats.xmlsafe)."""
+def read(source) -> BilingualFile:
+    """Read an XLIFF 2.x file whose root element (`source.root`) is already parsed (see formats.xmlsafe)."""
+    path, root, src_lang, tgt_lang = source.path, source.root, source.src_lang, source.tgt_lang
     version = _version(root)
     fmt = f"xliff-{version}"
     warnings: list[str] = []
@@ -354,26 +354,25 @@ class _Open:
 _ROOT, _CONTAINER, _UNIT, _NOTES, _INSIDE = range(5)
 
 
-def read_stream(path: str, *, src_lang=None, tgt_lang=None) -> BilingualFile:
+def read_stream(path: str, *, src_lang=None, tgt_lang=None, sink: SinkFactory = TupleSink) -> BilingualFile:
     """Read an XLIFF 2.x file without holding its XML tree: the record `read` gives on the parsed tree.
 
     One iterparse pass: languages at the root's start, each `<file>`'s and `<group>`'s translate flag
     and id at its start, each `<unit>` handed at its end to the tree reader's own code
-    (`_Reader.unit`) and then dropped; each document's segments are packed
-    (termqa.model.SegmentPacker). Problems keep the tree reader's order: those of a file's or group's
+    (`_Reader.unit`) and then dropped; each document's segments go to a `sink()`
+    (formats.sink). Problems keep the tree reader's order: those of a file's or group's
     `<notes>` go where the file or group began (the schema puts notes first; a file may not), those of
     file ids used twice first of all. The pass assumes one `<file>` (document ids depend on how many
     there are); at a second one it stops, counts them in an outline (no tree built) and reads again.
     """
     path = str(path)
     xmlsafe.refuse_entities(xmlsafe.prolog_of(path), path)
-    with paused_gc():
-        try:
-            return _stream(path, src_lang, tgt_lang, None)
-        except _Restart:
-            pass
-        out = xmlstream.outline(path)
-        return _stream(path, src_lang, tgt_lang, sum(1 for c in out.children if c.tag == _tag(out.tag, "file")))
+    try:
+        return _stream(path, src_lang, tgt_lang, None, sink)
+    except _Restart:
+        pass
+    out = xmlstream.outline(path)
+    return _stream(path, src_lang, tgt_lang, sum(1 for c in out.children if c.tag == _tag(out.tag, "file")), sink)
 
 
 def _tag(root_tag: str, name: str) -> str:
@@ -381,7 +380,7 @@ def _tag(root_tag: str, name: str) -> str:
     return f"{{{uri}}}{name}" if uri else name
 
 
-def _stream(path: str, src_lang, tgt_lang, n_files) -> BilingualFile:
+def _stream(path: str, src_lang, tgt_lang, n_files, sink: SinkFactory) -> BilingualFile:
     stream = xmlstream.events(path, ("xliff", "file", "group", "unit", "notes"))
     root = xmlstream.root_start(stream, path)
     version = _version(root)
@@ -398,7 +397,7 @@ def _stream(path: str, src_lang, tgt_lang, n_files) -> BilingualFile:
     t_file, t_group, t_unit, t_notes = (_tag(root.tag, n) for n in ("file", "group", "unit", "notes"))
     docs: list[Document] = []
     file_ids: list = []
-    doc_id, segments, skipped, seen_ids = path, SegmentPacker(), [0], Counter()  # set at each <file>
+    doc_id, segments, skipped, seen_ids = path, sink(), [0], Counter()  # set at each <file>
     stack = [(root, _Open(_ROOT))]
     inside = _Open(_INSIDE)
     for event, el in stream:
@@ -427,7 +426,7 @@ def _stream(path: str, src_lang, tgt_lang, n_files) -> BilingualFile:
                     raise _Restart
                 doc_id = path if (n_files or 1) == 1 else f"{path}#{k}"
                 file_ids.append(el.get("id"))
-                segments, skipped, seen_ids = SegmentPacker(), [0], Counter()
+                segments, skipped, seen_ids = sink(), [0], Counter()
                 stack.append((el, _Open(_CONTAINER, reader._translate(el, True), len(problems),
                                         f"file {el.get('id')!r}")))
             else:

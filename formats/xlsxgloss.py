@@ -85,7 +85,9 @@ def _load(path: str, data: bytes):
                          fix="open it in a spreadsheet program and save it again as .xlsx") from None
 
 
-def read(path: str, data: bytes, content_hash: str, *, sheet: Optional[str] = None) -> Glossary:
+def read(source) -> Glossary:
+    """Read the sheet `source.root` names (None: the first) of the workbook `source.data`."""
+    path, data, content_hash, sheet = split_sheet(source.path)[0], source.data, source.content_hash, source.root
     wb = _load(path, data)
     try:
         names = list(wb.sheetnames)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from termqa.errors import TermqaError, UsageError
-from termqa.evaluate.backlog import backlog
+from termqa.results.backlog import backlog
 from termqa.fileio import atomic_write
 from termqa.formats.decisions import DecisionBook
 from termqa.labels import (
@@ -313,7 +313,7 @@ def todo_views(groups: list, concept_name: dict, concept_anchor: dict) -> tuple[
 
 
 def _backlog_view(result: dict, limit: int = 10) -> Optional[dict]:
-    """The glossary backlog (termqa.evaluate.backlog) cut to what fits on a first screen."""
+    """The glossary backlog (termqa.results.backlog) cut to what fits on a first screen."""
     try:
         b = backlog(result)
     except (TermqaError, KeyError, TypeError):  # a hand-made or older result: leave the panel out

@@ -6,7 +6,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Iterator, Optional, Sequence
 
-from termqa.store.conceptrows import ConceptRows, merged
 from termqa.errors import InputError, UsageError
 from termqa.glossaryscope import glossary_labels
 from termqa.model import Concept, Glossary
@@ -104,12 +103,11 @@ def merge_glossaries(glossaries: Sequence[Glossary], only: Optional[Sequence[int
     glossary plus its id. `only`: the places of the glossaries whose concepts are wanted (names are
     still those of the whole set, so that a concept has one id in a run).
 
-    Glossaries read through the index cache hold their concepts as rows (termqa.store.conceptrows): merged
-    as rows, so that no concept record is made before a run reads it."""
+    Glossaries read through the index cache hold their concepts as rows (termqa.store.conceptrows: they give
+    their `ids()` and are `merged` as rows), so that no concept record is made before a run reads it."""
     if len(glossaries) == 1:
         return glossaries[0].concepts
-    parts = [list(g.concepts.ids()) if isinstance(g.concepts, ConceptRows) else [c.id for c in g.concepts]
-             for g in glossaries]
+    parts = [list(g.concepts.ids()) if _as_rows(g.concepts) else [c.id for c in g.concepts] for g in glossaries]
     counts: dict[str, int] = {}
     for ids in parts:
         for cid in ids:
@@ -118,8 +116,8 @@ def merge_glossaries(glossaries: Sequence[Glossary], only: Optional[Sequence[int
     names = [[f"{label}:{cid}" if counts[cid] > 1 else cid for cid in ids]
              for label, ids in zip(labels, parts)]
     keep = range(len(glossaries)) if only is None else sorted(only)
-    if all(isinstance(g.concepts, ConceptRows) for g in glossaries):
-        return merged([glossaries[i].concepts for i in keep], [names[i] for i in keep])
+    if all(_as_rows(g.concepts) for g in glossaries):
+        return glossaries[0].concepts.merged([glossaries[i].concepts for i in keep], [names[i] for i in keep])
     out = []
     for i in keep:
         for c, cid in zip(glossaries[i].concepts, names[i]):
@@ -127,6 +125,11 @@ def merge_glossaries(glossaries: Sequence[Glossary], only: Optional[Sequence[int
                 c = replace(c, id=cid)
             out.append(c)
     return tuple(out)
+
+
+def _as_rows(concepts) -> bool:
+    """Concepts held as rows (termqa.store.conceptrows.ConceptRows), which merge without making records."""
+    return hasattr(concepts, "ids") and hasattr(concepts, "merged")
 
 
 def languages_with_terms(concepts: Iterable[Concept]) -> set[str]:

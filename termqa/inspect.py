@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from termqa import formats, glossaryhygiene as hygiene
+from termqa import glossaryhygiene as hygiene
 from termqa.errors import MissingLanguageError
 from termqa.formats.csvgloss import assign_languages
 from termqa.formats.unitstate import withhold
 from termqa.model import STATUSES, BilingualFile, Glossary
+from termqa.pipeline.read import read_file
 from termqa.shownpath import shown_path, without_path
 from termqa.wordcount import source_words, target_words
 
@@ -87,7 +88,7 @@ def inspect_file(path, *, src_lang=None, tgt_lang=None, glossary_lang=None) -> d
 
     note, stand_in_target, stand_in_key = None, False, "target_language"
     try:
-        obj = formats.read_any(path, src_lang=src_lang, tgt_lang=tgt_lang, default_lang=glossary_lang)
+        obj = read_file(path, src_lang=src_lang, tgt_lang=tgt_lang, default_lang=glossary_lang)
     except MissingLanguageError as exc:
         # inspect describes the file as it is: read it with a stand-in language and say so
         if (exc.which == "target" and tgt_lang) or (exc.which == "source" and src_lang):
@@ -97,7 +98,7 @@ def inspect_file(path, *, src_lang=None, tgt_lang=None, glossary_lang=None) -> d
         langs = {"src_lang": src_lang, "tgt_lang": tgt_lang}
         langs["tgt_lang" if exc.which == "target" else "src_lang"] = stand_in
         try:
-            obj = formats.read_any(path, **langs, default_lang=glossary_lang)
+            obj = read_file(path, **langs, default_lang=glossary_lang)
         except MissingLanguageError:  # both languages missing: say which one to pass first
             raise exc from None
         opt = "--tgt-lang" if exc.which == "target" else "--src-lang"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from enum import Enum
 from types import MappingProxyType
 from typing import Optional
 
@@ -190,14 +191,48 @@ ALIGN_METHOD_TEXT = {
     "judge": "located by the judge",
 }
 
-RULE_NAMES = {
-    "forbidden_term": "deprecated term",
-    "untranslated": "left untranslated",
-    "dnt_altered": "do-not-translate item altered",
-    "dnt_translated": "do-not-translate item translated",
-    "dnt_missing": "do-not-translate item missing",
-    "spelling": "spelling (diacritics)",
-}
+
+
+class Rule(str, Enum):
+    """The deterministic rules (termqa.pipeline.prejudge), each declared once: its id (the `rule` of a verdict in
+    every output), the error label it scores (None for a rule that finds the rendering conforming), the ITS 2.0
+    issue type write-back gives it (more precise than its label's), the NOTE_TEXT sentence a note for it starts
+    from, and its name in a reader's words beside the label's (reports, console).
+
+    A member is its id as a string (`Rule.SPELLING == "spelling"`, hashed as the string), so it is looked up by
+    the ids results hold."""
+
+    # errors the rules settle
+    FORBIDDEN_TERM = ("forbidden_term", "A1", "terminology", "forbidden_term", "deprecated term")
+    UNTRANSLATED = ("untranslated", "A4", "untranslated", "untranslated", "left untranslated")
+    DNT_ALTERED = ("dnt_altered", "A5", "terminology", "dnt_altered", "do-not-translate item altered")
+    DNT_TRANSLATED = ("dnt_translated", "A5", "terminology", "dnt_altered", "do-not-translate item translated")
+    DNT_MISSING = ("dnt_missing", "A5", "terminology", "dnt_missing", "do-not-translate item missing")
+    SPELLING = ("spelling", "F", "misspelling", "spelling", "spelling (diacritics)")
+    # renderings the rules find conforming
+    DNT_KEPT = ("dnt_kept", None, None, None, "do-not-translate item kept")
+    GLOSSARY = ("glossary", None, None, None, "the glossary's preferred term")
+    GLOSSARY_ADMITTED = ("glossary_admitted", None, None, None, "a glossary term")
+    REFERENCE = ("reference", None, None, None, "the generated reference")
+    PSEUDO_REFERENCE = ("pseudo_reference", None, None, None, "the document's majority rendering")
+
+    def __new__(cls, id: str, label: Optional[str], its: Optional[str], note: Optional[str], name: str):
+        member = str.__new__(cls, id)
+        member._value_ = id
+        member.label, member.its, member.note, member.reader_name = label, its, note, name
+        return member
+
+    __hash__ = str.__hash__  # found by its id in dicts keyed by strings, and the other way round
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+    @property
+    def id(self) -> str:
+        return self.value
+
+
+# the names and ITS types of the rules that settle errors, by id (derived from Rule)
+RULE_NAMES = MappingProxyType({r.value: r.reader_name for r in Rule if r.label})
 
 
 # --- ITS 2.0 Localization Quality Issue types (write-back) -------------------------------------------
@@ -218,10 +253,7 @@ ITS_TYPES = MappingProxyType({
     "gratuitous_divergence": "terminology",
 })
 # Errors the deterministic rules settle, by rule (more precise than their label).
-ITS_TYPES_BY_RULE = MappingProxyType({
-    "forbidden_term": "terminology", "untranslated": "untranslated", "dnt_altered": "terminology",
-    "dnt_translated": "terminology", "dnt_missing": "terminology", "spelling": "misspelling",
-})
+ITS_TYPES_BY_RULE = MappingProxyType({r.value: r.its for r in Rule if r.its})
 ITS_OMISSION = "omission"  # an error whose rendering the judge found missing altogether (G, no span)
 ITS_UNJUDGED = "uncategorized"
 ITS_DEFAULT = "terminology"
@@ -246,7 +278,7 @@ NOTE_LEAD = MappingProxyType({
 })
 
 NOTE_TEXT = MappingProxyType({
-    # errors the rules settle (keys: RULE_NAMES)
+    # errors the rules settle (keys: Rule.note)
     "forbidden_term": '"{found}" is a {status} term in the glossary: use "{expected}".',
     "forbidden_term_alone": '"{found}" is a {status} term in the glossary: replace it.',
     "untranslated": '"{found}" is left in {language}: use "{expected}" ({origin}).',

@@ -2,20 +2,20 @@
 
 Readers produce `BilingualFile` (documents -> segments) and `Glossary` (concepts -> terms);
 the pipeline adds `Occurrence`, `Reference` and `Verdict`. Nothing here imports a heavy library.
+How the judging records pickle (a call setting their fields) is registered by termqa.store.pickling.
 """
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Optional
+from typing import Iterator, Optional
 
 from termqa.labels import (  # noqa: F401 (the vocabulary, re-exported beside the records that use it)
     CONFORMING, ERROR, GENERATED, GLOSSARY, JUSTIFIED, OUTCOMES, PSEUDO, UNJUDGED, UNJUSTIFIED, VALIDATED,
 )
 from termqa.lang.langtags import lang_matches
-from termqa.store.pickling import pickled_by_fields
 
 
 # --- bilingual files ---------------------------------------------------------------------------
@@ -75,6 +75,24 @@ class Segment:
     @property
     def translated(self) -> bool:
         return bool(self.target and self.target.strip())
+
+
+def concepts_by_id(concepts: Sequence["Concept"]) -> "Mapping[str, Concept]":
+    """The id -> concept mapping of `concepts`: a sequence that holds its concepts otherwise than as records
+    (termqa.store.conceptrows.ConceptRows) gives its own lazy one (`by_id()`, made once), else a dict."""
+    by_id = getattr(concepts, "by_id", None)
+    if by_id is not None:
+        return by_id()
+    return {c.id: c for c in concepts}
+
+
+def segment_texts(segments: Sequence[Segment]) -> Iterator[tuple[int, str, Optional[str]]]:
+    """(index, source, target) of each segment in order. A sequence that holds its segments in another form
+    than records (termqa.store.packed.PackedSegments) gives them through its own `texts()`, without records."""
+    texts = getattr(segments, "texts", None)
+    if texts is not None:
+        return texts()
+    return ((s.index, s.source, s.target) for s in segments)
 
 
 @dataclass(frozen=True)
@@ -225,14 +243,12 @@ def terms_fingerprint(concepts: Sequence[Concept]) -> str:
 HEAD_VARIATIONS = frozenset({"none", "morphosyntactic"})
 
 
-@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Span:
     start: int
     end: int
 
 
-@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Occurrence:
     """One position of a source form of a concept in one segment, with its aligned target span."""
@@ -266,7 +282,6 @@ class Occurrence:
         return self.via == "glossary" and self.variation in HEAD_VARIATIONS
 
 
-@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Reference:
     """R(s): the reference translation of one source form in one document."""
@@ -278,7 +293,6 @@ class Reference:
     provenance: str  # glossary, pseudo, validated, generated
 
 
-@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """The outcome for one occurrence. `label` is an error/consistency code or None."""

@@ -17,10 +17,11 @@ import json
 from collections import defaultdict
 from typing import Optional
 
+from termqa.labels import Rule
 from termqa.lang.langtags import primary
 
 SPELLING_LABELS = ("F",)
-SPELLING_RULES = ("spelling",)
+SPELLING_RULES = (Rule.SPELLING,)
 
 
 def rendering_key(o: dict) -> Optional[str]:

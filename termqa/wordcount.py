@@ -16,8 +16,7 @@ import re
 from typing import Iterable, Optional
 
 from termqa.lang import segment
-from termqa.model import Document
-from termqa.store.packed import segment_texts
+from termqa.model import Document, segment_texts
 
 _WORD = re.compile(r"\w+(?:['’-]\w+)*", re.UNICODE)
 

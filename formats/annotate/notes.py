@@ -27,7 +27,7 @@ from termqa.labels import (
     CODE_DESCRIPTIONS, CONSISTENCY_DESCRIPTIONS, ITS_DEFAULT, ITS_OMISSION, ITS_TYPES, ITS_TYPES_BY_RULE, ITS_UNJUDGED,
     NOTE_LEAD, NOTE_ORIGIN, NOTE_REFERENCE, NOTE_SOURCE_LANGUAGE, NOTE_TEXT, OUTCOME_TEXT, R_ACRONYM_KEPT,
     R_COPIED_WORD, R_COPY_UNKNOWN, R_DERIVED, R_HAPAX, R_IN_KEPT_NAME, R_INFLECTED, R_MISALIGNED, R_NO_REFERENCE,
-    R_SHORT_FORM_KEPT, R_SPELLING_PSEUDO,
+    R_SHORT_FORM_KEPT, R_SPELLING_PSEUDO, Rule,
 )
 from termqa.lang.fold import loose
 from termqa.lang.langtags import lang_matches, language_name, normalise_tag, primary
@@ -190,20 +190,24 @@ def with_lead(outcome: str, sentence: str) -> str:
 
 
 def _error_key(rule, label, found, expected, fields: dict, concept, target_lang) -> str:
-    if rule == "forbidden_term" and found:
+    if rule == Rule.FORBIDDEN_TERM and found:
         t = _glossary_term(found, concept, target_lang) or {}
         fields["status"] = t.get("status") if t.get("status") in ("deprecated", "superseded") else "deprecated"
-        return "forbidden_term" if expected else "forbidden_term_alone"
-    if rule == "spelling" and found:
+        return Rule.FORBIDDEN_TERM.note if expected else "forbidden_term_alone"
+    if rule == Rule.SPELLING and found:
         # the glossary term misspelt (an admitted term is named as such), else the reference
         fields["expected"] = (_glossary_term(found, concept, target_lang) or {}).get("text") or expected
-        return "spelling" if fields["expected"] else "error"
-    if (rule in ("dnt_altered", "dnt_translated", "dnt_missing") or label == "A5") and (expected or fields["term"]):
+        return Rule.SPELLING.note if fields["expected"] else "error"
+    if (rule in _DNT_RULES or label == Rule.DNT_MISSING.label) and (expected or fields["term"]):
         fields["expected"] = expected or fields["term"]
-        return "dnt_missing" if not found else "dnt_altered"
-    if (rule == "untranslated" or label == "A4") and found and expected and expected != found:
-        return "untranslated"
+        return Rule.DNT_MISSING.note if not found else Rule.DNT_ALTERED.note
+    if (rule == Rule.UNTRANSLATED or label == Rule.UNTRANSLATED.label) and found and expected and expected != found:
+        return Rule.UNTRANSLATED.note
     return "error"
+
+
+# the rules that find a do-not-translate item changed: one note, whether found altered, translated or not at all
+_DNT_RULES = frozenset({Rule.DNT_ALTERED, Rule.DNT_TRANSLATED, Rule.DNT_MISSING})
 
 
 def _unjudged_key(reason: str, found: Optional[str], expected: Optional[str]) -> str:

@@ -1,6 +1,6 @@
 """CLI commands `meta-eval`, `biomqm-export` and `backlog` (registered on `termqa` in cli.py).
 
-Thin layers over termqa.evaluate.meta_eval, termqa.formats.biomqm and termqa.evaluate.backlog: each flag is a keyword
+Thin layers over termqa.evaluate.meta_eval, termqa.formats.biomqm and termqa.results.backlog: each flag is a keyword
 argument of a library call. Typed errors propagate to the group, which prints them (exit 2).
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from termqa.cli.common import epilog
 from termqa.config import DEFAULT_LEMMATISER, LemmatiserMode
 from termqa.errors import UsageError
 from termqa.evaluate import meta_eval as me
-from termqa.evaluate.backlog import backlog, render_text, write
+from termqa.results.backlog import backlog, render_text, write
 from termqa.evaluate.biomqm_checks import run_checks
 from termqa.fileio import atomic_write
 from termqa.formats import biomqm

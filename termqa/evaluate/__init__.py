@@ -1,2 +1,2 @@
 """Evaluation beyond one check: comparing systems, agreement with human scores, statistics,
-re-scoring under other penalties, and the glossary backlog."""
+re-scoring under other penalties (the glossary backlog of a result is termqa.results.backlog)."""

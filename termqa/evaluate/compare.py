@@ -43,7 +43,7 @@ from termqa.pipeline import sanity
 from termqa.pipeline.check import count, finish, prepare
 from termqa.pipeline.lemmatisers import TRAINED_MAX_WORDS, Lemmatisers, project_words
 from termqa.pipeline.read import read_glossary_cached
-from termqa.pipeline.score import validate_table
+from termqa.score import validate_table
 from termqa.store import indexcache
 
 

@@ -218,7 +218,7 @@ def _rendering(text):
 def item_hits(result: Mapping) -> list[dict]:
     """Per occurrence, per counting metric: True/False when the metric scores it, else absent.
 
-    Mirrors termqa.pipeline.metrics on the result JSON, for segment-level values: em and tcr_em on glossary
+    Mirrors termqa.metrics on the result JSON, for segment-level values: em and tcr_em on glossary
     match; tcr_pr against the chain's first rendering; tcr_t per consecutive pair, counted on the
     pair's second occurrence; conformity against the glossary or the chain's first/majority
     rendering."""

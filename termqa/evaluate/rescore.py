@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import Counter
 
 from termqa.errors import TermqaError
-from termqa.pipeline.score import rescore_rows, scores, validate_table
+from termqa.score import rescore_rows, scores, validate_table
 from termqa.results.languages import totals_only
 from termqa.signature import Signature
 

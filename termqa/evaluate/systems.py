@@ -11,10 +11,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional, Sequence
 
-from termqa import formats
 from termqa.errors import InputError, MissingLanguageError, UsageError
 from termqa.inputs import expand
 from termqa.lang.langtags import primary
+from termqa.pipeline.read import read_bilingual_file
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ def plan_systems(inputs: Sequence[str], *, names: Sequence[str] = (), tgt_langs:
             files = expand(inputs)
             try:
                 for f in files:
-                    formats.read_bilingual(f, src_lang=src_lang)
+                    read_bilingual_file(f, src_lang=src_lang)
             except MissingLanguageError as exc:
                 if exc.which != "target" or len(exc.candidates) < 2:
                     raise
@@ -77,7 +77,7 @@ def _stem(path: str) -> str:
 def read_system(spec: SystemSpec, src_lang: Optional[str]):
     """The files of one system, read once, in input order (folders expanded, sorted)."""
 
-    return [formats.read_bilingual(f, src_lang=src_lang, tgt_lang=spec.tgt_lang) for f in expand(spec.inputs)]
+    return [read_bilingual_file(f, src_lang=src_lang, tgt_lang=spec.tgt_lang) for f in expand(spec.inputs)]
 
 
 def documents_of(files) -> list:

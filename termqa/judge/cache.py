@@ -12,6 +12,11 @@ Runs that share the file also share the bill: before asking, a run *claims* the 
 `claims` with a lease). A second run that finds the question claimed waits for the first run's
 answer instead of paying for it again; a claim whose run died (killed, the machine lost) expires
 with its lease, and the question is claimed anew. The owner renews its lease at each attempt.
+
+The file's layout grows by numbered migrations (`MIGRATIONS`), each adding what a version of termqa
+needed; the file records the last one applied (`meta.schema`). Opening a file of an older layout applies
+the missing ones, in one transaction, and keeps every answer stored (they were paid for); a file of a
+newer layout than this termqa knows is refused, untouched.
 """
 from __future__ import annotations
 
@@ -27,10 +32,7 @@ from typing import Any, Iterator, Mapping, Optional, Sequence
 
 from termqa.errors import ConfigError
 
-SCHEMA_VERSION = 1
-
-# Questions being asked by some run: (key, owner, expires as a Unix time). Added to any cache file
-# that lacks it (the layout version is unchanged: older termqa versions ignore the table).
+# Questions being asked by some run: (key, owner, expires as a Unix time).
 _CLAIMS = "CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL)"
 # What claim() found: the question is answered, claimed by this owner now, or by another live run.
 ANSWERED, MINE, TAKEN = "answered", "mine", "taken"
@@ -67,6 +69,16 @@ _BATCH_TABLES = (
         batch_id TEXT PRIMARY KEY, input_file_id TEXT, status TEXT NOT NULL, requests INTEGER NOT NULL,
         model TEXT, endpoint TEXT, base_url TEXT, created TEXT NOT NULL, updated TEXT NOT NULL)""",
 )
+# The layouts, oldest first: (number, what it adds, its statements). Statements only create what is missing
+# (files written before the numbering carry version 1 and may already hold the later tables). A new layout is a
+# new entry at the end, never an edit of one already released.
+MIGRATIONS = (
+    (1, "the judgements", (_TABLE,)),
+    (2, "the batch engine's tables", _BATCH_TABLES),
+    (3, "the claims of runs sharing the file", (_CLAIMS,)),
+)
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
 # Batch states after which nothing more will come.
 BATCH_DONE = ("completed", "failed", "expired", "cancelled")
 
@@ -144,21 +156,7 @@ class VerdictCache:
             self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30.0)
             _journal_wal(self._db)
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(_TABLE)
-            self._db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
-            for sql in _BATCH_TABLES:
-                self._db.execute(sql)
-            self._db.execute(_CLAIMS)
-            # OR IGNORE: another run opening the same new file at once may have written it first
-            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            row = self._db.execute("SELECT value FROM meta WHERE name='schema'").fetchone()
-            if row[0] != str(SCHEMA_VERSION):
-                raise ConfigError(
-                    f"{self.path}: judge cache has layout version {row[0]}, this termqa reads "
-                    f"version {SCHEMA_VERSION}",
-                    fix="point --cache at a new file, or remove the old cache",
-                )
-            self._db.commit()
+            _migrate(self._db, self.path)
         except sqlite3.DatabaseError as exc:
             raise ConfigError(
                 f"{self.path}: cannot open the judge cache ({exc})",
@@ -317,6 +315,32 @@ class VerdictCache:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _migrate(db: sqlite3.Connection, path: Path) -> None:
+    """Bring the file to SCHEMA_VERSION: the migrations after the one it records, in one write transaction
+    (another run opening the same file at once waits, then finds it done)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
+        row = db.execute("SELECT value FROM meta WHERE name='schema'").fetchone()
+        have = 0 if row is None else int(row[0]) if str(row[0]).isdigit() else None
+        if have is None or have > SCHEMA_VERSION:
+            raise ConfigError(
+                f"{path}: judge cache has layout version {row[0]}, this termqa reads versions up to "
+                f"{SCHEMA_VERSION}",
+                fix="use the termqa that wrote it (or a newer one), or point --cache at another file",
+            )
+        for number, _what, statements in MIGRATIONS:
+            if number > have:
+                for sql in statements:
+                    db.execute(sql)
+        if have < SCHEMA_VERSION:
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
 
 
 def _entry(row) -> CacheEntry:

@@ -48,7 +48,7 @@ from termqa.pipeline.detect import keys_of, rendering_key
 from termqa.pipeline.prejudge import Rules
 from termqa.pipeline.reference import pseudo_reference
 from termqa.pipeline.review import REVIEWER
-from termqa.pipeline.score import penalty_for
+from termqa.score import penalty_for
 from termqa.problems import opening_case_free
 from termqa.signature import JudgePart
 from termqa.wordcount import source_words

@@ -23,13 +23,14 @@ from termqa.inputs import expand, merge_glossaries
 from termqa.shownpath import with_path
 from termqa.lang.langtags import normalise_tag, primary
 from termqa.model import BilingualFile, Concept, Document, Glossary, Reference, Verdict
-from termqa.pipeline import parallel, sanity
+from termqa.pipeline import sanity
+from termqa.store import parallel
 from termqa.pipeline.counting import count_parallel, count_sequential, flag_misaligned, references_of, verdicts_of
 from termqa.pipeline.lemmatisers import TRAINED_MAX_WORDS, Lemmatisers, project_words
-from termqa.pipeline.metrics import Item
+from termqa.metrics import Item
 from termqa.pipeline.prejudge import Rules
 from termqa.pipeline.read import expand_paths, give_languages, glossary_fits, read_glossary_cached, read_inputs
-from termqa.pipeline.score import validate_table
+from termqa.score import validate_table
 from termqa.pipeline.sourceindex import cached_source_index
 from termqa.signature import JudgePart, Signature
 from termqa.wordcount import source_words

@@ -13,14 +13,14 @@ from typing import Mapping, Optional, Sequence
 from termqa.config import VariantLevel
 from termqa.lang.langtags import normalise_tag, primary
 from termqa.lang.segcheck import misalignment
-from termqa.model import ALLOWED_STATUSES, UNJUDGED, Occurrence, Reference, Span, Verdict
-from termqa.pipeline import align as al, detect as dt, parallel, passes
-from termqa.pipeline.metrics import Item
+from termqa.model import ALLOWED_STATUSES, UNJUDGED, Occurrence, Reference, Span, Verdict, segment_texts
+from termqa.pipeline import align as al, detect as dt, passes
+from termqa.store import parallel
+from termqa.metrics import Item
 from termqa.pipeline.occurrences import WithSource
 from termqa.pipeline.passes import Work
 from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING, Rules, one_verdict_per_copy, verdict_fields
 from termqa.pipeline.reference import glossary_reference, pseudo_reference
-from termqa.store.packed import segment_texts
 
 
 def count_sequential(documents, concepts, tries, lem, progress, level: VariantLevel):

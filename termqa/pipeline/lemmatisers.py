@@ -10,8 +10,7 @@ from typing import Sequence
 
 from termqa.lang.langtags import primary
 from termqa.lang.lemma import Lemmatiser, get_lemmatiser
-from termqa.model import Document
-from termqa.store.packed import segment_texts
+from termqa.model import Document, segment_texts
 
 # Above this many words (source + target), `--lemmatiser auto` uses the lookup tables even when a
 # trained spaCy pipeline is installed.

@@ -13,13 +13,12 @@ from typing import Optional, Sequence
 
 from termqa.config import VariantLevel
 from termqa.lang.verbuse import WORD_CLASSES
-from termqa.model import Document, Segment
+from termqa.model import Document, Segment, segment_texts
 from termqa.pipeline.detect import (
     TermTrie, acronym_definition_spans, find_acronyms, find_in_segment, in_case, positions_and_keys,
     without_verb_uses,
 )
 from termqa.pipeline.sourcevariants import VariantFinder, find_variants
-from termqa.store.packed import segment_texts
 
 
 # A document with more segments than this (a big translation memory) keeps no tokens: it is tokenised and

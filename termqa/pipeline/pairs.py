@@ -17,12 +17,13 @@ from termqa.formats.tmx import EVERY_TARGET
 from termqa.model import BilingualFile
 
 
-def every_pair(path: str, exc: MissingLanguageError, src_lang: Optional[str] = None) -> BilingualFile:
+def every_pair(path: str, exc: MissingLanguageError, src_lang: Optional[str] = None, *, sink=None) -> BilingualFile:
     """The file with a document per pair of the target languages `exc` (the reader's refusal to guess one)
-    names, read once more in one pass; re-raises `exc` when it is not about several targets."""
+    names, read once more in one pass; re-raises `exc` when it is not about several targets. `sink`: as
+    formats.read_bilingual's."""
     if exc.which != "target" or len(exc.candidates) < 2:
         raise exc
-    return formats.read_bilingual(path, src_lang=src_lang, tgt_lang=EVERY_TARGET)
+    return formats.read_bilingual(path, src_lang=src_lang, tgt_lang=EVERY_TARGET, sink=sink)
 
 
 __all__ = ["every_pair"]

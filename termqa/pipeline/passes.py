@@ -16,11 +16,10 @@ from typing import Optional
 from termqa.config import VariantLevel
 from termqa.lang.langtags import primary
 from termqa.lang.normalise import term_key
-from termqa.model import Document
+from termqa.model import Document, concepts_by_id
 from termqa.pipeline import align as al, detect as dt, occurrences as occ, variants as vr
 from termqa.pipeline.closest import align_closest
 from termqa.pipeline.established import align_established
-from termqa.store import conceptrows
 
 
 @dataclass(slots=True)
@@ -51,7 +50,7 @@ def detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cach
     Everything here depends on this document only (the forms cache holds pure functions of a concept),
     so documents can be counted in any order, or side by side in worker processes.
     """
-    by_id = conceptrows.by_id(concepts)
+    by_id = concepts_by_id(concepts)
     src_lang = primary(doc.src_lang or "")
     matches, tokens_by_seg = occ.source_matches(doc, trie, lem_s, level, src_lang, stop)
 

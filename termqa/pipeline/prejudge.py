@@ -21,9 +21,9 @@ from termqa.pipeline.align import TargetForm
 from termqa.labels import (  # noqa: F401 (the reasons this stage gives, importable from it as before)
     R_ACRONYM_KEPT, R_COPIED_WORD, R_COPY_UNKNOWN, R_DIVERGES_GLOSSARY, R_DIVERGES_MAJORITY, R_HAPAX, R_HEAD_DROPPED,
     R_DERIVED, R_IN_KEPT_NAME, R_INFLECTED, R_MISALIGNED, R_MISSING, R_NO_REFERENCE, R_SHORT_FORM_KEPT, R_SPELLING_PSEUDO,
-    R_SPELLING_VARIANT,
+    R_SPELLING_VARIANT, Rule,
 )
-from termqa.pipeline.score import penalty_for
+from termqa.score import penalty_for
 from termqa.pipeline.variants import CONJUNCTIONS
 
 # variant rules of a target form that may leave out words of the designation (termqa.pipeline.align):
@@ -37,7 +37,16 @@ class Decision:
     outcome: str
     label: Optional[str]
     reason: str
-    rule: Optional[str] = None  # which deterministic rule decided (None when unjudged)
+    rule: Optional[Rule] = None  # which deterministic rule decided (None when unjudged)
+
+
+def _error(rule: Rule, reason: str) -> Decision:
+    """An error a rule settles, scored under the rule's label."""
+    return Decision(ERROR, rule.label, reason, rule)
+
+
+def _conforming(rule: Rule, reason: str) -> Decision:
+    return Decision(CONFORMING, None, reason, rule)
 
 
 def acronym_like(text: str) -> bool:
@@ -132,8 +141,8 @@ def decide(*, kind: Optional[str], rendering: Optional[str], concept: Concept, r
     ref_text = reference.text if reference else None
     if kind is None:
         if concept.dnt:
-            return Decision(ERROR, "A5", f"do-not-translate item '{ref_text}' not found in the target "
-                            "(translated, altered or omitted)", "dnt_missing")
+            return _error(Rule.DNT_MISSING, f"do-not-translate item '{ref_text}' not found in the target "
+                          "(translated, altered or omitted)")
         if reference is None:
             return Decision(UNJUDGED, None, R_HAPAX if chain_size == 1 else R_NO_REFERENCE)
         return Decision(UNJUDGED, None, R_MISSING)
@@ -141,13 +150,11 @@ def decide(*, kind: Optional[str], rendering: Optional[str], concept: Concept, r
         # the closest candidate the target holds (termqa.pipeline.closest): shown, never decided
         return Decision(UNJUDGED, None, R_DIVERGES_GLOSSARY if reference is not None else R_NO_REFERENCE)
     if kind == "dnt":
-        return Decision(CONFORMING, None, "do-not-translate item kept as is", "dnt_kept")
+        return _conforming(Rule.DNT_KEPT, "do-not-translate item kept as is")
     if kind == "dnt_altered":
-        return Decision(ERROR, "A5", f"do-not-translate item altered: '{rendering}' instead of '{ref_text}'",
-                        "dnt_altered")
+        return _error(Rule.DNT_ALTERED, f"do-not-translate item altered: '{rendering}' instead of '{ref_text}'")
     if concept.dnt and kind in ("glossary", "forbidden"):
-        return Decision(ERROR, "A5", f"do-not-translate item translated as '{rendering}'; keep '{ref_text}'",
-                        "dnt_translated")
+        return _error(Rule.DNT_TRANSLATED, f"do-not-translate item translated as '{rendering}'; keep '{ref_text}'")
     if kind == "inflected":
         # only the stem agrees with a glossary term: likely the term in another case or number, not certain
         return Decision(UNJUDGED, None, R_INFLECTED)
@@ -167,32 +174,30 @@ def decide(*, kind: Optional[str], rendering: Optional[str], concept: Concept, r
             return Decision(UNJUDGED, None, R_SHORT_FORM_KEPT)
         if not foreign:
             return Decision(UNJUDGED, None, R_COPY_UNKNOWN)
-        return Decision(ERROR, "A4", f"left untranslated; the glossary gives '{ref_text}'", "untranslated")
+        return _error(Rule.UNTRANSLATED, f"left untranslated; the glossary gives '{ref_text}'")
     if kind == "forbidden":
         status = form.status if form else "deprecated"
-        return Decision(ERROR, "A1", f"'{rendering}' is {status} in the glossary; use '{ref_text}'",
-                        "forbidden_term")
+        return _error(Rule.FORBIDDEN_TERM, f"'{rendering}' is {status} in the glossary; use '{ref_text}'")
     if kind == "glossary":
         if spelling:
-            return Decision(ERROR, "F", spelling, "spelling")
+            return _error(Rule.SPELLING, spelling)
         if form is not None and form.status == PREFERRED or (ref_text and form and form.text == ref_text):
-            return Decision(CONFORMING, None, "matches the glossary's preferred term", "glossary")
-        return Decision(CONFORMING, None, f"matches the glossary term '{form.text if form else rendering}'"
-                        f" ({form.status if form else 'allowed'})", "glossary_admitted")
+            return _conforming(Rule.GLOSSARY, "matches the glossary's preferred term")
+        return _conforming(Rule.GLOSSARY_ADMITTED, f"matches the glossary term '{form.text if form else rendering}'"
+                           f" ({form.status if form else 'allowed'})")
     # established: a rendering the document uses, not a glossary term
     if reference is not None and reference.provenance == GLOSSARY:
         return Decision(UNJUDGED, None, R_DIVERGES_GLOSSARY)
     if same_as_reference and reference is not None and reference.provenance == GENERATED and not spelling:
         # a generated reference comes from the concept, not from this output: matching it is not
         # circular, even for a single occurrence
-        return Decision(CONFORMING, None, f"matches the generated reference '{ref_text}'", "reference")
+        return _conforming(Rule.REFERENCE, f"matches the generated reference '{ref_text}'")
     if chain_size == 1:
         return Decision(UNJUDGED, None, R_HAPAX)
     if same_as_reference:
         if spelling:
             return Decision(UNJUDGED, None, R_SPELLING_PSEUDO)
-        return Decision(CONFORMING, None, "matches the document's majority rendering (no glossary term)",
-                        "pseudo_reference")
+        return _conforming(Rule.PSEUDO_REFERENCE, "matches the document's majority rendering (no glossary term)")
     return Decision(UNJUDGED, None, R_DIVERGES_MAJORITY)
 
 
@@ -249,7 +254,7 @@ def verdict_fields(d: Decision, table: Mapping[str, float]) -> dict:
     """The Verdict fields a decision sets (penalty from `table`), for building or replacing verdicts."""
     return {"outcome": d.outcome, "label": d.label, "penalty": penalty_for(d.outcome, d.label, table),
             "reason": d.reason, "judge": "rule" if d.rule else None,
-            "extra": (("rule", d.rule),) if d.rule else ()}
+            "extra": (("rule", d.rule.value),) if d.rule else ()}  # the id: records hold plain data
 
 
 class Rules:

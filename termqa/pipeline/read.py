@@ -20,7 +20,8 @@ from termqa.lang.langtags import normalise_tag
 from termqa.model import BilingualFile, Concept, Document, Glossary
 from termqa.pipeline.pairs import every_pair
 from termqa.store import conceptrows, indexcache
-from termqa.store.packed import packed_document
+from termqa.store.gcpause import paused_gc
+from termqa.store.packed import SegmentPacker, packed_document
 
 # Above this many bytes of input files, the documents of a project are kept packed once read (`read_inputs`):
 # ~3M words of XLIFF; a smaller project keeps plain records (packing costs time, unpacking more).
@@ -36,15 +37,29 @@ def read_inputs(items, src_lang, tgt_lang) -> list[BilingualFile]:
     for item in items:
         if not isinstance(item, BilingualFile):
             try:
-                item = formats.read_bilingual(item, src_lang=src_lang, tgt_lang=tgt_lang)
+                # a big file read streaming keeps its segments packed as they are read
+                item = formats.read_bilingual(item, src_lang=src_lang, tgt_lang=tgt_lang, sink=SegmentPacker)
             except MissingLanguageError as exc:  # a TMX of several targets: every pair (pipeline/pairs.py)
                 if tgt_lang:
                     raise
-                item = every_pair(item, exc, src_lang)
+                item = every_pair(item, exc, src_lang, sink=SegmentPacker)
             if pack:
                 item = replace(item, documents=tuple(packed_document(d) for d in item.documents))
         files.append(item)
     return files
+
+
+def read_file(path, **langs):
+    """Any file read as the stages read theirs (formats.read_any's arguments): a big one streaming into packed
+    segments, with the collector paused while its records are made (for `inspect` and `compare`)."""
+    with paused_gc():
+        return formats.read_any(path, sink=SegmentPacker, **langs)
+
+
+def read_bilingual_file(path, **langs):
+    """A bilingual file read as `read_file` reads it (formats.read_bilingual's arguments)."""
+    with paused_gc():
+        return formats.read_bilingual(path, sink=SegmentPacker, **langs)
 
 
 def _input_bytes(items) -> int:

@@ -22,7 +22,7 @@ from termqa.formats.decisions import (
 )
 from termqa.labels import CONFORMING, ERROR, ERROR_CODES, JUSTIFIED, UNJUSTIFIED
 from termqa.model import Document, Verdict
-from termqa.pipeline.score import penalty_for
+from termqa.score import penalty_for
 
 REVIEWER = "reviewer"
 _SPECIFIC = {"segment": 0, "document": 1, "project": 2}

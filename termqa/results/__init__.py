@@ -1,1 +1,2 @@
-"""What a run produces for machines: the JSON result object and the CI gate over it."""
+"""What a run produces for machines: the JSON result object, the CI gate over it, and the glossary backlog
+it suggests."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Mapping
 
-from termqa.evaluate.backlog import backlog
+from termqa.results.backlog import backlog
 from termqa.lang.langtags import normalise_tag
 from termqa.results.gate import failures
 from termqa.results.langslice import LANGUAGE_KEYS, language_of, slice_result, target_languages

@@ -12,8 +12,8 @@ from typing import Iterator
 from termqa.errors import InputError
 from termqa.fileio import Rows
 from termqa.model import OUTCOMES, UNJUDGED
-from termqa.pipeline.metrics import all_metrics, per_document, variation_shares
-from termqa.pipeline.score import scores
+from termqa.metrics import all_metrics, per_document, variation_shares
+from termqa.score import scores
 from termqa.results.languages import per_language, target_languages, totals_only
 from termqa.results.verdict import with_verdicts
 from termqa.store.gcpause import without_gc

@@ -11,8 +11,9 @@ makes a run slow or big; results never depend on any of it (a run with `--no-ind
   the few concepts its text contains).
 - `packed`: a document's segments held compressed (a big translation memory costs a fraction of its file).
 - `pickling`: how records pickle (one idiom: a call that sets their fields), for the cache and for the
-  counting workers that send their verdicts back.
+  counting workers that send their verdicts back; the data model's records are registered there.
 - `gcpause`: the cyclic garbage collector paused while records are built in bulk (they form no cycles).
+- `parallel`: the worker processes counting forks for a big project, and how many.
 
 Measurements behind these choices are in bench/README.md.
 """

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import Iterable, Iterator, Optional
 
-from termqa.model import Concept, Term
+from termqa.model import Concept, Term, concepts_by_id
 
 _TERM_FIELDS = tuple(f.name for f in fields(Term))
 _CONCEPT_FIELDS = tuple(f.name for f in fields(Concept))
@@ -59,6 +59,11 @@ class ConceptRows(Sequence):
 
     def __reduce__(self):
         return (_from_rows, (self.rows(),))
+
+    @staticmethod
+    def merged(parts: Sequence["ConceptRows"], ids: Sequence[Sequence[str]]) -> "ConceptRows":
+        """`merged` (below), for a caller that has ConceptRows in hand without importing this module."""
+        return merged(parts, ids)
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -131,10 +136,9 @@ class ConceptsById(Mapping):
 
 
 def by_id(concepts: Sequence[Concept]) -> Mapping[str, Concept]:
-    """The id -> concept mapping of `concepts`: lazy (and made once) for ConceptRows, else a dict."""
-    if isinstance(concepts, ConceptRows):
-        return concepts.by_id()
-    return {c.id: c for c in concepts}
+    """The id -> concept mapping of `concepts`: lazy (and made once) for ConceptRows, else a dict
+    (termqa.model.concepts_by_id, for a caller that imports nothing of the store)."""
+    return concepts_by_id(concepts)
 
 
 def merged(parts: Sequence[ConceptRows], ids: Sequence[Sequence[str]]) -> ConceptRows:

@@ -1,8 +1,10 @@
 """A document's segments held compressed (`PackedSegments`), for translation memories of millions of units.
 
 A big memory read as Segment records costs several times its file in memory; packed, a fraction of it.
-Readers of big files fill a `SegmentPacker` as they go; a project over a size keeps each file's documents
-packed once read (`packed_document`). `segment_texts` reads the texts without making records.
+Readers of big files fill a `SegmentPacker` as they go (the segment sink the pipeline hands them, see
+formats/sink.py); a project over a size keeps each file's documents packed once read (`packed_document`).
+`texts()` and `fields()` read the texts without making records (what termqa.model.segment_texts and the unit
+states ask of a sequence that offers them), `remade()` packs changed segments alike.
 """
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import pickle
 import zlib
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Iterator, Optional, Union
+from typing import Iterable, Iterator, Optional, Union
 
 from termqa.model import Document, Segment
 from termqa.store.pickling import pickled_by_fields
@@ -66,6 +68,13 @@ class PackedSegments(Sequence):
             cols = self._columns(b)
             yield from zip(*(cols[k] for k in at))
 
+    def remade(self, segments: Iterable[Segment]) -> "PackedSegments":
+        """Other segments, held packed as these are (what a step that changes some segments gives back)."""
+        packer = SegmentPacker()
+        for seg in segments:
+            packer.append(seg)
+        return packer.done()
+
     def __len__(self) -> int:
         return self._len
 
@@ -98,13 +107,6 @@ class PackedSegments(Sequence):
     def packed_bytes(self) -> int:
         """Bytes held by the compressed blocks (what the segments cost in memory, less small overheads)."""
         return sum(len(b) for b in self._blocks)
-
-
-def segment_texts(segments: Sequence[Segment]) -> Iterator[tuple[int, str, Optional[str]]]:
-    """(index, source, target) of each segment in order; packed segments give them without records."""
-    if isinstance(segments, PackedSegments):
-        return segments.texts()
-    return ((s.index, s.source, s.target) for s in segments)
 
 
 class SegmentPacker:

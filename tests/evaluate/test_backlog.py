@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from termqa import formats
-from termqa.evaluate.backlog import backlog, csv_text, render_text, tbx_bytes, write
+from termqa.results.backlog import backlog, csv_text, render_text, tbx_bytes, write
 from termqa.errors import UsageError
 from termqa.inputs import merge_glossaries
 

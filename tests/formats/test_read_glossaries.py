@@ -16,6 +16,7 @@ from tests.conftest import corpus_files, is_invalid_name
 
 from termqa.formats import read_glossary
 from termqa.formats import csvgloss, skos, status
+from termqa.formats.readers import Source
 
 TBX_FILES = corpus_files("formats/tbx")
 # Glossaries are frozen: the 3 MB UNESCO file is read once for the contract and the exact test.
@@ -546,7 +547,7 @@ def test_skos_other_syntaxes_inline(tmp_path):
     # formats/__init__.py currently sends any file starting with "<" to the XML parser, so an
     # N-Triples file is given to the SKOS reader directly here.
     data = open(nt, "rb").read()
-    g = skos.read(nt, data, "h", default_lang=None)
+    g = skos.read(Source(str(nt), data))
     assert _terms(g.concepts[0]) == [("cloud", "en", PREFERRED), ("nuage", "fr", ADMITTED)]
     assert g.concepts[0].definition == "Remote computing"
     jsonld = _write(

@@ -19,7 +19,7 @@ import pytest
 from termqa import formats
 from termqa.errors import InputError
 from termqa.formats import read_bilingual, xliff1, xliff2, xmlstream
-from termqa.store.packed import PackedSegments
+from termqa.store.packed import PackedSegments, SegmentPacker
 from termqa.pipeline.check import check
 from tests.conftest import SAMPLES, corpus_files
 from tests.helpers import read_streamed_and_compared
@@ -191,7 +191,8 @@ def test_generated_xliff_streamed_is_packed_and_checks_alike(project, monkeypatc
     whole = _result([xlf], project / "glossary.tbx")
     tree = read_bilingual(xlf)
     monkeypatch.setattr(formats, "STREAM_MIN_BYTES", 0)
-    streamed = read_bilingual(xlf)
+    streamed = read_bilingual(xlf, sink=SegmentPacker)  # the pipeline's sink
+    assert isinstance(read_bilingual(xlf).documents[0].segments, tuple)  # the default sink
     packed = streamed.documents[0].segments
     assert isinstance(packed, PackedSegments) and isinstance(tree.documents[0].segments, tuple)
     assert packed.indexed and len(packed) > 2 * PackedSegments.BLOCK
@@ -206,8 +207,9 @@ def test_generated_xliff2_streamed_is_packed(tmp_path, monkeypatch):
     path = _write(tmp_path, X2 + f'<file id="f">{units}</file></xliff>')
     tree = read_bilingual(path)
     monkeypatch.setattr(formats, "STREAM_MIN_BYTES", 0)
-    bf = xliff2.read_stream(path)
+    bf = xliff2.read_stream(path, sink=SegmentPacker)
     assert isinstance(bf.documents[0].segments, PackedSegments) and bf == tree
     assert isinstance(xliff1.read_stream(_write(tmp_path, X12.format(ns="") + '<file source-language="en" '
-                                                f'target-language="fr"><body>{_tu(1)}</body></file></xliff>'))
+                                                f'target-language="fr"><body>{_tu(1)}</body></file></xliff>'),
+                                      sink=SegmentPacker)
                       .documents[0].segments, PackedSegments)

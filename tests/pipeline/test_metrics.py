@@ -1,8 +1,8 @@
 """Counting metrics and TermJudge scores, checked against hand-computed values."""
 import pytest
 
-from termqa.pipeline.metrics import Item, all_metrics, conformity, em, pseudo_reference, tcr_em, tcr_pr, tcr_t
-from termqa.pipeline.score import penalty_for, scores
+from termqa.metrics import Item, all_metrics, conformity, em, pseudo_reference, tcr_em, tcr_pr, tcr_t
+from termqa.score import penalty_for, scores
 
 
 def _nn(renderings, glossary="réseau de neurones"):
@@ -85,7 +85,7 @@ def test_mean_is_statistics_mean_in_value_and_type():
     import statistics
     from fractions import Fraction
 
-    from termqa.pipeline.score import mean
+    from termqa.score import mean
 
     rng = random.Random(7)
     pool = [0, 1, 2, 3, 0.0, 0.5, 0.25, 1.5, 0.3, 0.1, 2.7, 1e-9, 1e9, 1e-300, 3e300, -0.7]

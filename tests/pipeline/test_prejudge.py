@@ -6,6 +6,8 @@ pipeline passes: a concept, the rendering the aligner found (its kind and glossa
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from termqa.labels import (
@@ -192,3 +194,24 @@ def test_an_unjudged_verdict_has_no_penalty_and_no_judge(rules):
     f = rules.fields(kind=None, form=None, rendering=None, rendering_key=None, concept=PUMP, reference=_ref("pompe"),
                      chain_size=2, tgt_lang="fr")
     assert (f["outcome"], f["penalty"], f["judge"], f["extra"]) == (UNJUDGED, None, None, ())
+
+
+def test_every_rule_is_declared_once_with_its_label_its_type_and_note():
+    """The rules' ids, labels, ITS types and note sentences come from one enum: each error rule scores under
+    its declared label, has an ITS type and a note sentence, and results keep its id as a plain string."""
+    from termqa import labels
+    from termqa.labels import Rule
+    from termqa.pipeline import prejudge
+
+    errors = [r for r in Rule if r.label]
+    assert {r.value for r in errors} == set(labels.RULE_NAMES) == set(labels.ITS_TYPES_BY_RULE)
+    for r in errors:
+        assert r.label in labels.ERROR_CODES and r.its and r.note in labels.NOTE_TEXT
+    assert Rule.SPELLING == "spelling" and {"spelling": 1}[Rule.SPELLING] == 1 and Rule("spelling") is Rule.SPELLING
+    src = Path(prejudge.__file__).read_text(encoding="utf-8")
+    assert not [r.value for r in Rule if f'"{r.value}")' in src]  # no rule id written out as a literal
+    d = prejudge.decide(kind="forbidden", rendering="x", concept=PUMP, reference=None, form=None,
+                        chain_size=2, same_as_reference=False, spelling=None)
+    assert (d.rule, d.label) == (Rule.FORBIDDEN_TERM, "A1")
+    assert prejudge.verdict_fields(d, labels.DEFAULT_PENALTIES)["extra"] == (("rule", "forbidden_term"),)
+    assert type(prejudge.verdict_fields(d, labels.DEFAULT_PENALTIES)["extra"][0][1]) is str

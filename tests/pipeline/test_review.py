@@ -283,7 +283,7 @@ def test_decide_command_writes_a_file_check_applies(tmp_path, monkeypatch):
 
 
 def test_backlog_takes_project_acceptances_as_strong_evidence(tmp_path):
-    from termqa.evaluate.backlog import backlog
+    from termqa.results.backlog import backlog
 
     x, g = _project(tmp_path)
     data = check([x], [g], lemmatiser="lookup").to_dict()

@@ -2,7 +2,7 @@
 match, the detection levels, the per-type breakdown and CTV, and the rules on the TICO-19 corpus."""
 import pytest
 
-from termqa.pipeline.metrics import Item, ctv, variation_shares
+from termqa.metrics import Item, ctv, variation_shares
 from tests.helpers import run
 
 H = ["id", "en", "fr", "fr_status"]

@@ -264,7 +264,7 @@ def test_report_first_screen_and_backlog_per_language(delivery, termbase, tmp_pa
 
     from lxml import etree as et
 
-    from termqa.evaluate.backlog import backlog, tbx_bytes
+    from termqa.results.backlog import backlog, tbx_bytes
     from termqa.reports.csvout import rows as csv_rows
     from termqa.reports.html import build_view, render_html
 
@@ -306,7 +306,7 @@ def test_report_first_screen_and_backlog_per_language(delivery, termbase, tmp_pa
                for t in ls.iterfind(".//t:term", ns)}
     for c in report["candidates"]:
         assert (c["language"], c["rendering"]) in written
-    assert "language" in next(csv.reader(io.StringIO(__import__("termqa.evaluate.backlog", fromlist=["x"]).csv_text(report))))
+    assert "language" in next(csv.reader(io.StringIO(__import__("termqa.results.backlog", fromlist=["x"]).csv_text(report))))
 
 
 def test_bare_glossary_with_several_target_languages_is_refused(delivery, tmp_path):

@@ -24,8 +24,8 @@ from termqa import formats
 from termqa.cli.main import main
 from termqa.fileio import Rows, atomic_write
 from termqa.formats import tmx
-from termqa.model import InlineCode, Segment
-from termqa.store.packed import PackedSegments, SegmentPacker, segment_texts
+from termqa.model import InlineCode, Segment, segment_texts
+from termqa.store.packed import PackedSegments, SegmentPacker
 from termqa.pipeline import align as al, check as ck, detect as dt, established, occurrences as occ, passes, read
 from termqa.pipeline import sourcevariants as sv
 from termqa.pipeline.sourceindex import cached_source_index
@@ -53,7 +53,7 @@ def _result(inputs, glossary, **kw) -> str:
 
 def test_streamed_tmx_keeps_its_segments_packed(memory):
     path = str(memory / "tmx" / "memory.tmx")
-    streamed = tmx.read_stream(path)
+    streamed = tmx.read_stream(path, sink=SegmentPacker)
     tree = formats.read_bilingual(path)  # 30k words: under the streaming threshold, read as a tree
     packed = streamed.documents[0].segments
     whole = tree.documents[0].segments
@@ -330,3 +330,25 @@ def test_streamed_json_never_holds_the_rows(memory, tmp_path):
 
     whole, streamed = peak_of(result_dict), peak_of(streamed_result)
     assert streamed < whole / 3, (streamed, whole)
+
+
+def test_units_withheld_from_a_packed_document_stay_packed():
+    """The unit states step (formats.unitstate.withhold) asks packed segments for their fields and remade():
+    the document it gives back is packed again and equal to what the records give."""
+    from dataclasses import replace as _replace
+
+    from termqa.formats.unitstate import withhold
+
+    doc = formats.read_bilingual(str(SAMPLES / "pump-manual.xlf")).documents[0]
+    segs = list(doc.segments)
+    segs[0] = _replace(segs[0], state="needs-translation", target=segs[0].target or "x")
+    plain = _replace(doc, segments=tuple(segs))
+    packer = SegmentPacker()
+    for s in segs:
+        packer.append(s)
+    packed = _replace(doc, segments=packer.done())
+    (from_plain,), held_plain = withhold([plain])
+    (from_packed,), held_packed = withhold([packed])
+    assert held_plain == held_packed and held_plain.segments == 1
+    assert isinstance(from_packed.segments, PackedSegments) and isinstance(from_plain.segments, tuple)
+    assert from_packed.segments == from_plain.segments and from_packed.segments[0].target is None

@@ -26,7 +26,7 @@ from termqa.pipeline import align as al
 from termqa.pipeline import check as ck
 from termqa.pipeline import occurrences as occ
 from termqa.pipeline.sourceindex import cached_source_index, source_index
-from termqa.pipeline import parallel
+from termqa.store import parallel
 from termqa.pipeline.check import check
 from termqa.pipeline.read import read_glossary_cached
 
@@ -692,15 +692,17 @@ def test_an_edit_outside_lang_keeps_analyses_and_tables_and_an_edit_of_lang_drop
 
 
 def test_records_workers_send_back_pickle_equal_through_their_fields():
-    """Workers send references, verdicts and metric items back (store.pickling.pickled_by_fields): each comes back
+    """Workers send references, verdicts and metric items back (registered by store.pickling): each comes back
     equal, shared objects stay shared, and a record whose fields are not all __init__ arguments is
     refused when the class is made, not when a pickle comes back wrong."""
+    import copyreg
     import dataclasses
     import pickle
 
     from termqa.model import Occurrence, Reference, Span, Verdict
+    from termqa.store import pickling
     from termqa.store.pickling import pickled_by_fields
-    from termqa.pipeline.metrics import Item
+    from termqa.metrics import Item
 
     ref = Reference("d", "c1", "pump", "pompe", "glossary")
     occ = Occurrence("d", "u1", "s1", 4, "c1", "pump", "pumps", Span(0, 5), "pompes", Span(3, 9),
@@ -711,9 +713,10 @@ def test_records_workers_send_back_pickle_equal_through_their_fields():
     back = pickle.loads(pickle.dumps((verdicts, item), protocol=pickle.HIGHEST_PROTOCOL))
     assert back == (verdicts, item)
     for record in (ref, occ, occ.source_span, verdicts[0], item):  # pickled as a call with the fields
-        assert record.__reduce_ex__(pickle.HIGHEST_PROTOCOL)[0] is type(record)._unpickle
-        assert record.__reduce_ex__(pickle.HIGHEST_PROTOCOL)[1] == (
-            tuple(getattr(record, f.name) for f in dataclasses.fields(record)))
+        make, values = copyreg.dispatch_table[type(record)](record)  # registered by store.pickling
+        assert make.__module__ == "termqa.store.pickling" and getattr(pickling, make.__name__) is make
+        assert values == tuple(getattr(record, f.name) for f in dataclasses.fields(record))
+        assert "_unpickle" not in vars(type(record))  # the record's class is left as it is
     assert back[0][0].reference is back[0][1].reference  # one object, as in the worker
     assert type(back[0][1].penalty) is int  # values as they were
 

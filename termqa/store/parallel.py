@@ -12,6 +12,7 @@ import os
 from typing import Callable, Optional, Sequence, TypeVar
 
 from termqa.model import Document
+from termqa.store import pickling  # noqa: F401 (the records workers send back pickle by their fields)
 
 # Below this many source words, `jobs=None` (the default) counts in one process.
 PARALLEL_MIN_WORDS = 150_000

@@ -14,10 +14,8 @@ from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
 from termqa.labels import CTV_PRESERVES, TYPE_CODES
-from termqa.store.pickling import pickled_by_fields
 
 
-@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Item:
     doc_id: str

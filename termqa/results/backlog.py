@@ -28,6 +28,7 @@ from typing import Mapping, Optional
 
 from termqa.errors import UsageError
 from termqa.fileio import atomic_write
+from termqa.labels import Rule
 from termqa.lang.langtags import lang_matches
 from termqa.results.langslice import slice_result
 
@@ -166,11 +167,12 @@ def backlog(result: Mapping, glossary=None, *, min_count: int = 2, examples: int
 
     forb: dict = defaultdict(list)
     for o in occ:
-        if o.get("align_method") == "forbidden" or (o.get("label") == "A1" and o.get("judge") == "rule"):
+        if o.get("align_method") == "forbidden" or (o.get("label") == Rule.FORBIDDEN_TERM.label
+                                                    and o.get("judge") == "rule"):
             forb[(o["concept_id"], _key(o.get("target_text")))].append(o)
-    forbidden = _entries(forb, concepts, segments, src, tgt, examples, lambda o: "forbidden_term")
+    forbidden = _entries(forb, concepts, segments, src, tgt, examples, lambda o: Rule.FORBIDDEN_TERM.value)
     for e in forbidden:
-        e.basis = ["forbidden_term"]
+        e.basis = [Rule.FORBIDDEN_TERM.value]
 
     never = None
     if glossary is not None:
