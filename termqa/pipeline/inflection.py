@@ -1,6 +1,12 @@
 """Pass 1's last resort for a glossary term: a rendering that is an inflected or a derived form of one of
 the concept's target terms, where no term matched on lemmas.
 
+* `glossary`: every word is the term's word, or a form the language's lexicon lists under the term word's
+  lemma among its readings (termqa.lang.lexicon.lemmas_of: French "infectées" is listed under the verb
+  "infecter", its table lemma, and under the adjective "infecté", the glossary's word). The lookup table
+  keeps one lemma per form, so the plural of a participle the glossary writes as an adjective did not
+  match it. The same word in another form: conforming. Only the text word's readings are read, not the
+  term word's: "voie" is also a form of "voir" (que je voie), and "voient" is no form of "voie".
 * `inflected`: every word is the term's word, or shares its Snowball stem (termqa.lang.stems) where the word
   lists do not know one of the two words: Czech "kontextuálních" for "kontextuální", which no list holds.
   Left for review (termqa.labels.R_INFLECTED), never conforming: a stem is not a lemma. Two words the lists
@@ -22,7 +28,7 @@ from termqa.lang import dictlemma
 from termqa.lang.derivation import derived_from
 from termqa.lang.fold import lower, loose
 from termqa.lang.identify import stop_words
-from termqa.lang.lexicon import is_target_word
+from termqa.lang.lexicon import is_target_word, lemmas_of
 from termqa.lang.stems import stemmer
 
 _WORDS = re.compile(r"\w+")
@@ -47,7 +53,7 @@ def known(word: str, lang: str) -> bool:
 class Morph:
     """The stems of one target segment's content words (a `TargetIndex`'s positions), made on first need."""
 
-    __slots__ = ("stems", "words", "known")
+    __slots__ = ("stems", "words", "known", "readings", "_texts", "_lang")
 
     def __init__(self, idx, lang: str):
         stem = stemmer(lang)
@@ -55,8 +61,13 @@ class Morph:
         self.stems: list[frozenset] = []
         self.words: list[tuple[str, ...]] = []
         self.known: list[bool] = []
+        self.readings: list = []  # each word's lemma readings (loose keys), made on first need
+        self._texts: list[str] = []
+        self._lang = lang
         for i, p in enumerate(idx.pos):
             tok = idx.tokens[p]
+            self._texts.append(tok.text)
+            self.readings.append(None)
             k, s = idx.keys[i], idx.surf[i]
             if tok.punct or len(s) < _MIN_WORD or s in stop or k in stop:
                 self.stems.append(frozenset())
@@ -69,6 +80,13 @@ class Morph:
                 self.stems.append(frozenset())
                 continue
             self.stems.append(frozenset(loose(stem(w)) for w in (k, s, lower(tok.text, lang), tok.lemma)))
+
+    def lemma_readings(self, i: int) -> frozenset:
+        """The loose keys of every lemma the lexicon lists the word at content position `i` under."""
+        got = self.readings[i]
+        if got is None:
+            got = self.readings[i] = frozenset(loose(lower(x, self._lang)) for x in lemmas_of(self._texts[i], self._lang))
+        return got
 
 
 def _form_stems(f, lang: str) -> tuple[tuple[frozenset, bool], ...]:
@@ -118,8 +136,9 @@ def find(idx, forms: Sequence, lang: str, morph: Optional[Morph]) -> tuple[Optio
 
 
 def _match(morph: Morph, a: int, key, skey, fstems, lang: str) -> Optional[str]:
-    """`inflected` or `derived` when the words from content position `a` render the form word by word,
-    at least one of them not as the term's own word; else None."""
+    """`glossary`, `inflected` or `derived` when the words from content position `a` render the form word
+    by word, at least one of them not as the term's own word; else None. `glossary`: each such word a form
+    the lexicon lists under the term word's lemma (the same word in another form)."""
     kind = None
     for x in range(len(key)):
         words = morph.words[a + x]
@@ -128,13 +147,16 @@ def _match(morph: Morph, a: int, key, skey, fstems, lang: str) -> Optional[str]:
         want = (key[x], skey[x])
         if any(w in want for w in words):
             continue
+        if key[x] in morph.lemma_readings(a + x):
+            kind = kind or "glossary"
+            continue
         # a derivation first: Snowball gives "climatique" the stem of "climat", but it is another word
         if any(derived_from(w, b, lang) for w in words for b in want):
             kind = "derived"
             continue
         stems_x, known_x = fstems[x]
         if stems_x and not (known_x and morph.known[a + x]) and not stems_x.isdisjoint(morph.stems[a + x]):
-            kind = kind or "inflected"
+            kind = "inflected" if kind in (None, "glossary") else kind
             continue
         return None
     return kind

@@ -1,0 +1,50 @@
+"""Decide more without a model, only where a rule is certain (issue #35, TICO-19 part): the rules measured on
+TICO-19 in seven target languages, each with short sentences of our own and, where the corpus is there, the
+real TICO-19 segments that showed the case (read from ../shared; skipped without it)."""
+from __future__ import annotations
+
+import pytest
+from lxml import etree
+
+from tests.conftest import CORPUS
+from tests.helpers import outcomes, run
+
+H = ["id", "en", "fr"]
+
+
+def _tico_pairs(tmx: str, *needles: str) -> list[tuple[str, str]]:
+    """The (source, target) pairs of a TICO-19 translation memory whose source holds one of `needles`."""
+    if CORPUS is None:
+        pytest.skip("../shared/corpus is not present")
+    base = CORPUS / "eval" / ("tico19-enfr" if tmx.endswith("en-fr.tmx") else "tico19-multi") / "data" / "TM"
+    parser = etree.XMLParser(resolve_entities=False, no_network=True)
+    out = []
+    for tu in etree.parse(str(base / tmx), parser).iter("tu"):
+        segs = ["".join(s.itertext()) for s in tu.iter("seg")]
+        if len(segs) == 2 and any(n in segs[0] for n in needles):
+            out.append((segs[0], segs[1]))
+    assert out, f"no unit of {tmx} holds {needles}"
+    return out
+
+
+# --- a form the lexicon lists under the glossary word's lemma is that word -----------------------------
+
+def test_plural_of_a_participle_the_glossary_writes_is_conforming(tmp_path):
+    # the table's one lemma of "infectées" is "infecter"; the lexicon also lists it under "infecté"
+    r = run(tmp_path, [("Isolate the infected people.", "Isolez les personnes infectées.")],
+            H, [["c1", "infected", "infecté"]])
+    assert outcomes(r) == [("infected", "infectées", "conforming", None)]
+
+
+def test_a_form_of_another_word_of_the_same_verb_is_not(tmp_path):
+    # "infectait" (imperfect) is listed under "infecter" only: not the glossary's participle "infecté"
+    r = run(tmp_path, [("The virus infected the cell.", "Le virus infectait la cellule.")],
+            H, [["c1", "infected", "infecté"]])
+    assert [o["outcome"] for o in r["occurrences"]] == ["unjudged"]
+
+
+def test_tico19_infected_people_conform(tmp_path):
+    pairs = _tico_pairs("all.en-fr.tmx", "isolate any infected people", "number of infected students")
+    r = run(tmp_path, pairs, H, [["418", "infected", "infecté"]])
+    got = {(o["target_text"], o["outcome"]) for o in r["occurrences"]}
+    assert got == {("infectées", "conforming"), ("infectés", "conforming")}
