@@ -48,3 +48,32 @@ def test_tico19_infected_people_conform(tmp_path):
     r = run(tmp_path, pairs, H, [["418", "infected", "infecté"]])
     got = {(o["target_text"], o["outcome"]) for o in r["occurrences"]}
     assert got == {("infectées", "conforming"), ("infectés", "conforming")}
+
+
+# --- shown spans cover the rendering: closest candidates ------------------------------------------------
+
+def _shown(r, source_text):
+    return [o["target_text"] for o in r["occurrences"] if o["source_text"] == source_text]
+
+
+def test_closest_candidate_steps_over_an_inserted_modifier(tmp_path):
+    # "common" stands inside the rendering of "respiratory diseases": the span is not cut short of its last words
+    r = run(tmp_path, [("It resembles other common respiratory diseases.",
+                        "Elle ressemble à d'autres maladies communes des voies respiratoires.")],
+            H, [["c1", "respiratory diseases", "maladies respiratoires"]])
+    assert _shown(r, "respiratory diseases") == ["maladies communes des voies respiratoires"]
+
+
+def test_closest_candidate_never_spans_a_conjunction(tmp_path):
+    # "facial" belongs to "écran facial" (face shield): "facial ou masque" renders nothing; the head is shown
+    r = run(tmp_path, [("Wear a face shield or face mask.", "Portez un écran facial ou masque de protection.")],
+            H, [["c1", "face mask", "masque facial"]])
+    assert _shown(r, "face mask") == ["masque"]
+
+
+def test_tico19_closest_spans(tmp_path):
+    pairs = _tico_pairs("all.en-fr.tmx", "a face shield or face mask", "other common upper respiratory diseases")
+    r = run(tmp_path, pairs, H, [["105", "face mask", "masque facial"],
+                                 ["221", "respiratory diseases", "maladie respiratoire"]])
+    assert _shown(r, "face mask") == ["masque"]
+    assert _shown(r, "respiratory diseases") == ["maladies communes des voies respiratoires"]
