@@ -27,6 +27,7 @@ This module holds the target forms of a concept, the target index of a segment a
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -84,6 +85,11 @@ class TargetIndex:
             t = tokens[i]
             if t[6] and t[0][:1].isalpha():  # punct: a word inside markup ("<table>", a CDATA "<bold>")
                 ks[c] = _NEVER  # a tag name is never a rendering, nor a copy of the source
+            elif _NUMBER_STOP.match(t[0]):
+                # where a number may be an ordinal ("19." in German and, by spaCy's rules, Arabic), the full stop
+                # ending a sentence stays on it: "كوفيد-19." holds the term's number "19"
+                n = t[0][:-1]
+                ks[c] = (n, n, "=" + n)
         self.keys = [k[0] for k in ks]
         self.surf = [k[1] for k in ks]
         self.exact = [k[2] for k in ks]
@@ -144,11 +150,14 @@ class TargetIndex:
     def span(self, a: int, b: int, text: str) -> tuple[int, int, int, int, str]:
         ta, tb = self.pos[a], self.pos[b - 1]
         s, e = self.tokens[ta].start, self.tokens[tb].end
+        if _NUMBER_STOP.match(self.tokens[tb][0]):
+            e -= 1  # the sentence's full stop is no part of the rendering
         return ta, tb + 1, s, e, text[s:e]
 
 
 # the keys of a word that markup made punctuation (termqa.lang.markupcut): no term key equals them
 _NEVER = ("\x00", "\x00", "\x00")
+_NUMBER_STOP = re.compile(r"\d+\.\Z")  # a number the tokenizer kept with the full stop after it
 
 
 def _positions(lists) -> dict:

@@ -9,7 +9,7 @@ from lxml import etree
 from tests.conftest import CORPUS
 from tests.helpers import outcomes, run
 
-H = ["id", "en", "fr"]
+H = ["concept_id", "en", "fr"]
 
 
 def _tico_pairs(tmx: str, *needles: str) -> list[tuple[str, str]]:
@@ -77,3 +77,58 @@ def test_tico19_closest_spans(tmp_path):
                                  ["221", "respiratory diseases", "maladie respiratoire"]])
     assert _shown(r, "face mask") == ["masque"]
     assert _shown(r, "respiratory diseases") == ["maladies communes des voies respiratoires"]
+
+
+# --- clitics written onto the word: the same word -------------------------------------------------------
+
+def test_arabic_proclitics_on_the_term(tmp_path):
+    # "بكوفيد" is "with COVID", "وفيروس" "and virus": the glossary's words with a preposition or "and" joined on
+    g = [["c1", "COVID-19", "كوفيد 19"], ["v", "virus", "فيروس"], ["r", "research", "حث"]]
+    r = run(tmp_path, [("People with COVID-19 and the virus.", "الناس المصابون بكوفيد-19 وفيروس."),
+                       ("Research matters.", "البحث مهم.")], ["concept_id", "en", "ar"], g, tgt="ar")
+    got = {(o["source_text"], o["target_text"], o["outcome"]) for o in r["occurrences"]}
+    assert ("COVID-19", "بكوفيد-19", "conforming") in got and ("virus", "وفيروس", "conforming") in got
+    # a base of two letters is no word with a clitic: "بحث" (research) is not "ب" + "حث"
+    assert not [o for o in r["occurrences"] if o["concept_id"] == "r" and o["outcome"] == "conforming"]
+
+
+def test_a_number_ending_a_sentence_is_the_terms_number(tmp_path):
+    # Arabic keeps the full stop on "19." (as German does for ordinals): the span shows "كوفيد-19" without it
+    r = run(tmp_path, [("The disease is COVID-19.", "المرض هو كوفيد-19.")], ["concept_id", "en", "ar"],
+            [["c1", "COVID-19", "كوفيد 19"]], tgt="ar")
+    assert outcomes(r) == [("COVID-19", "كوفيد-19", "conforming", None)]
+
+
+def test_spanish_pronouns_after_the_infinitive(tmp_path):
+    g = [["t", "touching", "tocar"], ["n", "touch", "toque"]]
+    r = run(tmp_path, [("Avoid touching your face.", "Evite tocarse la cara."),
+                       ("Avoid touching it.", "Evite tocándolo."),
+                       ("Do not touch it.", "No debe tocarlo.")], ["concept_id", "en", "es"], g, tgt="es")
+    got = [(o["target_text"], o["outcome"]) for o in r["occurrences"] if o["concept_id"] == "t"]
+    assert got == [("tocarse", "conforming"), ("tocándolo", "conforming")]
+    # the glossary's noun "toque" is not the verb "tocar" with a pronoun
+    assert all(o["outcome"] != "conforming" for o in r["occurrences"] if o["concept_id"] == "n")
+
+
+def test_tico19_arabic_and_spanish_clitics(tmp_path):
+    pairs = _tico_pairs("all.en-ar.tmx", "Three major risk factors for COVID-19", "exposure to COVID-19.")
+    r = run(tmp_path, pairs, ["concept_id", "en", "ar"], [["67", "COVID-19", "كوفيد 19"]], tgt="ar")
+    got = {(o["target_text"], o["outcome"]) for o in r["occurrences"]}
+    assert ("لكوفيد-19", "conforming") in got and {x[1] for x in got} == {"conforming"}
+    pairs = _tico_pairs("all.en-es-LA.tmx", "avoid touching your face")
+    r = run(tmp_path, pairs, ["concept_id", "en", "es"], [["273", "touching", "tocar"]], tgt="es")
+    assert ("tocarse", "conforming") in {(o["target_text"], o["outcome"]) for o in r["occurrences"]}
+
+
+# --- Indonesian affixes derive: a derived word never conforms -----------------------------------------
+
+def test_indonesian_derived_verb_is_not_the_noun(tmp_path):
+    # "bergejala" (to have symptoms) is listed under "gejala" (symptom) by simplemma: a derived word, left
+    # for review; "gejalanya" (its symptoms) and "gejala-gejala" are the noun itself
+    g = [["s", "symptoms", "gejala"]]
+    r = run(tmp_path, [("People without symptoms.", "Orang yang tidak bergejala."),
+                       ("Its symptoms are mild.", "Gejalanya ringan."),
+                       ("The symptoms vary.", "Gejala-gejala bervariasi.")], ["concept_id", "en", "id"], g, tgt="id")
+    assert [(o["target_text"], o["outcome"]) for o in r["occurrences"]] == [
+        ("bergejala", "unjudged"), ("Gejalanya", "conforming"), ("Gejala", "conforming")]
+    assert r["occurrences"][0]["reason"].startswith("a word derived from the glossary term")
