@@ -132,3 +132,22 @@ def test_indonesian_derived_verb_is_not_the_noun(tmp_path):
     assert [(o["target_text"], o["outcome"]) for o in r["occurrences"]] == [
         ("bergejala", "unjudged"), ("Gejalanya", "conforming"), ("Gejala", "conforming")]
     assert r["occurrences"][0]["reason"].startswith("a word derived from the glossary term")
+
+
+# --- shown spans cover the rendering: mined renderings ------------------------------------------------
+
+_REPORTED = [("The committee on health reported without amendment.", "Le comité de la santé fait rapport sans amendement."),
+             ("Bill C-12 was reported without amendment yesterday.",
+              "Le projet de loi C-12 a fait l’objet d’un rapport sans amendement hier."),
+             ("The finance committee reported without amendment on Monday.",
+              "Le comité des finances a fait rapport sans amendement lundi."),
+             ("Mr. Speaker, the housing bill is late.", "Monsieur le Président, le projet de loi sur le logement est en retard."),
+             ("Mr. Speaker, the farm bill is late.", "Monsieur le Président, le projet de loi sur l'agriculture est en retard."),
+             ("The water bill passed.", "Le projet de loi sur l'eau a été adopté.")]
+
+
+def test_a_mined_rendering_leaves_the_neighbours_rendering_out(tmp_path):
+    # "reported" stands beside the term every time: "rapport" renders it, not "without amendment"; the term's
+    # function word "without" has its own, "sans", inside the span
+    r = run(tmp_path, _REPORTED, H, [["wa", "without amendment", ""]], source_only_glossary=True)
+    assert [o["target_text"] for o in r["occurrences"]] == ["sans amendement"] * 3
