@@ -173,6 +173,36 @@ def _positions(lists) -> dict:
     return at
 
 
+_OPTIONAL = re.compile(r"\s*\[[^\]]*\]")  # "подтвержденные случаи [заболевания]": the bracketed words may be left out
+# a gender or number ending in brackets: "contagioso(a)" is "contagioso" or "contagiosa", "infecté(e)s" ...
+_ENDING = re.compile(r"(\w+)\((a|as|e|es|s|os|x)\)")
+
+
+def written_forms(text: str) -> list[str]:
+    """The designations a glossary term writes in one: the text, and the forms its notation stands for.
+
+    Square brackets mark words that may be left out ("подтвержденные случаи [заболевания]", confirmed cases
+    [of the disease]); an ending in parentheses glued to a word gives the word without it and with it
+    ("contagioso(a)": "contagioso", "contagiosa", the "-o" the feminine replaces dropped; "infecté(e)":
+    "infecté", "infectée"). The text itself comes first; a text with no such notation is its only form."""
+    out = [text]
+    if "[" in text:
+        short = " ".join(_OPTIONAL.sub("", text).split())
+        if short and short != text:
+            out.append(short)
+    if "(" in text and _ENDING.search(text):
+        out.append(_ENDING.sub(r"\1", text))
+        out.append(_ENDING.sub(_with_ending, text))
+    return list(dict.fromkeys(out))
+
+
+def _with_ending(m) -> str:
+    word, end = m.group(1), m.group(2)
+    if end in ("a", "as") and word.endswith(("o", "os")):
+        return word[: len(word) - (1 if word.endswith("o") else 2)] + end  # "contagioso(a)": "contagiosa"
+    return word + end
+
+
 def target_forms(concept, tgt_lang, lemmatiser, variants: VariantLevel, reduced: str = "") -> list[TargetForm]:
     """The concept's target designations with their lemma keys (hidden labels included: matchable).
 
@@ -185,15 +215,15 @@ def target_forms(concept, tgt_lang, lemmatiser, variants: VariantLevel, reduced:
     protection" renders "protective equipment" said of personal protective equipment).
     """
 
-    terms = [t for t in concept.terms_in(tgt_lang) if t.text.strip()]
-    toks = lemmatiser.tokenize_many([t.text for t in terms])
+    terms = [(t, x) for t in concept.terms_in(tgt_lang) if t.text.strip() for x in written_forms(t.text)]
+    toks = lemmatiser.tokenize_many([x for _t, x in terms])
     out = []
     lang = primary(tgt_lang)
-    for t, tk in zip(terms, toks):
+    for (t, text), tk in zip(terms, toks):
         key, skey = keys_of(tk)
         if key:
             kind = "forbidden" if t.status in FORBIDDEN_STATUSES else "glossary"
-            out.append(TargetForm(key, t.text, kind, t.status, skey, lang))
+            out.append(TargetForm(key, text, kind, t.status, skey, lang))
     if variants == VariantLevel.NONE:
         return out
     own = {f.key for f in out}

@@ -151,3 +151,22 @@ def test_a_mined_rendering_leaves_the_neighbours_rendering_out(tmp_path):
     # function word "without" has its own, "sans", inside the span
     r = run(tmp_path, _REPORTED, H, [["wa", "without amendment", ""]], source_only_glossary=True)
     assert [o["target_text"] for o in r["occurrences"]] == ["sans amendement"] * 3
+
+
+# --- a glossary term's notation: optional words, endings in parentheses --------------------------------
+
+def test_written_forms_of_a_glossary_term():
+    from termqa.pipeline.align import written_forms
+
+    assert written_forms("contagioso(a)") == ["contagioso(a)", "contagioso", "contagiosa"]
+    assert written_forms("infecté(e)") == ["infecté(e)", "infecté", "infectée"]
+    assert written_forms("подтвержденные случаи [заболевания]") == [
+        "подтвержденные случаи [заболевания]", "подтвержденные случаи"]
+    assert written_forms("SARS (síndrome respiratória aguda grave)") == ["SARS (síndrome respiratória aguda grave)"]
+
+
+def test_tico19_gender_ending_in_parentheses(tmp_path):
+    pairs = _tico_pairs("all.en-pt-BR.tmx", "contagious")
+    r = run(tmp_path, pairs, ["concept_id", "en", "pt"], [["1", "contagious", "contagioso(a)"]], tgt="pt-BR")
+    got = {(o["target_text"], o["outcome"]) for o in r["occurrences"] if o["target_text"]}
+    assert ("contagiosa", "conforming") in got and ("contagioso", "conforming") in got
