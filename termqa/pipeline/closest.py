@@ -72,6 +72,8 @@ def _bridge(idx: TargetIndex, hits: list, free: list, got: set, content: set, b:
     if not got & content:
         return None
     for j in range(b, min(n, b + BRIDGE_MAX + 1)):
+        if _spaceless(idx.surf[j]):
+            return None  # a token of a script written without spaces is a character, not a word: no steps over it
         if (hits[j] & content) - got:
             return j + 1 if j > b else None
         if not free[j] or _joins(idx, j) or (hits[j] and not hits[j] - got):

@@ -170,3 +170,10 @@ def test_tico19_gender_ending_in_parentheses(tmp_path):
     r = run(tmp_path, pairs, ["concept_id", "en", "pt"], [["1", "contagious", "contagioso(a)"]], tgt="pt-BR")
     got = {(o["target_text"], o["outcome"]) for o in r["occurrences"] if o["target_text"]}
     assert ("contagiosa", "conforming") in got and ("contagioso", "conforming") in got
+
+
+def test_closest_candidate_steps_over_no_character_of_a_spaceless_script(tmp_path):
+    # Chinese text is matched character by character: "流感季节进行" is "流感" and three other words' characters
+    r = run(tmp_path, [("The surveillance runs each influenza season.", "在每个流感季节进行病毒学监测。")],
+            ["concept_id", "en", "zh"], [["c1", "influenza", "流行性感冒"]], tgt="zh")
+    assert _shown(r, "influenza") != ["流感季节进行"]
