@@ -178,18 +178,28 @@ _OPTIONAL = re.compile(r"\s*\[[^\]]*\]")  # "подтвержденные слу
 _ENDING = re.compile(r"(\w+)\((a|as|e|es|s|os|x)\)")
 
 
+# a full name with its abbreviation after it: "منظمة الصحة العالمية (WHO)", "非典型肺炎（SARS）"
+_ABBREVIATION_AFTER = re.compile(r"^(.*\S)\s*[(（]\s*([^\s()（）]+)\s*[)）]$")
+
+
 def written_forms(text: str) -> list[str]:
     """The designations a glossary term writes in one: the text, and the forms its notation stands for.
 
     Square brackets mark words that may be left out ("подтвержденные случаи [заболевания]", confirmed cases
     [of the disease]); an ending in parentheses glued to a word gives the word without it and with it
     ("contagioso(a)": "contagioso", "contagiosa", the "-o" the feminine replaces dropped; "infecté(e)":
-    "infecté", "infectée"). The text itself comes first; a text with no such notation is its only form."""
+    "infecté", "infectée"); an abbreviation in parentheses after a full name gives the full name, which
+    names the concept alone ("Organisasi Kesehatan Dunia (WHO)": "Organisasi Kesehatan Dunia"; the
+    abbreviation alone stays a question for review, termqa.pipeline.prejudge). The text itself comes
+    first; a text with no such notation is its only form."""
     out = [text]
     if "[" in text:
         short = " ".join(_OPTIONAL.sub("", text).split())
         if short and short != text:
             out.append(short)
+    m = _ABBREVIATION_AFTER.match(text)
+    if m and len(m.group(2)) <= 12 and sum(c.isupper() for c in m.group(2)) >= 2:
+        out.append(m.group(1))
     if "(" in text and _ENDING.search(text):
         out.append(_ENDING.sub(r"\1", text))
         out.append(_ENDING.sub(_with_ending, text))

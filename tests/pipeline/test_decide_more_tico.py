@@ -177,3 +177,14 @@ def test_closest_candidate_steps_over_no_character_of_a_spaceless_script(tmp_pat
     r = run(tmp_path, [("The surveillance runs each influenza season.", "在每个流感季节进行病毒学监测。")],
             ["concept_id", "en", "zh"], [["c1", "influenza", "流行性感冒"]], tgt="zh")
     assert _shown(r, "influenza") != ["流感季节进行"]
+
+
+def test_full_name_without_the_abbreviation_the_glossary_adds(tmp_path):
+    assert "Organisasi Kesehatan Dunia" in __import__("termqa.pipeline.align", fromlist=["x"]).written_forms(
+        "Organisasi Kesehatan Dunia (WHO)")
+    r = run(tmp_path, [("WHO issued a warning.", "Organisasi Kesehatan Dunia mengeluarkan peringatan."),
+                       ("WHO issued another warning.", "WHO mengeluarkan peringatan lain.")],
+            ["concept_id", "en", "id"], [["who", "WHO", "Organisasi Kesehatan Dunia (WHO)"]], tgt="id")
+    got = [(o["target_text"], o["outcome"]) for o in r["occurrences"]]
+    # the full name conforms; the abbreviation kept alone is still a question
+    assert got[0] == ("Organisasi Kesehatan Dunia", "conforming") and got[1][1] == "unjudged"
