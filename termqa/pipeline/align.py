@@ -198,12 +198,19 @@ def written_forms(text: str) -> list[str]:
         if short and short != text:
             out.append(short)
     m = _ABBREVIATION_AFTER.match(text)
-    if m and len(m.group(2)) <= 12 and sum(c.isupper() for c in m.group(2)) >= 2:
+    if m and len(m.group(2)) <= 12 and sum(c.isupper() for c in m.group(2)) >= 2 and not _spaceless(m.group(1)):
+        # not in scripts written without spaces, matched character by character: "核糖核酸" would be found
+        # inside "核糖核酸外切酶" (exoribonuclease)
         out.append(m.group(1))
     if "(" in text and _ENDING.search(text):
         out.append(_ENDING.sub(r"\1", text))
         out.append(_ENDING.sub(_with_ending, text))
     return list(dict.fromkeys(out))
+
+
+def _spaceless(text: str) -> bool:
+    return any("\u0e00" <= ch <= "\u0e7f" or "\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff"
+               or "\uac00" <= ch <= "\ud7af" for ch in text)
 
 
 def _with_ending(m) -> str:
