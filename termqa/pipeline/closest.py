@@ -116,7 +116,8 @@ def closest_rendering(p: Pending, idx: TargetIndex, target: str, taken: Sequence
     for f in forms:
         sk = f.skey if len(f.skey) == len(f.key) else f.key
         content = [x for x, k in enumerate(f.key) if k not in stop and sk[x] not in stop] or list(range(len(f.key)))
-        head = content[0] if f.lang in HEAD_FIRST else content[-1]
+        # the head word, where words are words: a key of a script written without spaces is a character
+        head = None if any(_spaceless(k) for k in f.key) else content[0] if f.lang in HEAD_FIRST else content[-1]
         cset = set(content)
         hits: list[set] = []
         for c in range(n):

@@ -188,3 +188,10 @@ def test_full_name_without_the_abbreviation_the_glossary_adds(tmp_path):
     got = [(o["target_text"], o["outcome"]) for o in r["occurrences"]]
     # the full name conforms; the abbreviation kept alone is still a question
     assert got[0] == ("Organisasi Kesehatan Dunia", "conforming") and got[1][1] == "unjudged"
+
+
+def test_no_head_word_among_characters(tmp_path):
+    # "病毒传播" (virus spreads) is matched character by character: its last character is no head to prefer
+    r = run(tmp_path, [("The virus spreads among people.", "病毒在人群中传播。")],
+            ["concept_id", "en", "zh"], [["c1", "virus spreads", "病毒传播"]], tgt="zh")
+    assert _shown(r, "virus spreads") != ["播"]
