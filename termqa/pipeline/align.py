@@ -208,6 +208,27 @@ def written_forms(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+_REDUPLICATED = re.compile(r"\b(\w+)-\1\b")
+
+
+def single_reduplications(text: str, lang: str) -> list[str]:
+    """The text, and where a word of it is a word said twice ("paru-paru", the lungs) that the language's
+    lexicon lists under the word said once, the text with it said once ("paru": Indonesian writes the
+    single form in compounds, "kanker paru"). A reduplication the lexicon keeps as its own word ("mata-mata",
+    a spy, not "mata", an eye) is left as it is."""
+    if "-" not in text:
+        return [text]
+    from termqa.lang.lexicon import lemmas_of
+
+    def once(m) -> str:
+        word, half = m.group(0), m.group(1)
+        got = {x.lower() for x in lemmas_of(word.lower(), lang)}
+        return half if half.lower() in got and word.lower() not in got else word
+
+    single = _REDUPLICATED.sub(once, text)
+    return [text, single] if single != text else [text]
+
+
 def _spaceless(text: str) -> bool:
     return any("\u0e00" <= ch <= "\u0e7f" or "\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff"
                or "\uac00" <= ch <= "\ud7af" for ch in text)
@@ -232,10 +253,11 @@ def target_forms(concept, tgt_lang, lemmatiser, variants: VariantLevel, reduced:
     protection" renders "protective equipment" said of personal protective equipment).
     """
 
-    terms = [(t, x) for t in concept.terms_in(tgt_lang) if t.text.strip() for x in written_forms(t.text)]
+    lang = primary(tgt_lang)
+    terms = [(t, x) for t in concept.terms_in(tgt_lang) if t.text.strip()
+             for w in written_forms(t.text) for x in single_reduplications(w, lang)]
     toks = lemmatiser.tokenize_many([x for _t, x in terms])
     out = []
-    lang = primary(tgt_lang)
     for (t, text), tk in zip(terms, toks):
         key, skey = keys_of(tk)
         if key:

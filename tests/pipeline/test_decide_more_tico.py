@@ -195,3 +195,14 @@ def test_no_head_word_among_characters(tmp_path):
     r = run(tmp_path, [("The virus spreads among people.", "病毒在人群中传播。")],
             ["concept_id", "en", "zh"], [["c1", "virus spreads", "病毒传播"]], tgt="zh")
     assert _shown(r, "virus spreads") != ["播"]
+
+
+def test_indonesian_word_said_once_for_the_glossarys_word_said_twice(tmp_path):
+    # the lexicon lists "paru-paru" (lungs) under "paru", and keeps "mata-mata" (a spy) apart from "mata" (eye)
+    from termqa.pipeline.align import single_reduplications
+
+    assert single_reduplications("paru-paru", "id") == ["paru-paru", "paru"]
+    assert single_reduplications("mata-mata", "id") == ["mata-mata"]
+    r = run(tmp_path, [("Lung cancer is common.", "Kanker paru sering terjadi.")], ["concept_id", "en", "id"],
+            [["lung", "lung", "paru-paru"]], tgt="id")
+    assert outcomes(r) == [("Lung", "paru", "conforming", None)]
