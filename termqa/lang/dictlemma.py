@@ -32,7 +32,37 @@ def lookup(lang: str) -> Optional[Callable[[str], Optional[str]]]:
     word), or None when simplemma has no dictionary for `lang`."""
     if not available(lang):
         return None
+    if lang in _DERIVING:
+        return _inflections_only(_lookup(lang))
+    return _lookup(lang)
 
+
+# Indonesian and Malay have no inflection: their affixes make other words ("bergejala", to have symptoms, from
+# "gejala", symptom; "dikarantina", quarantined, from "karantina"), which simplemma's dictionary lists under the
+# root. Of its lemmas only those of the root with a clitic written on ("gejalanya", its symptoms) or of the
+# root said twice (the plural "gejala-gejala") are kept: the rest is a derived word, not a form of the root.
+_DERIVING = frozenset({"id", "ms"})
+_ID_CLITICS = ("nya", "ku", "mu", "lah", "kah", "pun", "tah")
+
+
+def _inflections_only(lemma: Callable[[str], Optional[str]]) -> Callable[[str], Optional[str]]:
+    def kept(word: str) -> Optional[str]:
+        got = lemma(word)
+        if got is None:
+            return None
+        w, root = word.lower(), got.lower()
+        for c in ("",) + _ID_CLITICS:
+            if c and not w.endswith(c):
+                continue
+            base = w[: len(w) - len(c)] if c else w
+            if base == root or base == f"{root}-{root}":
+                return got
+        return None
+
+    return kept
+
+
+def _lookup(lang: str) -> Callable[[str], Optional[str]]:
     def lemma(word: str) -> Optional[str]:
         global _STRATEGY
         if _STRATEGY is None:

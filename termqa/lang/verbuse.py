@@ -15,12 +15,26 @@ two facts:
     "which" are left out: "Remember that masks are..." is a conjunction, "which masks" a determiner);
   - after a form of "be", an "-ing" form or a past participle is a verb; after "have", a past participle;
   - after "to", a base form followed by an object (a determiner or a pronoun: "to help the") is a verb;
-  - an "-ing" form followed by an object ("testing the samples") is a verb.
+  - an "-ing" form followed by an object ("testing the samples") is a verb;
+  - a form joined by "and" or "or" to a verb of the same form ("develop and update resources": "develop"
+    can only be a verb) is a verb.
   Adverbs ("also", "not", "n't", any "-ly" word) may stand between the frame word and the verb.
 
 A word that can only be a verb (no noun reading) is never the noun term, wherever it stands. Anything
 else keeps its match: an undecided use stays an occurrence, and nothing here makes an error.
-Other source languages keep every match (no rules written for them yet).
+
+French (`french_verb_use`) is decided by the frames its grammar makes certain, over the word classes the
+French lexicon lists (termqa.lang.lexicon: spacy-lookups-data's per-part-of-speech lemma index), without a
+trained tagger (a trained pipeline lemmatises about 25 times slower than the tables, and `--lemmatiser
+lookup` runs load none):
+  - after a subject clitic ("je", "j'", "tu", "il", "elle", "on", "ils", "elles"), the negation "ne"/"n'" or
+    the reflexive "se"/"s'", a form the lexicon lists under a verb is a verb ("il contrôle la pompe", "ils
+    ne testent pas"); object clitics ("le", "la", "les", "l'", "lui", "leur", "y", "en"...) may stand
+    between a subject clitic and the verb ("il le contrôle");
+  - "le", "la" and "les" are articles too, and "elle"/"elles" stand after prepositions ("pour elle"):
+    alone, these open no frame.
+A French noun term is a noun unless the glossary says otherwise or the lexicon lists the word as a verb
+and not as a noun (`noun_term`). Other source languages keep every match (no rules written for them yet).
 """
 from __future__ import annotations
 
@@ -155,14 +169,23 @@ def can_be_noun(word: str) -> bool:
     return not r or "NOUN" in r or "PROPN" in r
 
 
-def noun_term(text: str, part_of_speech: Optional[str]) -> bool:
+def noun_term(text: str, part_of_speech: Optional[str], lang: str = "en") -> bool:
     """Is a glossary term a noun? The glossary's word class where it gives one; else a term of several
-    words is taken for a noun phrase, and a single word for a noun when it can be one."""
+    words is taken for a noun phrase, and a single word for a noun when it can be one (English:
+    lemminflect's readings; French: unless it is an infinitive the lexicon lists as no noun, "tester")."""
     if part_of_speech:
-        return part_of_speech.replace(" ", "").lower() in ("noun", "propernoun", "n", "nn", "substantive")
+        return part_of_speech.replace(" ", "").lower() in ("noun", "propernoun", "n", "nn", "substantive",
+                                                            "nom", "substantif")
     words = text.split()
     if len(words) != 1:
         return True
+    if lang == "fr":
+        from termqa.lang.fold import loose
+        from termqa.lang.lexicon import part_of_speech_keys
+
+        nouns, _adjs, verbs = part_of_speech_keys("fr")
+        w = loose(words[0].lower())
+        return not (w in verbs and w not in nouns)  # an infinitive the lexicon lists as no noun
     return can_be_noun(words[0])
 
 
@@ -180,12 +203,46 @@ def _prev(words: Sequence[str], i: int) -> Optional[str]:
     return None
 
 
-def verb_frame(words: Sequence[Optional[str]], i: int) -> bool:
+def _prev_at(words: Sequence[Optional[str]], i: int) -> int:
+    """The position of the word before position i, adverbs skipped; -1 at the start or at punctuation."""
+    j = i - 1
+    while j >= 0:
+        w = words[j]
+        if w is None:
+            return -1
+        if w in _ADVERBS or (w.endswith("ly") and len(w) > 4):
+            j -= 1
+            continue
+        return j
+    return -1
+
+
+def _coordinated_verb(words: Sequence[Optional[str]], i: int, tags: frozenset) -> bool:
+    """Is words[i] joined by "and"/"or" to a word before it that is a verb of the same form: one that can
+    only be a verb ("develop and update"), or one standing in a verb frame ("we test and update")?"""
+    j = _prev_at(words, i)
+    if j < 0 or words[j] not in ("and", "or"):
+        return False
+    k = _prev_at(words, j)
+    if k < 0:
+        return False
+    w = words[k]
+    if not w.isalpha() or not tags & verb_tags(w):
+        return False
+    r = readings(w)
+    if "VERB" in r and not can_be_noun(w) and not w.endswith("ing") and not words[i].endswith("ing"):
+        return True  # not "-ing" forms: "coughing and sneezing" name actions
+    return words[k] != words[i] and verb_frame(words, k, coordinated=False)
+
+
+def verb_frame(words: Sequence[Optional[str]], i: int, coordinated: bool = True) -> bool:
     """Does words[i] stand as a verb? `words`: a text's tokens lowercased, None for punctuation."""
     w = words[i]
     tags = verb_tags(w)
     if not tags:
         return False
+    if coordinated and _coordinated_verb(words, i, tags):
+        return True
     base, s_form, ing = "VB" in tags, "VBZ" in tags, "VBG" in tags
     past = "VBD" in tags or "VBN" in tags
     participle = "VBN" in tags
@@ -224,3 +281,51 @@ def verb_use(words: Sequence[Optional[str]], i: int) -> bool:
     if not can_be_noun(w) and not w.endswith("ing"):  # "-ing" forms name actions ("the spreading of")
         return True
     return verb_frame(words, i)
+
+
+# --- French -------------------------------------------------------------------------------------------
+
+_FR_SUBJECTS = frozenset("je j' tu il elle on ils elles".split())
+_FR_VERB_ONLY = frozenset("ne n' se s'".split())  # only a verb (or a clitic) follows these
+_FR_OBJECT_CLITICS = frozenset("le la les l' lui leur y en me m' te t' nous vous".split())
+# "elle(s)" after a preposition is no subject ("pour elle"); only with a clitic or a verb reading right after
+_FR_STRESSABLE = frozenset("elle elles".split())
+
+
+def _french_classes(word: str) -> tuple[bool, bool]:
+    """(can be a verb, can be a noun) of a lowercase French word form, as the lexicon lists its lemmas."""
+    from termqa.lang.fold import loose
+    from termqa.lang.lexicon import lemmas_of, part_of_speech_keys
+
+    nouns, _adjs, verbs = part_of_speech_keys("fr")
+    lemmas = {loose(x.lower()) for x in lemmas_of(word, "fr")}
+    return any(x in verbs for x in lemmas), any(x in nouns for x in lemmas)
+
+
+def french_verb_use(words: Sequence[Optional[str]], i: int) -> bool:
+    """Is words[i] of a French text (lowercased, apostrophes straight, None for punctuation) a verb here, so
+    not an occurrence of a noun term? Only in the frames the module's docstring lists."""
+    w = words[i]
+    if not w or not w.isalpha():
+        return False
+    verb, _noun = _french_classes(w)
+    if not verb:
+        return False
+    j = i - 1
+    clitic = False
+    while j >= 0 and words[j] in _FR_OBJECT_CLITICS:
+        j -= 1
+        clitic = True
+    if j < 0 or words[j] is None:
+        return False
+    prev = words[j]
+    if prev in ("ne", "n'"):
+        return True
+    if prev in ("se", "s'"):
+        return not clitic or words[j + 1] in ("y", "en")
+    if prev in _FR_SUBJECTS:
+        if prev in _FR_STRESSABLE and not clitic and j > 0 and words[j - 1] is not None \
+                and words[j - 1] not in ("et", "mais", "ou", "qu'", "que", "si", "quand", "lorsqu'", "lorsque"):
+            return False  # "pour elle", "avec elles": a stressed pronoun, no subject
+        return True
+    return False

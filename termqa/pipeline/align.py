@@ -27,6 +27,7 @@ This module holds the target forms of a concept, the target index of a segment a
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -84,6 +85,11 @@ class TargetIndex:
             t = tokens[i]
             if t[6] and t[0][:1].isalpha():  # punct: a word inside markup ("<table>", a CDATA "<bold>")
                 ks[c] = _NEVER  # a tag name is never a rendering, nor a copy of the source
+            elif _NUMBER_STOP.match(t[0]):
+                # where a number may be an ordinal ("19." in German and, by spaCy's rules, Arabic), the full stop
+                # ending a sentence stays on it: "كوفيد-19." holds the term's number "19"
+                n = t[0][:-1]
+                ks[c] = (n, n, "=" + n)
         self.keys = [k[0] for k in ks]
         self.surf = [k[1] for k in ks]
         self.exact = [k[2] for k in ks]
@@ -144,11 +150,14 @@ class TargetIndex:
     def span(self, a: int, b: int, text: str) -> tuple[int, int, int, int, str]:
         ta, tb = self.pos[a], self.pos[b - 1]
         s, e = self.tokens[ta].start, self.tokens[tb].end
+        if _NUMBER_STOP.match(self.tokens[tb][0]):
+            e -= 1  # the sentence's full stop is no part of the rendering
         return ta, tb + 1, s, e, text[s:e]
 
 
 # the keys of a word that markup made punctuation (termqa.lang.markupcut): no term key equals them
 _NEVER = ("\x00", "\x00", "\x00")
+_NUMBER_STOP = re.compile(r"\d+\.\Z")  # a number the tokenizer kept with the full stop after it
 
 
 def _positions(lists) -> dict:
@@ -164,6 +173,74 @@ def _positions(lists) -> dict:
     return at
 
 
+_OPTIONAL = re.compile(r"\s*\[[^\]]*\]")  # "подтвержденные случаи [заболевания]": the bracketed words may be left out
+# a gender or number ending in brackets: "contagioso(a)" is "contagioso" or "contagiosa", "infecté(e)s" ...
+_ENDING = re.compile(r"(\w+)\((a|as|e|es|s|os|x)\)")
+
+
+# a full name with its abbreviation after it: "منظمة الصحة العالمية (WHO)", "非典型肺炎（SARS）"
+_ABBREVIATION_AFTER = re.compile(r"^(.*\S)\s*[(（]\s*([^\s()（）]+)\s*[)）]$")
+
+
+def written_forms(text: str) -> list[str]:
+    """The designations a glossary term writes in one: the text, and the forms its notation stands for.
+
+    Square brackets mark words that may be left out ("подтвержденные случаи [заболевания]", confirmed cases
+    [of the disease]); an ending in parentheses glued to a word gives the word without it and with it
+    ("contagioso(a)": "contagioso", "contagiosa", the "-o" the feminine replaces dropped; "infecté(e)":
+    "infecté", "infectée"); an abbreviation in parentheses after a full name gives the full name, which
+    names the concept alone ("Organisasi Kesehatan Dunia (WHO)": "Organisasi Kesehatan Dunia"; the
+    abbreviation alone stays a question for review, termqa.pipeline.prejudge). The text itself comes
+    first; a text with no such notation is its only form."""
+    out = [text]
+    if "[" in text:
+        short = " ".join(_OPTIONAL.sub("", text).split())
+        if short and short != text:
+            out.append(short)
+    m = _ABBREVIATION_AFTER.match(text)
+    if m and len(m.group(2)) <= 12 and sum(c.isupper() for c in m.group(2)) >= 2 and not _spaceless(m.group(1)):
+        # not in scripts written without spaces, matched character by character: "核糖核酸" would be found
+        # inside "核糖核酸外切酶" (exoribonuclease)
+        out.append(m.group(1))
+    if "(" in text and _ENDING.search(text):
+        out.append(_ENDING.sub(r"\1", text))
+        out.append(_ENDING.sub(_with_ending, text))
+    return list(dict.fromkeys(out))
+
+
+_REDUPLICATED = re.compile(r"\b(\w+)-\1\b")
+
+
+def single_reduplications(text: str, lang: str) -> list[str]:
+    """The text, and where a word of it is a word said twice ("paru-paru", the lungs) that the language's
+    lexicon lists under the word said once, the text with it said once ("paru": Indonesian writes the
+    single form in compounds, "kanker paru"). A reduplication the lexicon keeps as its own word ("mata-mata",
+    a spy, not "mata", an eye) is left as it is."""
+    if "-" not in text:
+        return [text]
+    from termqa.lang.lexicon import lemmas_of
+
+    def once(m) -> str:
+        word, half = m.group(0), m.group(1)
+        got = {x.lower() for x in lemmas_of(word.lower(), lang)}
+        return half if half.lower() in got and word.lower() not in got else word
+
+    single = _REDUPLICATED.sub(once, text)
+    return [text, single] if single != text else [text]
+
+
+def _spaceless(text: str) -> bool:
+    return any("\u0e00" <= ch <= "\u0e7f" or "\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff"
+               or "\uac00" <= ch <= "\ud7af" for ch in text)
+
+
+def _with_ending(m) -> str:
+    word, end = m.group(1), m.group(2)
+    if end in ("a", "as") and word.endswith(("o", "os")):
+        return word[: len(word) - (1 if word.endswith("o") else 2)] + end  # "contagioso(a)": "contagiosa"
+    return word + end
+
+
 def target_forms(concept, tgt_lang, lemmatiser, variants: VariantLevel, reduced: str = "") -> list[TargetForm]:
     """The concept's target designations with their lemma keys (hidden labels included: matchable).
 
@@ -176,15 +253,16 @@ def target_forms(concept, tgt_lang, lemmatiser, variants: VariantLevel, reduced:
     protection" renders "protective equipment" said of personal protective equipment).
     """
 
-    terms = [t for t in concept.terms_in(tgt_lang) if t.text.strip()]
-    toks = lemmatiser.tokenize_many([t.text for t in terms])
-    out = []
     lang = primary(tgt_lang)
-    for t, tk in zip(terms, toks):
+    terms = [(t, x) for t in concept.terms_in(tgt_lang) if t.text.strip()
+             for w in written_forms(t.text) for x in single_reduplications(w, lang)]
+    toks = lemmatiser.tokenize_many([x for _t, x in terms])
+    out = []
+    for (t, text), tk in zip(terms, toks):
         key, skey = keys_of(tk)
         if key:
             kind = "forbidden" if t.status in FORBIDDEN_STATUSES else "glossary"
-            out.append(TargetForm(key, t.text, kind, t.status, skey, lang))
+            out.append(TargetForm(key, text, kind, t.status, skey, lang))
     if variants == VariantLevel.NONE:
         return out
     own = {f.key for f in out}

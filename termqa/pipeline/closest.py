@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from termqa.pipeline.align import Alignment, Pending, TargetIndex
+from termqa.pipeline.variants import CONJUNCTIONS, HEAD_FIRST
 
 STEM_MIN = 4  # characters two words must begin with alike to share a stem
 STEM_SHARE = 0.6  # of the longer word's length
@@ -52,6 +53,32 @@ def shares_word(text_keys: Sequence[str], key: str, skey: str) -> bool:
 
 
 _HYPHENS = frozenset("-\u2010\u2011")
+BRIDGE_MAX = 3  # words a run may step over to reach another word of the term
+
+
+def _joins(idx: TargetIndex, c: int) -> bool:
+    """Is the word at content position `c` a coordinating conjunction? A run never holds one: in "écran facial
+    ou masque" the words around "ou" belong to two coordinated phrases, not to one rendering."""
+    return idx.surf[c] in CONJUNCTIONS or idx.keys[c] in CONJUNCTIONS
+
+
+def _bridge(idx: TargetIndex, hits: list, free: list, got: set, content: set, b: int) -> Optional[int]:
+    """The end of a run that holds a content word of the term, extended over up to `BRIDGE_MAX` words from
+    content position `b` to a word that brings a content word of the term the run lacks ("maladies" ...
+    "respiratoires" in "maladies communes des voies respiratoires" for "respiratory diseases"); None when
+    there is none. The words stepped over are free words of the same clause: no punctuation, no
+    conjunction, none another occurrence holds, none a word of the term the run has."""
+    n = len(idx.keys)
+    if not got & content:
+        return None
+    for j in range(b, min(n, b + BRIDGE_MAX + 1)):
+        if _spaceless(idx.surf[j]):
+            return None  # a token of a script written without spaces is a character, not a word: no steps over it
+        if (hits[j] & content) - got:
+            return j + 1 if j > b else None
+        if not free[j] or _joins(idx, j) or (hits[j] and not hits[j] - got):
+            return None
+    return None
 
 
 def _whole_words(idx: TargetIndex, a: int, b: int) -> tuple[int, int]:
@@ -89,6 +116,9 @@ def closest_rendering(p: Pending, idx: TargetIndex, target: str, taken: Sequence
     for f in forms:
         sk = f.skey if len(f.skey) == len(f.key) else f.key
         content = [x for x, k in enumerate(f.key) if k not in stop and sk[x] not in stop] or list(range(len(f.key)))
+        # the head word, where words are words: a key of a script written without spaces is a character
+        head = None if any(_spaceless(k) for k in f.key) else content[0] if f.lang in HEAD_FIRST else content[-1]
+        cset = set(content)
         hits: list[set] = []
         for c in range(n):
             keys = (idx.keys[c], idx.surf[c], idx.exact[c])
@@ -104,10 +134,14 @@ def closest_rendering(p: Pending, idx: TargetIndex, target: str, taken: Sequence
                 if hits[b]:
                     got |= hits[b]
                     b += 1
-                elif b + 1 < n and free[b] and idx.keys[b] in stop and hits[b + 1]:
+                elif b + 1 < n and free[b] and idx.keys[b] in stop and hits[b + 1] and not _joins(idx, b):
                     b += 1  # a function word inside the run ("Première Nation de Snuneymuxw")
                 else:
-                    break
+                    j = _bridge(idx, hits, free, got, cset, b)
+                    if j is None:
+                        break
+                    b = j  # "maladies communes des voies respiratoires" for "respiratory diseases"
+                    got |= hits[b - 1]
             c = b
             while a < b - 1 and idx.keys[a] in stop and not (hits[a] and len(idx.keys[a]) >= STEM_MIN):
                 a += 1  # "de la Nation": the run is "Nation"
@@ -117,7 +151,9 @@ def closest_rendering(p: Pending, idx: TargetIndex, target: str, taken: Sequence
                 continue
             a, b = _whole_words(idx, a, b)
             ta, tb, s, e, text = idx.span(a, b, target)
-            rank = (len(got), -abs(s / tl - here))
+            # more of the term's words first, then a run holding its head ("masque" over "facial" for
+            # "masque facial"), then the nearest
+            rank = (len(got), head in got, -abs(s / tl - here))
             if best is None or rank > best[0]:
                 best = (rank, Alignment(ta, tb, s, e, text, "closest", f))
     return best[1] if best else None

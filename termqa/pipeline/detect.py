@@ -345,36 +345,38 @@ def case_fits(tokens, text: str) -> bool:
     return True
 
 
-def _noun_entry(e: SourceEntry) -> bool:
-    k = (e.text, e.pos)
+def _noun_entry(e: SourceEntry, lang: str = "en") -> bool:
+    k = (e.text, e.pos, lang)
     noun = _NOUN_ENTRY.get(k)
     if noun is None:
         from termqa.lang.verbuse import noun_term
 
-        noun = _NOUN_ENTRY[k] = noun_term(e.text, e.pos)
+        noun = _NOUN_ENTRY[k] = noun_term(e.text, e.pos, lang)
     return noun
 
 
 def without_verb_uses(matches: list, tokens, lang: str, trie: Optional[TermTrie] = None) -> list:
     """`matches` of one segment without the one-word matches of a noun term that the text uses as a verb
-    ("are also hearing from" is not the glossary's "hearings"; termqa.lang.verbuse). English only.
+    ("are also hearing from" is not the glossary's "hearings"; termqa.lang.verbuse). English and French
+    ("il contrôle la pompe" is not the glossary's "contrôle").
 
     Where the glossary also has the word as a verb (an entry whose word class it gives as "verb": TICO-19
     lists "quarantine" the noun and "quarantine" the verb), the match goes to that entry instead.
     """
-    if lang != "en" or not matches:
+    if lang not in ("en", "fr") or not matches:
         return matches
-    from termqa.lang.verbuse import verb_use
+    from termqa.lang.verbuse import french_verb_use, verb_use
 
+    used_as_verb = verb_use if lang == "en" else french_verb_use
     words = None
     out = []
     for m in matches:
         e = m.entry
-        if m.tok_end - m.tok_start == 1 and not tokens[m.tok_start].text.isupper() and _noun_entry(e):
+        if m.tok_end - m.tok_start == 1 and not tokens[m.tok_start].text.isupper() and _noun_entry(e, lang):
             if words is None:
-                words = [None if t.punct else t.text.lower() for t in tokens]
-            if verb_use(words, m.tok_start):
-                verb = _verb_entry(trie, tokens, m.tok_start) if trie is not None else None
+                words = [None if t.punct else t.text.lower().replace("\u2019", "'") for t in tokens]
+            if used_as_verb(words, m.tok_start):
+                verb = _verb_entry(trie, tokens, m.tok_start, lang) if trie is not None else None
                 if verb is not None:
                     out.append(replace(m, entry=verb))
                 continue
@@ -382,10 +384,10 @@ def without_verb_uses(matches: list, tokens, lang: str, trie: Optional[TermTrie]
     return out
 
 
-def _verb_entry(trie: TermTrie, tokens, i: int) -> Optional[SourceEntry]:
+def _verb_entry(trie: TermTrie, tokens, i: int, lang: str = "en") -> Optional[SourceEntry]:
     """An entry of one word ending at tokens[i] (the same keys) that the glossary says is not a noun."""
     _end, entries = trie.longest_at(text_keys(tokens, [i]), 0)
-    return next((e for e in entries if e.pos and not _noun_entry(e)), None)
+    return next((e for e in entries if e.pos and not _noun_entry(e, lang)), None)
 
 
 # words a name may hold in lower case between its capitalised words ("Panel on Climate Change")

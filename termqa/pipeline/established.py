@@ -123,7 +123,7 @@ def align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lemma
             glossary_words=frozenset(x for f in forms for x in f.key if x not in stop),
             exclude=glossary_keys, allow=known,
             noun_term=bool(src_l) and any(noun_term(ws, src_l) for ws in _source_keys(work[members[0]])),
-            tgt_lang=primary(tgt_l))
+            tgt_lang=primary(tgt_l), source_stop=src_stop)
         extra = [TargetForm(m.key, " ".join(m.key), "established") for m in mined if m.key not in known]
         extra = extra[:MAX_EXTRA]
         if not extra:

@@ -1,6 +1,16 @@
 """Pass 1's last resort for a glossary term: a rendering that is an inflected or a derived form of one of
 the concept's target terms, where no term matched on lemmas.
 
+* `glossary`: every word is the term's word, or a form the language's lexicon lists under the term word's
+  lemma among its readings (termqa.lang.lexicon.lemmas_of: French "infectées" is listed under the verb
+  "infecter", its table lemma, and under the adjective "infecté", the glossary's word). The lookup table
+  keeps one lemma per form, so the plural of a participle the glossary writes as an adjective did not
+  match it. The same word in another form: conforming. Only the text word's readings are read, not the
+  term word's: "voie" is also a form of "voir" (que je voie), and "voient" is no form of "voie".
+* `glossary` too: a word that is the term's word with clitics written onto it, as the language's spelling
+  joins them (`clitic_form`): Arabic proclitics ("بكوفيد", "with COVID", for "كوفيد"; "وفيروس", "and virus",
+  for "فيروس"), Spanish pronouns after an infinitive or a gerund ("tocarse", "tocándolo" for "tocar").
+
 * `inflected`: every word is the term's word, or shares its Snowball stem (termqa.lang.stems) where the word
   lists do not know one of the two words: Czech "kontextuálních" for "kontextuální", which no list holds.
   Left for review (termqa.labels.R_INFLECTED), never conforming: a stem is not a lemma. Two words the lists
@@ -24,10 +34,12 @@ from termqa.lang import dictlemma
 from termqa.lang.derivation import compound_of, derived_from
 from termqa.lang.fold import lower, loose
 from termqa.lang.identify import stop_words
-from termqa.lang.lexicon import is_target_word
+from termqa.lang.lexicon import is_target_word, lemmas_of
 from termqa.lang.stems import stemmer
 
 _WORDS = re.compile(r"\w+")
+# languages without inflection, whose affixes all derive (termqa.lang.dictlemma): a shared stem is a derived word
+_AFFIXES_DERIVE = frozenset({"id", "ms"})
 _MIN_WORD = 3  # letters a word needs before its stem or derivation counts
 _FORM_STEMS: dict = {}  # (lang, form text, key, skey) -> per word, (the stems it is found under, known?)
 _KNOWN: dict = {}  # (lang, word) -> does a word list know it
@@ -49,7 +61,7 @@ def known(word: str, lang: str) -> bool:
 class Morph:
     """The stems of one target segment's content words (a `TargetIndex`'s positions), made on first need."""
 
-    __slots__ = ("stems", "words", "known")
+    __slots__ = ("stems", "words", "known", "readings", "_texts", "_lang", "plain")
 
     def __init__(self, idx, lang: str):
         stem = stemmer(lang)
@@ -57,9 +69,16 @@ class Morph:
         self.stems: list[frozenset] = []
         self.words: list[tuple[str, ...]] = []
         self.known: list[bool] = []
+        self.readings: list = []  # each word's lemma readings (loose keys), made on first need
+        self.plain: list[tuple[str, ...]] = []  # the keys of words too short or too common for stems
+        self._texts: list[str] = []
+        self._lang = lang
         for i, p in enumerate(idx.pos):
             tok = idx.tokens[p]
+            self._texts.append(tok.text)
+            self.readings.append(None)
             k, s = idx.keys[i], idx.surf[i]
+            self.plain.append(() if tok.punct else (k, s))
             if tok.punct or len(s) < _MIN_WORD or s in stop or k in stop:
                 self.stems.append(frozenset())
                 self.words.append(())
@@ -71,6 +90,13 @@ class Morph:
                 self.stems.append(frozenset())
                 continue
             self.stems.append(frozenset(loose(stem(w)) for w in (k, s, lower(tok.text, lang), tok.lemma)))
+
+    def lemma_readings(self, i: int) -> frozenset:
+        """The loose keys of every lemma the lexicon lists the word at content position `i` under."""
+        got = self.readings[i]
+        if got is None:
+            got = self.readings[i] = frozenset(loose(lower(x, self._lang)) for x in lemmas_of(self._texts[i], self._lang))
+        return got
 
 
 def _form_stems(f, lang: str) -> tuple[tuple[frozenset, bool], ...]:
@@ -120,15 +146,21 @@ def find(idx, forms: Sequence, lang: str, morph: Optional[Morph]) -> tuple[Optio
 
 
 def _match(morph: Morph, a: int, key, skey, fstems, lang: str) -> Optional[str]:
-    """`inflected` or `derived` when the words from content position `a` render the form word by word,
-    at least one of them not as the term's own word; else None."""
+    """`glossary`, `inflected` or `derived` when the words from content position `a` render the form word
+    by word, at least one of them not as the term's own word; else None. `glossary`: each such word a form
+    the lexicon lists under the term word's lemma (the same word in another form)."""
     kind = None
     for x in range(len(key)):
         words = morph.words[a + x]
-        if not words:
-            return None
         want = (key[x], skey[x])
+        if not words:
+            if any(w in want for w in morph.plain[a + x]):
+                continue  # the term's own short word ("19" of "كوفيد 19" beside "بكوفيد")
+            return None
         if any(w in want for w in words):
+            continue
+        if key[x] in morph.lemma_readings(a + x) or clitic_form(morph._texts[a + x], skey[x], lang):
+            kind = kind or "glossary"
             continue
         # a derivation first: Snowball gives "climatique" the stem of "climat", but it is another word
         if any(derived_from(w, b, lang) for w in words for b in want):
@@ -139,7 +171,53 @@ def _match(morph: Morph, a: int, key, skey, fstems, lang: str) -> Optional[str]:
             continue
         stems_x, known_x = fstems[x]
         if stems_x and not (known_x and morph.known[a + x]) and not stems_x.isdisjoint(morph.stems[a + x]):
-            kind = kind or "inflected"
+            if lang in _AFFIXES_DERIVE:
+                kind = "derived"  # "bergejala" (to have symptoms) for "gejala" (symptom): another word
+            else:
+                kind = "inflected" if kind in (None, "glossary") else kind
             continue
         return None
     return kind
+
+
+# Arabic proclitics written onto the next word: "wa" and "fa" (and, so), "bi" (with, by), "li" (for), "ka" (as),
+# and their pairs ("wa-bi", "fa-li"...). The article "al" is not among them: the dictionary lemmatiser reads it.
+_AR_PROCLITICS = tuple(sorted({a + b for a in ("", "و", "ف") for b in ("", "ب", "ل", "ك")} - {""}, key=len, reverse=True))
+_AR_MIN_BASE = 3  # letters the rest must keep: "بحث" (research) is no "ب" + "حث"
+# Spanish object and reflexive pronouns an infinitive or a gerund takes at its end, one or two ("dárselo")
+_ES_CLITICS = ("me", "te", "se", "nos", "os", "lo", "la", "los", "las", "le", "les")
+_ES_CLITIC_PAIRS = tuple(sorted({a + b for a in _ES_CLITICS for b in _ES_CLITICS} | set(_ES_CLITICS), key=len,
+                                reverse=True))
+_AR_MARKS = re.compile("[\u064b-\u0652\u0670\u0640]")  # short vowels, tanwin, shadda, sukun, dagger alif, tatweel
+
+
+def clitic_form(word: str, term_word: str, lang: str) -> bool:
+    """Is `word` (as written) the glossary word `term_word` (its loose surface key) with clitics joined to it?
+
+    Arabic: one of `_AR_PROCLITICS` before the term's word exactly (short vowels aside), the rest at least
+    `_AR_MIN_BASE` letters, and the word itself no word the dictionary lists under another lemma. Spanish: the
+    term's infinitive ("tocar") or its gerund with one or two pronouns after it ("tocarse", "tocándoselo": the
+    accent the pronouns make written is folded away). The same word with its clitics: not another word."""
+    if lang == "ar":
+        w = _AR_MARKS.sub("", word)
+        t = _AR_MARKS.sub("", term_word)
+        if len(t) < _AR_MIN_BASE or len(w) <= len(t) or not w.endswith(t):
+            return False
+        if w[: len(w) - len(t)] not in _AR_PROCLITICS:
+            return False
+        listed = dictlemma.lookup(lang)
+        other = listed(w) if listed is not None else None
+        return other is None or _AR_MARKS.sub("", other) == t
+    if lang == "es":
+        w = loose(lower(word, lang))
+        if len(w) <= len(term_word) or not w.startswith(term_word[:-2] if term_word.endswith("r") else term_word):
+            return False
+        for c in _ES_CLITIC_PAIRS:
+            if w.endswith(c):
+                base = w[: len(w) - len(c)]
+                if base == term_word and base.endswith(("ar", "er", "ir")):
+                    return True
+                if term_word.endswith(("ar", "er", "ir")) and base in (term_word[:-2] + "ando", term_word[:-2] + "iendo"):
+                    return True
+        return False
+    return False

@@ -59,7 +59,7 @@ class OpenSegment:
 def mine_renderings(segments: Sequence[OpenSegment], doc_counts: Counter, stop: frozenset, *,
                     source_words: Sequence[str], glossary_words=frozenset(), exclude=frozenset(),
                     allow=frozenset(), max_n: int = MAX_N, noun_term: bool = False,
-                    tgt_lang: str = "") -> list[MinedRendering]:
+                    tgt_lang: str = "", source_stop=frozenset()) -> list[MinedRendering]:
     """Target n-grams that render a chain, best first; empty when nothing has enough evidence.
 
     A candidate must (1) recur in at least `MIN_SUPPORT` distinct segment pairs and in half of the
@@ -107,7 +107,10 @@ def mine_renderings(segments: Sequence[OpenSegment], doc_counts: Counter, stop: 
             shift[g] += abs(start / max(1, len(seg.target)) - seg.src_pos)
     n_src = max(1, len(source_words))
     acronym = n_src == 1 and source_words[0].isupper()
-    need, most = min(2, n_src), (6 if acronym else n_src + 1)  # an acronym is often spelt out
+    src = [w.lstrip("=").lower() for w in source_words]
+    # the source's content words: "without amendment" has one, and its rendering "sans amendement" one too
+    src_content = sum(1 for w in src if w not in source_stop) or n_src
+    need, most = min(2, src_content), (6 if acronym else n_src + 1)  # an acronym is often spelt out
     cands: dict = {}
     for g, segs in where.items():
         a = len(segs)
@@ -117,9 +120,11 @@ def mine_renderings(segments: Sequence[OpenSegment], doc_counts: Counter, stop: 
         if need <= k <= most and not _swallows_neighbour(g, segs, segments, stop) and \
                 not (noun_term and _verbal(g, surfaces.get(g, ()), stop, tgt_lang)):
             cands[g] = frozenset(segs)
-    src = [w.lstrip("=").lower() for w in source_words]
     scored = []
-    for g in _phrases(cands):
+    # a term that opens or closes with a function word ("without amendment") has its edge marked: its rendering
+    # is not extended over content words beyond the source's own
+    edged = len(src) > 1 and (src[0] in source_stop or src[-1] in source_stop)
+    for g in _phrases(cands, stop, src_content if edged else 0):
         segs = cands[g]
         a = len(segs)
         if shift[g] / a > MAX_SHIFT:
@@ -151,7 +156,27 @@ def mine_renderings(segments: Sequence[OpenSegment], doc_counts: Counter, stop: 
         if any(words & {x for x in o.key if x not in stop} for o in out):
             continue  # a variant of a better rendering ("assistance" after "assistance ventilatoire")
         out.append(m)
+    if src and src[0] in source_stop and len(src) > 1:
+        out = [_with_leading_function_word(m, cands[m.key], segments, stop) for m in out]
     return out
+
+
+def _with_leading_function_word(m: MinedRendering, segs, segments: Sequence[OpenSegment],
+                                stop: frozenset) -> MinedRendering:
+    """A source term that opens with a function word ("without amendment") is rendered with one too: the
+    target's function word right before the mined phrase, when it is the same in every segment ("sans"
+    before "amendement"), belongs to the rendering (n-grams never open with one)."""
+    before = set()
+    for n in segs:
+        idx = segments[n].idx
+        k, g = idx.keys, m.key
+        at = next((x for x in range(1, len(k) - len(g) + 1) if tuple(k[x:x + len(g)]) == g), None)
+        if at is None or k[at - 1] not in stop or idx.tokens[idx.pos[at - 1]].punct or (at - 1) in segments[n].claimed:
+            return m
+        before.add(k[at - 1])
+    if len(before) != 1:
+        return m
+    return MinedRendering((before.pop(),) + m.key, m.support, m.dice, m.evidence)
 
 
 def _swallows_neighbour(g: tuple, segs, segments: Sequence[OpenSegment], stop: frozenset) -> bool:
@@ -235,15 +260,25 @@ def neighbour_words(source: str, start: int, end: int, stop: frozenset, reach: i
     return tuple(w for w in before + after if w not in stop and len(w) >= 3 and w.isalpha())
 
 
-def _phrases(cands: dict) -> list:
+def _phrases(cands: dict, stop: frozenset = frozenset(), src_content: int = 0) -> list:
     """The candidates as whole phrases: each shortest n-gram extended to the longest phrase that holds
     it in exactly the same segments, when those extensions nest ("fondée sur le sexe" -> "violence
-    fondée sur le sexe"); kept as it is when they branch (no single phrase is evidenced)."""
+    fondée sur le sexe"); kept as it is when they branch (no single phrase is evidenced). With
+    `src_content`, an extension holds no more content words than that (or the core's own when it has
+    more): the word it would add renders a source word beside the term ("rapport sans amendement" mined
+    where "reported without amendment" says it every time; the rendering of "without amendment" is "sans
+    amendement")."""
+
+    def words(g: tuple) -> int:
+        return sum(1 for x in g if x not in stop)
+
     out: dict = {}
     for g, segs in cands.items():
         if any(len(h) < len(g) and cands[h] == segs and _inside(h, g) for h in cands):
             continue  # not minimal: reached from its shortest core below
-        ext = sorted((h for h in cands if len(h) > len(g) and cands[h] == segs and _inside(g, h)), key=len)
+        most = max(words(g), src_content) if src_content else None
+        ext = sorted((h for h in cands if len(h) > len(g) and cands[h] == segs and _inside(g, h)
+                      and (most is None or words(h) <= most)), key=len)
         if ext and all(_inside(h, ext[-1]) for h in ext):
             out[ext[-1]] = None
         else:

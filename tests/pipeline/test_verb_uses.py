@@ -39,3 +39,38 @@ def test_other_source_languages_keep_every_match(tmp_path):
     pairs = [("Les exportations augmentent.", "The exports rise.")]
     r = run(tmp_path, pairs, ["concept_id", "fr", "en"], [["e", "exportation", "export"]], src="fr", tgt="en")
     assert [o["source_text"] for o in r["occurrences"]] == ["exportations"]
+
+
+def test_a_verb_joined_to_a_verb_is_a_verb(tmp_path):
+    # "develop" can only be a verb: "update" after "and" is its fellow verb, not the glossary noun (issue 35)
+    g = [["up", "update", "mise à jour", "noun"]]
+    pairs = [("We develop and update resources for schools.", "Nous créons et mettons à jour des ressources."),
+             ("The update and the fix ship today.", "La mise à jour et le correctif sortent aujourd'hui."),
+             ("Coughing and updating are listed.", "La toux et la mise à jour sont listées.")]
+    r = run(tmp_path, pairs, H, g)
+    assert [o["unit_id"] for o in r["occurrences"]] == ["u2", "u3"]
+
+
+def test_french_source_verb_uses_are_not_occurrences(tmp_path):
+    # a French noun term matches its noun uses only: after a subject clitic, "ne" or "se" the word is a verb
+    g = [["ctl", "contrôle", "check"], ["msk", "masque", "mask"], ["tst", "tester", "to test"]]
+    pairs = [("Il contrôle la pompe chaque jour.", "He checks the pump every day."),
+             ("Le contrôle de la pompe est fait.", "The pump check is done."),
+             ("Ils ne le contrôlent pas.", "They do not check it."),
+             ("Pour elle, contrôle et masque suffisent.", "For her, a check and a mask are enough."),
+             ("On teste le masque.", "One tests the mask."),
+             ("Il faut tester la pompe.", "The pump must be tested.")]
+    r = run(tmp_path, pairs, ["concept_id", "fr", "en"], g, src="fr", tgt="en")
+    # a verb term keeps its verb uses ("teste" of "tester")
+    assert _found(r) == [("u2", "contrôle", "ctl"), ("u4", "contrôle", "ctl"), ("u4", "masque", "msk"),
+                         ("u5", "teste", "tst"), ("u5", "masque", "msk"), ("u6", "tester", "tst")]
+
+
+def test_tico19_develop_and_update(tmp_path):
+    if CORPUS is None:
+        pytest.skip("../shared/corpus is not present")
+    from tests.pipeline.test_decide_more_tico import _tico_pairs
+
+    pairs = _tico_pairs("all.en-fr.tmx", "develop and update")
+    r = run(tmp_path, pairs, H, [["up", "update", "mise à jour", ""]])
+    assert not [o for o in r["occurrences"] if o["concept_id"] == "up"]
