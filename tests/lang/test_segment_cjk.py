@@ -172,7 +172,8 @@ def test_tico19_chinese(monkeypatch):
     # virus" for "virus spread"), the same change as on the French memory of the same English source; 4,789
     # before parts of hyphen-joined names stopped counting (54 of them: "SARS" in "SARS-CoV-2")
     # 4,735 before verb uses of noun terms stopped counting (23: "updated", "touch", "masked"...)
-    assert s["occurrences"] == 4712
+    # 4,712 before verbs joined by "and" to a verb ("develop and update") and "don't touch" stopped counting
+    assert s["occurrences"] == 4710
     # before: 367 conforming, 1863 segments holding terms called misaligned (whitespace word counts)
     assert s["outcomes"]["conforming"] > 2800
     assert _misaligned(res) < 30
