@@ -35,6 +35,7 @@ from typing import Optional, Sequence, Union
 from termqa.config import DEFAULT_LEMMATISER, LemmatiserMode
 from termqa.errors import UsageError
 from termqa.lang import analyses, chunktok, dictlemma, markup, markupcut, segment, stems
+from termqa.lang.derivation import hides_derivation
 from termqa.lang.fold import exact_key, lower, loose
 from termqa.lang.langtags import primary
 from termqa.lang.lookuptables import Table, load_table, lookups_version, table_names
@@ -177,7 +178,10 @@ class Lemmatiser:
             lem = self._dictionary_lemma(word_n if low == word_n.lower() else low, low)
         if lem is None:
             lem = self._rule_lemma(low)
-        return lower(lem, lang)
+        lem = lower(lem, lang)
+        if lem != low and hides_derivation(low, lem, lang):
+            return low  # Turkish "bütçesiz" ("without a budget") is not a form of "bütçe"
+        return lem
 
     def _dictionary_lemma(self, word: str, low: str) -> Optional[str]:
         """The lemma simplemma's dictionary lists for the word; None when it does not list it.
