@@ -61,6 +61,10 @@ def _key(lemma: str) -> str:
     return k if len(k) < 2 or "-" not in k else (k.replace("-", "") or k)
 
 
+_ZWNJ = "\u200c"
+_ZWNJ_SPLITS = frozenset({"fa"})  # languages that write a ZWNJ where others write a space between words
+
+
 class Lemmatiser:
     """Tokenises and lemmatises text of one language. Get one with `get_lemmatiser`."""
 
@@ -228,6 +232,14 @@ class Lemmatiser:
         """
         if not word or word.isspace():
             return ()
+        if _ZWNJ in word and self.lang in _ZWNJ_SPLITS:
+            # Persian writes "پیش‌فرض" and "پیش فرض", "فعالیت‌ها" and "فعالیت ها": the zero-width
+            # non-joiner parts words as a space does, so its parts are words (the ZWNJ itself is left out)
+            out, pos = [], 0
+            for part in word.split(_ZWNJ):
+                out.extend((p[0], p[1] + pos, p[2] + pos) + p[3:] for p in self._analyse(part))
+                pos += len(part) + 1
+            return tuple(out)
         if any(h in word for h in _HYPHENS) and _INTRA_HYPHEN.search(word):
             bits = _INTRA_HYPHEN.split(word)  # words at even positions, hyphens at odd ones
             words = bits[0::2]
