@@ -44,13 +44,14 @@ def bases(word: str, lang: str) -> tuple[str, ...]:
     return ()
 
 
-def derived_bases(word: str, lang: str) -> tuple[str, ...]:
+def derived_bases(word: str, lang: str, bare: bool = True) -> tuple[str, ...]:
     """The nouns loose key `word` may be the relational adjective of (Arabic "السطحي", "تنفسية": "سطح",
-    "تنفس"); empty when none fits."""
+    "تنفس"); empty when none fits. `bare=False`: only by a feminine or plural ending, not by the final
+    "ي" alone, which a defective noun ("التفشي", "تفشٍ") also ends with."""
     if lang != "ar":
         return ()
     word, article = _without_article(word)
-    for suf in _AR_NISBA_ENDINGS + (("ي",) if article else ()):
+    for suf in _AR_NISBA_ENDINGS + (("ي",) if article and bare else ()):
         if word.endswith(suf) and len(word) - len(suf) >= ARTICLE_MIN_STEM:
             return (word[: len(word) - len(suf)],)
     return ()

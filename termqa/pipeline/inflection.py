@@ -178,6 +178,9 @@ def _match(morph: Morph, a: int, key, skey, fstems, lang: str) -> Optional[str]:
         if any(b in want for b in morph.derived[a + x]):
             kind = (kind or "inflected") if defective else "derived"  # "السطحي" from "سطح"; "المعدية" of "معدٍ"
             continue
+        if any(w in clitics.derived_bases(b, lang, bare=False) for w in words for b in want):
+            kind = "derived"  # the other way: "عدوى فيروس" (of the virus) for "عدوى فيروسية" (viral)
+            continue
         if any(derived_from(w, b, lang) for w in words for b in want):
             kind = "derived"
             continue

@@ -61,3 +61,9 @@ def test_turkish_derivation_is_not_its_base():
     lt = get_lemmatiser("tr", mode="lookup")
     assert lt.tokenize("Bütçesiz")[0].key != lt.tokenize("bütçe")[0].key
     assert lt.tokenize("Bütçeler")[0].key == lt.tokenize("bütçe")[0].key
+
+
+def test_a_feminine_adjective_names_its_noun_but_a_final_yeh_alone_does_not():
+    """"فيروسية" (viral) is made from "فيروس"; "التفشي" is the defective noun "تفشٍ" itself."""
+    assert derived_bases(loose("فيروسية"), "ar", bare=False) == (loose("فيروس"),)
+    assert derived_bases(loose("التفشي"), "ar", bare=False) == ()
