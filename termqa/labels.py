@@ -186,6 +186,7 @@ ALIGN_METHOD_TEXT = {
     "untranslated": "left as in the source",
     "copied_word": "kept as in the source; it is also a word of the target language",
     "inflected": "an inflected form of a target term of the glossary",
+    "inflected_spelling": "an inflected form of a target term of the glossary, spelt differently",
     "derived": "a word derived from a target term of the glossary",
     "established": "a rendering the document itself establishes",
     "judge": "located by the judge",
@@ -367,6 +368,8 @@ R_COPY_UNKNOWN = ("kept as in the source; the target language's word list knows 
 R_HEAD_DROPPED = "rendering drops the head noun of the glossary term (a reduction that may name something else)"
 # a form of the glossary term the word lists cannot call the same word for certain: likely fine, to review
 R_INFLECTED = "an inflected form of the glossary term (same stem; likely fine, check that the form fits)"
+R_SPELLING_INFLECTED = ("an inflected form of the glossary term written with other letters (ö for o, ...): "
+                        "check the spelling")
 R_DERIVED = "a word derived from the glossary term (an adjective from the noun, ...; likely fine, check it)"
 # the judge (termqa.judge.stages, termqa.judge.batch)
 R_BUDGET = "not judged: the judge budget (--max-calls / --max-cost) was reached"

@@ -27,7 +27,7 @@ from termqa.labels import (
     CODE_DESCRIPTIONS, CONSISTENCY_DESCRIPTIONS, ITS_DEFAULT, ITS_OMISSION, ITS_TYPES, ITS_TYPES_BY_RULE, ITS_UNJUDGED,
     NOTE_LEAD, NOTE_ORIGIN, NOTE_REFERENCE, NOTE_SOURCE_LANGUAGE, NOTE_TEXT, OUTCOME_TEXT, R_ACRONYM_KEPT,
     R_COPIED_WORD, R_COPY_UNKNOWN, R_DERIVED, R_HAPAX, R_IN_KEPT_NAME, R_INFLECTED, R_MISALIGNED, R_NO_REFERENCE,
-    R_SHORT_FORM_KEPT, R_SPELLING_PSEUDO, Rule,
+    R_SHORT_FORM_KEPT, R_SPELLING_INFLECTED, R_SPELLING_PSEUDO, Rule,
 )
 from termqa.lang.fold import loose
 from termqa.lang.langtags import lang_matches, language_name, normalise_tag, primary
@@ -219,7 +219,7 @@ def _unjudged_key(reason: str, found: Optional[str], expected: Optional[str]) ->
         return "in_kept_name"
     if reason == R_ACRONYM_KEPT and expected:
         return "abbreviation_kept"
-    if reason == R_SPELLING_PSEUDO and expected:
+    if reason in (R_SPELLING_PSEUDO, R_SPELLING_INFLECTED) and expected:
         return "spelling_document"
     if reason in (R_COPIED_WORD, R_COPY_UNKNOWN, R_SHORT_FORM_KEPT) and expected and expected != found:
         return "kept"

@@ -35,6 +35,9 @@ SUFFIXES: dict[str, tuple[str, ...]] = {
     "it": _inflect(("ari", "ic"), ("o", "a", "i", "e")) + ("ale", "ali", "iche"),
     "ca": _inflect(("ari", "ic"), ("", "a", "s", "es")) + ("al", "als"),
     "de": _inflect(("isch", "lich"), ("", "e", "en", "er", "es", "em")),
+    # Turkish adjectives "without" and "with" (-sIz, -lI: "bütçesiz" from "bütçe"), with the commonest case and
+    # plural endings after them (loose keys: ı, ü are i, u)
+    "tr": _inflect(("siz", "suz", "li", "lu"), ("", "ler", "lar", "i", "u", "e", "a", "de", "da", "den", "dan")),
     "ru": _inflect(("н", "ск", "ическ"), ("ый", "ий", "ая", "ое", "ые", "ие", "ого", "ой", "ому", "ым", "им", "ых",
                                           "их", "ыми", "ими", "ую", "ом")),
 }
@@ -67,6 +70,27 @@ def derived_from(word: str, base_word: str, lang: str) -> bool:
         if base_word == b or (base_word.startswith(b) and base_word[len(b):].strip(_FINAL_VOWELS) == ""):
             return True
     return False
+
+
+# languages whose word lists give a derived word its base as lemma (Turkish "bütçesiz" -> "bütçe"): that
+# lemma would make the derivation match the term as the term itself
+_LISTS_DERIVATIONS = frozenset({"tr"})
+
+
+def hides_derivation(word: str, lemma: str, lang: str) -> bool:
+    """Is lowercase `word` its lemma `lemma` with a derivational suffix of the table (and its endings)
+    after it? Then the lemma names another word than `word`'s own."""
+    if lang not in _LISTS_DERIVATIONS:
+        return False
+    from termqa.lang.fold import loose
+
+    word, lemma = loose(word), loose(lemma)
+    if len(word) <= len(lemma) or not word.startswith(lemma):
+        return False
+    return word[len(lemma):] in _SUFFIX_SET.get(lang, ())
+
+
+_SUFFIX_SET = {lang: frozenset(s) for lang, s in SUFFIXES.items() if lang in _LISTS_DERIVATIONS}
 
 
 def base_keys(word: str) -> tuple[str, ...]:

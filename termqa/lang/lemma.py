@@ -35,6 +35,7 @@ from typing import Optional, Sequence, Union
 from termqa.config import DEFAULT_LEMMATISER, LemmatiserMode
 from termqa.errors import UsageError
 from termqa.lang import analyses, chunktok, dictlemma, markup, markupcut, segment, stems
+from termqa.lang.derivation import hides_derivation
 from termqa.lang.fold import exact_key, lower, loose
 from termqa.lang.langtags import primary
 from termqa.lang.lookuptables import Table, load_table, lookups_version, table_names
@@ -58,6 +59,10 @@ def _is_punct(s: str) -> bool:
 def _key(lemma: str) -> str:
     k = loose(lemma)
     return k if len(k) < 2 or "-" not in k else (k.replace("-", "") or k)
+
+
+_ZWNJ = "\u200c"
+_ZWNJ_SPLITS = frozenset({"fa"})  # languages that write a ZWNJ where others write a space between words
 
 
 class Lemmatiser:
@@ -177,7 +182,10 @@ class Lemmatiser:
             lem = self._dictionary_lemma(word_n if low == word_n.lower() else low, low)
         if lem is None:
             lem = self._rule_lemma(low)
-        return lower(lem, lang)
+        lem = lower(lem, lang)
+        if lem != low and hides_derivation(low, lem, lang):
+            return low  # Turkish "bütçesiz" ("without a budget") is not a form of "bütçe"
+        return lem
 
     def _dictionary_lemma(self, word: str, low: str) -> Optional[str]:
         """The lemma simplemma's dictionary lists for the word; None when it does not list it.
@@ -224,6 +232,14 @@ class Lemmatiser:
         """
         if not word or word.isspace():
             return ()
+        if _ZWNJ in word and self.lang in _ZWNJ_SPLITS:
+            # Persian writes "پیش‌فرض" and "پیش فرض", "فعالیت‌ها" and "فعالیت ها": the zero-width
+            # non-joiner parts words as a space does, so its parts are words (the ZWNJ itself is left out)
+            out, pos = [], 0
+            for part in word.split(_ZWNJ):
+                out.extend((p[0], p[1] + pos, p[2] + pos) + p[3:] for p in self._analyse(part))
+                pos += len(part) + 1
+            return tuple(out)
         if any(h in word for h in _HYPHENS) and _INTRA_HYPHEN.search(word):
             bits = _INTRA_HYPHEN.split(word)  # words at even positions, hyphens at odd ones
             words = bits[0::2]

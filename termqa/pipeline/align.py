@@ -42,7 +42,8 @@ from termqa.store import indexcache
 from termqa.store.pickling import pickled_by_fields
 
 # Lower wins when two kinds propose the same span.
-_PRIORITY = {"glossary": 0, "dnt": 0, "forbidden": 1, "dnt_altered": 2, "inflected": 2, "derived": 3,
+_PRIORITY = {"glossary": 0, "dnt": 0, "forbidden": 1, "dnt_altered": 2, "inflected": 2, "inflected_spelling": 2,
+             "derived": 3,
              "established": 3, "untranslated": 4, "copied_word": 4}
 
 
@@ -377,8 +378,13 @@ class Pending:
     in_name: bool = False  # the source writes the term inside a longer name (`detect.inside_name`)
 
 
-def candidates(p: Pending, idx: TargetIndex, target: str, extra: Sequence[TargetForm] = ()) -> list[tuple]:
+def candidates(p: Pending, idx: TargetIndex, target: str, extra: Sequence[TargetForm] = (),
+               inflected: bool = False) -> list[tuple]:
     """(priority, -length in words, start, Alignment) for every span that could render `p`.
+
+    Inflected and derived forms are looked for where no glossary term matched, or when `inflected` (the
+    glossary's matches went to the segment's other occurrences of the concept: "بحثك ... البحث" for
+    "your search ... your search").
 
     Length counts words, not characters: "infections" is no longer a rendering than "infection", so
     two occurrences of one term pair with its renderings in source order.
@@ -396,7 +402,7 @@ def candidates(p: Pending, idx: TargetIndex, target: str, extra: Sequence[Target
     for f in p.forms:
         for a, b in idx.find(f.key, f.skey, gap=f.rule == "insertion"):
             add(a, b, f.kind, f)
-    if not p.dnt and p.forms and not out:
+    if not p.dnt and p.forms and (inflected or not out):
         # no term of the glossary matched on lemmas: an inflected or derived form of one of them
         lang = next((f.lang for f in p.forms if f.lang), "")
         if lang:

@@ -20,6 +20,11 @@ the concept's target terms, where no term matched on lemmas.
   (termqa.lang.derivation: "budgétaire" for "budget"), a noun or verb made from it ("facturation",
   "экспортировать"). Left for review (termqa.labels.R_DERIVED).
 * a closed compound holding the term's word (German "Rechnungsvorlage", "Restbudget") counts as `inflected`.
+* also `inflected`: a word that is the term's word once an attached pronoun or agreement ending is taken
+  off (termqa.lang.clitics: Arabic "مشاريعي" is "مشاريع" with "my", listed under "مشروع"; Persian "های").
+* `inflected_spelling`: the stems agree only once the letters' marks are folded away, in an alphabet where
+  those letters are letters of their own (Turkish "dökümanı" for "doküman": ö is not o). Left for review as
+  a spelling question (termqa.labels.R_SPELLING_INFLECTED).
 
 Any of the concept's glossary terms counts (not only the preferred one). Looked for only for an occurrence
 that no glossary or forbidden term answers in its segment, so the common case costs nothing; the stems of a
@@ -30,8 +35,8 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence
 
-from termqa.lang import dictlemma
-from termqa.lang.derivation import compound_of, derived_from
+from termqa.lang import clitics, dictlemma
+from termqa.lang.derivation import compound_of, derived_from, hides_derivation
 from termqa.lang.fold import lower, loose
 from termqa.lang.identify import stop_words
 from termqa.lang.lexicon import is_target_word, lemmas_of
@@ -43,6 +48,13 @@ _AFFIXES_DERIVE = frozenset({"id", "ms"})
 _MIN_WORD = 3  # letters a word needs before its stem or derivation counts
 _FORM_STEMS: dict = {}  # (lang, form text, key, skey) -> per word, (the stems it is found under, known?)
 _KNOWN: dict = {}  # (lang, word) -> does a word list know it
+_BASES: dict = {}  # (lang, loose word) -> the lemma keys of the word without an attached pronoun or ending
+# alphabets whose marked letters are letters of their own (ö, ü, ç, ş, ğ, ı beside o, u, c, s, g, i): a stem
+# that agrees with the term's only without the marks is another spelling, not a form
+_MARKED_LETTERS = frozenset({"tr", "az"})
+# an Arabic noun written with the tanwin kasra on its last letter ("معدٍ", "تفشٍ") is defective: its "ي" comes
+# back in the definite and feminine forms ("المعدي", "المعدية", "التفشي"), which are its forms, not derivations
+_DEFECTIVE = "\u064d"
 
 
 def known(word: str, lang: str) -> bool:
@@ -61,7 +73,7 @@ def known(word: str, lang: str) -> bool:
 class Morph:
     """The stems of one target segment's content words (a `TargetIndex`'s positions), made on first need."""
 
-    __slots__ = ("stems", "words", "known", "readings", "_texts", "_lang", "plain")
+    __slots__ = ("stems", "words", "known", "readings", "_texts", "_lang", "plain", "bases", "derived", "exact")
 
     def __init__(self, idx, lang: str):
         stem = stemmer(lang)
@@ -73,13 +85,21 @@ class Morph:
         self.plain: list[tuple[str, ...]] = []  # the keys of words too short or too common for stems
         self._texts: list[str] = []
         self._lang = lang
+        self.bases: list[frozenset] = []
+        self.derived: list[tuple] = []  # nouns the word is a relational adjective of (clitics.derived_bases)
+        self.exact: list[frozenset] = []  # stems of the word as written (marks kept), where marks are letters
+        marked = lang in _MARKED_LETTERS
         for i, p in enumerate(idx.pos):
             tok = idx.tokens[p]
             self._texts.append(tok.text)
             self.readings.append(None)
             k, s = idx.keys[i], idx.surf[i]
             self.plain.append(() if tok.punct else (k, s))
-            if tok.punct or len(s) < _MIN_WORD or s in stop or k in stop:
+            based = attached_bases(s, lang) if not tok.punct else frozenset()
+            self.bases.append(based)
+            self.derived.append(clitics.derived_bases(s, lang) if not tok.punct else ())
+            self.exact.append(frozenset())
+            if tok.punct or (not based and (len(s) < _MIN_WORD or s in stop or k in stop)):
                 self.stems.append(frozenset())
                 self.words.append(())
                 self.known.append(True)
@@ -90,33 +110,62 @@ class Morph:
                 self.stems.append(frozenset())
                 continue
             self.stems.append(frozenset(loose(stem(w)) for w in (k, s, lower(tok.text, lang), tok.lemma)))
+            if marked:
+                self.exact[-1] = frozenset(stem(w) for w in (lower(tok.text, lang), tok.lemma))
 
     def lemma_readings(self, i: int) -> frozenset:
         """The loose keys of every lemma the lexicon lists the word at content position `i` under."""
         got = self.readings[i]
         if got is None:
-            got = self.readings[i] = frozenset(loose(lower(x, self._lang)) for x in lemmas_of(self._texts[i], self._lang))
+            text, lang = self._texts[i], self._lang
+            low = lower(text, lang)
+            # a reading the word lists give a derived word ("bütçesiz" under "bütçe") is no reading of it
+            got = self.readings[i] = frozenset(loose(lower(x, lang)) for x in lemmas_of(text, lang)
+                                               if not hides_derivation(low, lower(x, lang), lang))
         return got
 
 
-def _form_stems(f, lang: str) -> tuple[tuple[frozenset, bool], ...]:
+def attached_bases(word: str, lang: str) -> frozenset:
+    """The keys loose word `word` has once an attached pronoun or agreement ending is taken off
+    (termqa.lang.clitics): each base and the lemma simplemma's dictionary lists for it."""
+    k = (lang, word)
+    got = _BASES.get(k)
+    if got is None:
+        found = clitics.bases(word, lang)
+        listed = dictlemma.lookup(lang) if found else None
+        out = set(found)
+        for b in found:
+            lem = listed(b) if listed is not None else None
+            if lem:
+                out.add(loose(lower(lem, lang)))
+        got = frozenset(out)
+        if len(_BASES) > 200_000:
+            _BASES.clear()
+        _BASES[k] = got
+    return got
+
+
+def _form_stems(f, lang: str) -> tuple[tuple[frozenset, bool, frozenset, bool], ...]:
     """For each word of a glossary form, the stems it is found under (of its lemma and surface keys, and of
     the words of the term's text those keys stand for, stemmed with their accents: Czech endings carry
-    them), and whether a word list knows it."""
+    them), whether a word list knows it, the stems of those words as written (marks kept), and whether it
+    is written as an Arabic defective noun (`_DEFECTIVE`)."""
     k = (lang, f.text, f.key, f.skey)
     got = _FORM_STEMS.get(k)
     if got is None:
         stem = stemmer(lang)
         skey = f.skey if len(f.skey) == len(f.key) else f.key
         words = [lower(w, lang) for w in _WORDS.findall(f.text)]
+        raw = f.text.split() if _DEFECTIVE in f.text else ()  # \w+ leaves the tanwin out
         out = []
         for key, sk in zip(f.key, skey):
             if stem is None:
-                out.append((frozenset(), True))
+                out.append((frozenset(), True, frozenset(), False))
                 continue
             written = [w for w in words if loose(w) in (key, sk)]
             found = {stem(key), stem(sk)} | {stem(w) for w in written}
-            out.append((frozenset(loose(x) for x in found), any(known(w, lang) for w in written)))
+            out.append((frozenset(loose(x) for x in found), any(known(w, lang) for w in written),
+                        frozenset(stem(w) for w in written), any(w.endswith(_DEFECTIVE) and loose(w) in (key, sk) for w in raw)))
         got = _FORM_STEMS[k] = tuple(out)
         if len(_FORM_STEMS) > 100_000:
             _FORM_STEMS.clear()
@@ -163,18 +212,29 @@ def _match(morph: Morph, a: int, key, skey, fstems, lang: str) -> Optional[str]:
             kind = kind or "glossary"
             continue
         # a derivation first: Snowball gives "climatique" the stem of "climat", but it is another word
+        stems_x, known_x, exact_x, defective = fstems[x]
+        if any(b in want for b in morph.derived[a + x]):
+            kind = ("inflected" if kind in (None, "glossary") else kind) if defective else "derived"  # "السطحي" from "سطح"; "المعدية" of "معدٍ"
+            continue
+        if any(w in clitics.derived_bases(b, lang, bare=False) for w in words for b in want):
+            kind = "derived"  # the other way: "عدوى فيروس" (of the virus) for "عدوى فيروسية" (viral)
+            continue
         if any(derived_from(w, b, lang) for w in words for b in want):
             kind = "derived"
             continue
         if any(compound_of(w, b, lang) for w in words for b in want):
-            kind = kind or "inflected"  # the term in a compound ("Rechnungsvorlage"): there, but reviewed
+            kind = "inflected" if kind in (None, "glossary") else kind  # the term in a compound ("Rechnungsvorlage"): there, but reviewed
             continue
-        stems_x, known_x = fstems[x]
         if stems_x and not (known_x and morph.known[a + x]) and not stems_x.isdisjoint(morph.stems[a + x]):
             if lang in _AFFIXES_DERIVE:
                 kind = "derived"  # "bergejala" (to have symptoms) for "gejala" (symptom): another word
+            elif exact_x and morph.exact[a + x] and exact_x.isdisjoint(morph.exact[a + x]):
+                kind = "inflected_spelling"  # "dökümanı" for "doküman": the same stem only without the marks
             else:
                 kind = "inflected" if kind in (None, "glossary") else kind
+            continue
+        if not morph.bases[a + x].isdisjoint(want):
+            kind = "inflected" if kind in (None, "glossary") else kind  # "مشاريعي" ("my projects") for "مشروع"
             continue
         return None
     return kind

@@ -150,7 +150,13 @@ def detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cach
             idxs = by_seg[seg.index]
             here = {i: pending(i) for i in idxs}
             cands = {i: al.candidates(here[i], idx, seg.target) for i in idxs}
-            for i, a in al.assign(list(here.values()), cands).items():
+            done = al.assign(list(here.values()), cands)
+            short = [i for i in idxs if i not in done and cands[i]]
+            if short:
+                # more occurrences of a concept than glossary matches: the others' inflected forms count too
+                cands.update({i: al.candidates(here[i], idx, seg.target, inflected=True) for i in short})
+                done = al.assign(list(here.values()), cands)
+            for i, a in done.items():
                 work[i].alignment = a
             if any(work[i].alignment is None for i in idxs):
                 indexes.add(seg, idx)

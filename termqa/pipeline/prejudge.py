@@ -21,7 +21,7 @@ from termqa.pipeline.align import TargetForm
 from termqa.labels import (  # noqa: F401 (the reasons this stage gives, importable from it as before)
     R_ACRONYM_KEPT, R_COPIED_WORD, R_COPY_UNKNOWN, R_DIVERGES_GLOSSARY, R_DIVERGES_MAJORITY, R_HAPAX, R_HEAD_DROPPED,
     R_DERIVED, R_IN_KEPT_NAME, R_INFLECTED, R_MISALIGNED, R_MISSING, R_NO_REFERENCE, R_SHORT_FORM_KEPT, R_SPELLING_PSEUDO,
-    R_SPELLING_VARIANT, Rule,
+    R_SPELLING_INFLECTED, R_SPELLING_VARIANT, Rule,
 )
 from termqa.score import penalty_for
 from termqa.pipeline.variants import CONJUNCTIONS
@@ -158,6 +158,8 @@ def decide(*, kind: Optional[str], rendering: Optional[str], concept: Concept, r
     if kind == "inflected":
         # only the stem agrees with a glossary term: likely the term in another case or number, not certain
         return Decision(UNJUDGED, None, R_INFLECTED)
+    if kind == "inflected_spelling":
+        return Decision(UNJUDGED, None, R_SPELLING_INFLECTED)
     if kind == "derived":
         return Decision(UNJUDGED, None, R_DERIVED)
     if kind == "copied_word":
