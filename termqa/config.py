@@ -79,6 +79,10 @@ DEFAULT_LEMMATISER = LemmatiserMode.AUTO
 DEFAULT_ANNOTATE_LEVEL = AnnotateLevel.FLAGGED
 DEFAULT_JUDGE_TIMEOUT = 60.0  # seconds per judge request
 DEFAULT_CONCURRENCY = 8  # judge calls in flight at once
+# `termqa compare`'s paired permutation test (termqa.evaluate.ranking)
+DEFAULT_ALPHA = 0.05  # significance level
+DEFAULT_RESAMPLES = 10_000  # random sign patterns past EXACT_MAX_DOCUMENTS documents
+DEFAULT_SEED = 20240601
 
 # the environment variables the judge reads (termqa.judge.settings.settings_from_env)
 ENV_MODEL, ENV_BASE_URL, ENV_API_KEY = "OPENAI_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY"
@@ -139,6 +143,10 @@ class Settings:
     force_languages: bool = _setting(False, "bool")  # check as declared when the languages look swapped
     # every source term is found only written in its own case (else per entry: Term.match_case)
     match_case: bool = _setting(False, "bool")
+    # `termqa compare`'s permutation test: flags only
+    alpha: float = _setting(DEFAULT_ALPHA)
+    resamples: int = _setting(DEFAULT_RESAMPLES)
+    seed: int = _setting(DEFAULT_SEED)
 
     def __post_init__(self):
         # normalised and checked here, whoever makes the record: the one place a bad value is refused
@@ -176,14 +184,6 @@ class Settings:
         return cls(**merged)
 
     # --- what the stages take ------------------------------------------------------------------------
-
-    def check_options(self) -> dict:
-        """The keyword arguments `termqa.check` and `termqa.compare` share."""
-        return {"src_lang": self.src_lang, "glossary_lang": self.glossary_lang, "lemmatiser": self.lemmatiser,
-                "exhaustive": self.exhaustive, "domain": self.domain,
-                "source_only_glossary": self.source_only_glossary, "variants": self.variants,
-                "jobs": self.jobs, "index_cache": self.index_cache, "include_states": self.include_states,
-                "force_languages": self.force_languages, "match_case": self.match_case}
 
     def penalty_table(self) -> dict:
         """The config file's `[penalties]`, overridden by the penalties file (--penalties)."""

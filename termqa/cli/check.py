@@ -83,13 +83,11 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
     outputs.check_inputs(inputs, reads=[*s.glossary, s.decisions or DECISIONS_FILE, s.penalties_file, s.config,
                                         s.cache])
     outputs.make_folders()
-    penalties = s.penalty_table()
+    s.penalty_table()  # a bad penalties file is refused before the judge's settings are
     judge = judge_of(s)
     progress = progress_bar(quiet)
-    result = run_check(
-        inputs, list(s.glossary), tgt_lang=s.tgt_lang, penalties=penalties, judge=judge,
-        decisions=find_decisions(s.decisions), progress=progress, **s.check_options(),
-    )
+    result = run_check(inputs, list(s.glossary), s, judge=judge, decisions=find_decisions(s.decisions),
+                       progress=progress)
     end_progress(progress)
     if s.config:  # where the settings came from: recorded, not part of the signature's id
         result.signature = result.signature.with_settings(config=s.config)

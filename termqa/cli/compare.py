@@ -18,7 +18,6 @@ from termqa.cli.options import input_options, judge_options
 from termqa.config import Settings
 from termqa.evaluate import compare as cmp
 from termqa.evaluate.compare_output import render_text
-from termqa.evaluate.ranking import DEFAULT_ALPHA, DEFAULT_RESAMPLES, DEFAULT_SEED
 from termqa.fileio import atomic_write
 from termqa.outputs import plan as plan_outputs
 from termqa.reports.compare_html import write_compare_html
@@ -62,24 +61,18 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
          seed, flags):
 
     tgt = flags.pop("tgt_lang")
-    s = Settings.build(config_path, penalties_file=penalties_file, **flags)
+    s = Settings.build(config_path, penalties_file=penalties_file, alpha=alpha, resamples=resamples, seed=seed,
+                       **flags)
     # output paths checked before the run (termqa.outputs): a folder gets the file's default name
     outputs = plan_outputs({"--json": json_out, "--report": report})
     outputs.check_inputs(list(files), reads=[*s.glossary, s.penalties_file, s.config, s.cache])
     outputs.make_folders()
     json_out, report = outputs.get("--json"), outputs.get("--report")
-    if not tgt and s.tgt_lang:
-        tgt = [s.tgt_lang]
-    penalties = s.penalty_table()
+    s.penalty_table()  # a bad penalties file is refused before the judge's settings are
     judge = judge_of(s)
     progress = progress_bar(quiet)
-    result = cmp.compare(
-        list(files), list(s.glossary), names=list(names), tgt_langs=list(tgt or ()),
-        penalties=penalties, judge=judge, **s.check_options(),
-        alpha=DEFAULT_ALPHA if alpha is None else alpha,
-        resamples=DEFAULT_RESAMPLES if resamples is None else resamples,
-        seed=DEFAULT_SEED if seed is None else seed, progress=progress,
-    )
+    result = cmp.compare(list(files), list(s.glossary), s, names=list(names), tgt_langs=list(tgt or ()),
+                         judge=judge, progress=progress)
     end_progress(progress)
     for alert in result.alerts:  # inputs that do not fit: said first, whatever else is printed
         click.echo(f"termqa: warning: {alert}", err=True)

@@ -12,7 +12,7 @@ import click
 
 from termqa import formats
 from termqa.cli.common import epilog
-from termqa.config import DEFAULT_LEMMATISER, LemmatiserMode
+from termqa.config import DEFAULT_LEMMATISER, LemmatiserMode, Settings
 from termqa.errors import UsageError
 from termqa.evaluate import meta_eval as me
 from termqa.evaluate.backlog import backlog, render_text, write
@@ -90,11 +90,11 @@ def meta_eval_cmd(results, human, glossary, pair, systems, docs, work_dir, lemma
                                  fix="pass result JSONs, or --glossary to run termqa check on the bio-MQM systems")
             if work_dir:
                 runs, _m = run_checks(human, glossary, work_dir, pair=pair, systems=_split(systems),
-                                      docs=_docs(docs), lemmatiser=lemmatiser)
+                                      docs=_docs(docs), settings=Settings(lemmatiser=lemmatiser))
             else:
                 with tempfile.TemporaryDirectory(prefix="termqa-meta-") as tmp:
                     runs, _m = run_checks(human, glossary, tmp, pair=pair, systems=_split(systems),
-                                          docs=_docs(docs), lemmatiser=lemmatiser)
+                                          docs=_docs(docs), settings=Settings(lemmatiser=lemmatiser))
             bio = biomqm.load(human, pair, [r.system for r in runs], _docs(docs))
     else:
         if not results:

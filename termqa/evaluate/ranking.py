@@ -9,12 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Mapping, Optional, Sequence
 
+from termqa.config import DEFAULT_ALPHA, DEFAULT_RESAMPLES, DEFAULT_SEED
 from termqa.evaluate import stats
 from termqa.evaluate.stats import PermutationTest
 
-DEFAULT_ALPHA = 0.05
-DEFAULT_RESAMPLES = 10_000
-DEFAULT_SEED = 20240601
 # Up to this many documents the sign-flip distribution is enumerated exactly (2^12 = 4096 patterns).
 EXACT_MAX_DOCUMENTS = 12
 # Below this many documents systems are tested on paired segment scores rather than document scores.

@@ -6,6 +6,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from termqa.config import Settings
 from termqa.cli import main
 from termqa.errors import InputError
 from termqa.formats.decisions import (
@@ -44,7 +45,7 @@ def _decide(tmp_path, data, k, **kw):
 
 def test_accepted_segment_survives_reordering_and_edits_elsewhere(tmp_path):
     x, g = _project(tmp_path)
-    data = check([x], [g], lemmatiser="lookup").to_dict()
+    data = check([x], [g], Settings(lemmatiser="lookup")).to_dict()
     k = _occ(data, "strainer", "strainer")
     assert data["occurrences"][k[0]]["label"] == "A4"
     path = _decide(tmp_path, data, k, decision="accept", scope="segment", by="ana", comment="client keeps it")
@@ -52,7 +53,7 @@ def test_accepted_segment_survives_reordering_and_edits_elsewhere(tmp_path):
     moved = [PAIRS[3], ("u2", "Replace the impeller.", "Remplacez la roue."), PAIRS[0], PAIRS[2],
              ("u5", "Clean the strainer.", "Nettoyez la crépine.")]
     x2 = write_xliff(tmp_path / "doc.xlf", moved)
-    again = check([x2], [g], lemmatiser="lookup", decisions=path).to_dict()
+    again = check([x2], [g], Settings(lemmatiser="lookup"), decisions=path).to_dict()
     o = again["occurrences"][_occ(again, "strainer", "strainer")[0]]
     assert (o["outcome"], o["label"], o["judge"], o["rule"]) == ("justified", None, "reviewer", "reviewer")
     assert "ana" in o["reason"] and "client keeps it" in o["reason"]
@@ -63,11 +64,12 @@ def test_accepted_segment_survives_reordering_and_edits_elsewhere(tmp_path):
 
 def test_editing_the_decided_segment_makes_the_decision_stale(tmp_path):
     x, g = _project(tmp_path)
-    data = check([x], [g], lemmatiser="lookup").to_dict()
+    data = check([x], [g], Settings(lemmatiser="lookup")).to_dict()
     path = _decide(tmp_path, data, _occ(data, "strainer", "strainer"), decision="accept", scope="segment")
     edited = [("u1", "Clean the strainer before start-up.", "Nettoyez bien le strainer avant la mise en service."),
               *PAIRS[1:]]
-    again = check([write_xliff(tmp_path / "doc.xlf", edited)], [g], lemmatiser="lookup", decisions=path).to_dict()
+    again = check([write_xliff(tmp_path / "doc.xlf", edited)], [g],
+                  Settings(lemmatiser="lookup"), decisions=path).to_dict()
     o = again["occurrences"][_occ(again, "strainer", "strainer")[0]]
     assert o["label"] == "A4" and o["judge"] == "rule"
     assert len(again["decisions"]["stale"]) == 1
@@ -76,13 +78,13 @@ def test_editing_the_decided_segment_makes_the_decision_stale(tmp_path):
 
 def test_project_scope_acceptance_is_conforming_everywhere_and_rejection_takes_the_label(tmp_path):
     x, g = _project(tmp_path)
-    data = check([x], [g], lemmatiser="lookup").to_dict()
+    data = check([x], [g], Settings(lemmatiser="lookup")).to_dict()
     acc = _decide(tmp_path, data, _occ(data, "impeller", "impeller"), decision="accept", scope="project")
-    again = check([x], [g], lemmatiser="lookup", decisions=acc).to_dict()
+    again = check([x], [g], Settings(lemmatiser="lookup"), decisions=acc).to_dict()
     assert again["occurrences"][_occ(again, "impeller", "impeller")[0]]["outcome"] == "conforming"
     rej = _decide(tmp_path, data, _occ(data, "drain valve", "vanne de vidange"), decision="reject", scope="document",
                   label="A7", comment="here it is the bleed valve")
-    again = check([x], [g], lemmatiser="lookup", decisions=rej).to_dict()
+    again = check([x], [g], Settings(lemmatiser="lookup"), decisions=rej).to_dict()
     o = again["occurrences"][_occ(again, "drain valve", "vanne de vidange")[0]]
     assert (o["outcome"], o["label"], o["penalty"]) == ("error", "A7", 3.0)
 
@@ -97,7 +99,7 @@ def test_decisions_skip_the_judge(tmp_path):
         return {"justification": "Scripted.", "label": "no_error"}
 
     counts = []
-    data = check([x], [g], lemmatiser="lookup").to_dict()
+    data = check([x], [g], Settings(lemmatiser="lookup")).to_dict()
     # exhaustive mode asks about conforming occurrences too: decide two of them
     path = _decide(tmp_path, data, _occ(data, "drain valve", "vanne de vidange") + _occ(data, "strainer", "crépine"),
                    decision="accept", scope="segment")
@@ -107,7 +109,8 @@ def test_decisions_skip_the_judge(tmp_path):
         try:
             judge = settings_from_env(model="scripted", judge_base_url=server.url, cache=str(tmp_path / f"c{len(counts)}.db"),
                                       backoff_base=0.01, backoff_max=0.05, judge_timeout=5.0)
-            r = check([x], [g], lemmatiser="lookup", judge=judge, exhaustive=True, decisions=decisions).to_dict()
+            r = check([x], [g],
+                      Settings(lemmatiser="lookup", exhaustive=True), judge=judge, decisions=decisions).to_dict()
             bodies = [json.dumps(q.body, ensure_ascii=False) for q in server.completions]
         finally:
             server.stop()
@@ -122,7 +125,7 @@ def test_decisions_skip_the_judge(tmp_path):
 
 def test_merge_keeps_both_sides_and_the_newer_answer(tmp_path):
     x, g = _project(tmp_path)
-    data = check([x], [g], lemmatiser="lookup").to_dict()
+    data = check([x], [g], Settings(lemmatiser="lookup")).to_dict()
     a = decisions_from_result(data, _occ(data, "impeller", "impeller"), decision="reject", scope="project", label="A1",
                               by="ana", at="2026-11-01T10:00:00Z")
     b = decisions_from_result(data, _occ(data, "strainer", "strainer"), decision="accept", scope="segment", by="bo",
@@ -173,9 +176,9 @@ def test_backlog_takes_project_acceptances_as_strong_evidence(tmp_path):
     from termqa.evaluate.backlog import backlog
 
     x, g = _project(tmp_path)
-    data = check([x], [g], lemmatiser="lookup").to_dict()
+    data = check([x], [g], Settings(lemmatiser="lookup")).to_dict()
     assert not backlog(data)["candidates"]
     path = _decide(tmp_path, data, _occ(data, "impeller", "impeller"), decision="accept", scope="project", by="ana")
-    again = check([x], [g], lemmatiser="lookup", decisions=path).to_dict()
+    again = check([x], [g], Settings(lemmatiser="lookup"), decisions=path).to_dict()
     cands = backlog(again)["candidates"]
     assert [(c["concept_id"], c["rendering"], c["basis"]) for c in cands] == [("c2", "impeller", ["reviewer"])]

@@ -2,6 +2,7 @@
 match, the detection levels, the per-type breakdown and CTV, and the rules on the TICO-19 corpus."""
 import pytest
 
+from termqa.config import Settings
 from termqa.pipeline.metrics import Item, ctv, variation_shares
 from tests.helpers import run
 
@@ -363,7 +364,7 @@ def _tico19_found(**kw) -> tuple[set, dict]:
     base = CORPUS / "eval" / "tico19-enfr" / "data"
     r = check([str(base / "TM" / "all.en-fr.tmx")],
               [str(base / "terminologies" / "f_en-fr_XX.csv"), str(base / "terminologies" / "g_en_fr-FR.csv")],
-              lemmatiser="lookup", **kw).to_dict()
+              Settings(lemmatiser="lookup", **kw)).to_dict()
     return {(o["via"], o["source_text"]) for o in r["occurrences"]}, r
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from termqa.config import Settings
 from termqa.store import indexcache
 from termqa.cli.main import main
 from termqa.lang.lemma import get_lemmatiser
@@ -83,7 +84,7 @@ def test_glossary_bytes_change_is_a_new_key(samples, tmp_path):
     assert again.terms_fingerprint == terms_fingerprint(again.concepts) != first.terms_fingerprint
     assert len(_files(folder, "glossary")) == 2
     # and the run against the edited file finds the edited term
-    res = check([samples], [gl], index_cache=folder)
+    res = check([samples], [gl], Settings(index_cache=folder))
     assert any(t.text == pref + "x" for c in res.concepts.values() for t in c.terms)
 
 
@@ -107,8 +108,8 @@ def test_target_forms_are_kept_and_an_edited_target_term_is_derived_again(sample
     text = gl.read_text(encoding="utf-8")
     fr_term = next(t.text for c in concepts if (c.id, "") in kept for t in c.terms_in("fr"))
     gl.write_text(text.replace(f">{fr_term}<", f">{fr_term}e<", 1), encoding="utf-8")
-    res = check([samples], [gl], index_cache=folder, variants="dynamic")
-    fresh = check([samples], [gl], index_cache=False, variants="dynamic")
+    res = check([samples], [gl], Settings(index_cache=folder, variants="dynamic"))
+    fresh = check([samples], [gl], Settings(index_cache=False, variants="dynamic"))
     assert json.dumps(res.to_dict(), sort_keys=True) == json.dumps(fresh.to_dict(), sort_keys=True)
     assert table.exists()
 
@@ -282,15 +283,16 @@ def test_jobs_flag_the_same_misaligned_segments(tmp_path):
                       lambda m: m.group(1) + (" ".join([m.group(2)] * 4) if next(units) % 7 == k else m.group(2))
                       + m.group(3), text)
         f.write_text(text, encoding="utf-8")
-    one = check([xliff], [gl], jobs=1, index_cache=False)
-    two = check([xliff], [gl], jobs=2, index_cache=False)
+    one = check([xliff], [gl], Settings(jobs=1, index_cache=False))
+    two = check([xliff], [gl], Settings(jobs=2, index_cache=False))
     flagged = [w for w in one.warnings if "misaligned" in w]
     assert flagged and flagged == [w for w in two.warnings if "misaligned" in w]
     assert json.dumps(one.to_dict(), sort_keys=True) == json.dumps(two.to_dict(), sort_keys=True)
 
 
 def test_plan_jobs_keeps_small_projects_in_one_process(samples, monkeypatch):
-    docs = [d for f in check([samples], [samples / "pump-terms.tbx"], index_cache=False).files for d in f.documents]
+    docs = [d for f in check([samples], [samples / "pump-terms.tbx"],
+                             Settings(index_cache=False)).files for d in f.documents]
     assert parallel.plan_jobs(None, docs) == 1  # default: too small to gain
     assert parallel.plan_jobs(8, docs) == min(8, len(docs))  # asked: honoured, bounded by documents
     assert parallel.plan_jobs(4, docs[:1]) == 1
@@ -501,7 +503,7 @@ def test_counting_and_the_result_run_with_the_collector_paused_and_resume_it(sam
     monkeypatch.setattr(serialise, "occurrence_dict", lambda *a, **k: seen.append(("dict", gc.isenabled()))
                         or real_dict(*a, **k))
     assert gc.isenabled()
-    check([samples], [samples / "pump-terms.tbx"], index_cache=False).to_dict()
+    check([samples], [samples / "pump-terms.tbx"], Settings(index_cache=False)).to_dict()
     assert {k for k, _ in seen} == {"detect", "dict"}
     assert not any(on for _, on in seen), seen
     assert gc.isenabled()
