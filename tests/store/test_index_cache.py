@@ -45,7 +45,7 @@ def _files(folder: Path, kind: str) -> list[Path]:
 
 def _result(inputs, glossary, **kw) -> str:
     """The whole JSON result as one string (it holds no timing)."""
-    return json.dumps(check(inputs, [glossary], **kw).to_dict(), sort_keys=True, ensure_ascii=False)
+    return json.dumps(check(inputs, [glossary], Settings(**kw)).to_dict(), sort_keys=True, ensure_ascii=False)
 
 
 @pytest.fixture
