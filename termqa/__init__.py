@@ -16,11 +16,11 @@ def __getattr__(name):  # lazy: importing termqa stays cheap (`termqa --version`
 
         return Settings
     if name == "check":
-        from termqa.pipeline.check import check
+        from termqa.run import check
 
         return check
     if name == "compare":
-        from termqa.evaluate.compare import compare
+        from termqa.run import compare
 
         return compare
     if name == "inspect_file":

@@ -254,13 +254,3 @@ def epilog(*examples: str, codes: str = "") -> str:
     text += "\n\n\b\nExit codes:\n" + (codes or "  0 done\n  2 bad input or usage (one line on stderr)\n"
                                                 "  130 interrupted")
     return text
-
-
-def judge_of(settings):
-    """The judge's settings of a run (termqa.judge.settings.judge_settings), or None in counting mode: the judge
-    (and what it imports) loads only when a judge model is configured."""
-    if not settings.judge_model:
-        return None
-    from termqa.judge.settings import judge_settings
-
-    return judge_settings(settings)

@@ -1,4 +1,4 @@
-"""`termqa compare`: the click command over `termqa.evaluate.compare.compare` (registered by termqa.cli.main).
+"""`termqa compare`: the click command over `termqa.run.compare` (registered by termqa.cli.main).
 
 Typed errors become one line on stderr and exit code 2 here as well, so the command behaves the same
 whether it runs inside the `termqa` group or on its own.
@@ -11,12 +11,12 @@ from pathlib import Path
 
 import click
 
+from termqa import run as top
 from termqa.cli.common import (
-    EXIT_INCOMPLETE, Command, end_progress, epilog, guarded, incomplete_message, judge_of, progress_bar, wrote,
+    EXIT_INCOMPLETE, Command, end_progress, epilog, guarded, incomplete_message, progress_bar, wrote,
 )
 from termqa.cli.options import input_options, judge_options
 from termqa.config import Settings
-from termqa.evaluate import compare as cmp
 from termqa.evaluate.compare_output import render_text
 from termqa.fileio import atomic_write
 from termqa.outputs import plan as plan_outputs
@@ -69,15 +69,12 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
     outputs.make_folders()
     json_out, report = outputs.get("--json"), outputs.get("--report")
     s.penalty_table()  # a bad penalties file is refused before the judge's settings are
-    judge = judge_of(s)
     progress = progress_bar(quiet)
-    result = cmp.compare(list(files), list(s.glossary), s, names=list(names), tgt_langs=list(tgt or ()),
-                         judge=judge, progress=progress)
+    result = top.compare(list(files), list(s.glossary), s, names=list(names), tgt_langs=list(tgt or ()),
+                         progress=progress)
     end_progress(progress)
     for alert in result.alerts:  # inputs that do not fit: said first, whatever else is printed
         click.echo(f"termqa: warning: {alert}", err=True)
-    if s.config:  # where the settings came from: recorded, not part of the signature's id
-        result.config_path = s.config
     data = result.to_dict()
     if json_out:
         wrote(atomic_write(json_out, json_data=data), quiet)
