@@ -83,6 +83,9 @@ DEFAULT_CONCURRENCY = 8  # judge calls in flight at once
 DEFAULT_ALPHA = 0.05  # significance level
 DEFAULT_RESAMPLES = 10_000  # random sign patterns past EXACT_MAX_DOCUMENTS documents
 DEFAULT_SEED = 20240601
+# `termqa meta-eval` and `termqa biomqm-export` on the bio-MQM dataset (termqa.formats.biomqm)
+DEFAULT_PAIR = "en2fr"  # its language pair folder
+DEFAULT_WEIGHTING = "severity-25-5-1"  # how its errors weigh (termqa.formats.biomqm.WEIGHTINGS)
 
 # the environment variables the judge reads (termqa.judge.settings.settings_from_env)
 ENV_MODEL, ENV_BASE_URL, ENV_API_KEY = "OPENAI_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY"
@@ -127,8 +130,8 @@ class Settings:
     # the judge (termqa.judge.settings.JudgeSettings)
     judge_model: Optional[str] = _setting(None, "str")
     judge_base_url: Optional[str] = _setting(None, "str")
-    concurrency: Optional[int] = _setting(None, "int")
-    judge_timeout: Optional[float] = _setting(None, "float")
+    concurrency: int = _setting(DEFAULT_CONCURRENCY, "int")
+    judge_timeout: float = _setting(DEFAULT_JUDGE_TIMEOUT, "float")
     max_calls: Optional[int] = _setting(None, "int")
     max_cost: Optional[float] = _setting(None, "float")
     prices: Mapping[str, Any] = _setting(None, "table")  # [prices] model = [input, output(, cached input)]

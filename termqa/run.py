@@ -133,8 +133,8 @@ def write_outputs(
     """Write the outputs asked for: `json` ('-' for standard output), `csv` (`issues_only`: only what needs
     a look), `xlsx`, the HTML `report` (with the gate `settings.fail_on` on its first screen), annotated
     XLIFF copies into `annotate` (or over the inputs, `in_place`) with notes at `settings.annotate_level`
-    (`settings.its`: ITS 2.0 markup too). Paths are final (termqa.outputs.plan has checked them). `data`: `result_data(...)` made already;
-    `wrote(path, what)` is told of each file once it is written; `stdout_gone` is called when the reader
+    (`settings.its`: ITS 2.0 markup too). Paths are final (termqa.outputs.plan has checked them).
+    `data`: `result_data(...)` made already; `wrote(path, what)` is told of each file once it is written; `stdout_gone` is called when the reader
     of standard output has gone (`| head`), and the files are still written."""
     fail_on = list(settings.fail_on)
     whole = bool(csv or xlsx or report or annotate or in_place)

@@ -38,6 +38,16 @@ def test_each_default_is_defined_once(what, pattern):
     assert found == [], f"a second definition of the default {what}: {found}"
 
 
+def test_no_default_is_restated_below_the_settings():
+    """A parameter or field defaulting to a DEFAULT_ constant restates the run's default below it, where a
+    caller that forgets the value silently gets the default instead of the run's setting: below config.py a
+    value is taken from the record (or is required), and a convenience default names the record's field
+    (`Settings.variants`), never a constant of its own."""
+    found = [hit for hit in _lines_matching(r"\s=\s+DEFAULT_") if not hit.startswith("termqa/config.py:")]
+    assert found == [], f"a default restated outside termqa/config.py: {found}"
+    assert re.search(r"\s=\s+DEFAULT_", "def f(x, variants: VariantLevel = DEFAULT_VARIANTS):")
+
+
 def test_the_greps_see_a_second_definition():
     rx = re.compile(r"""(?<![`\w])(variants|level)(\s*:\s*[\w\[\], .]+=\s*|=)["'](none|static|dynamic)["']""")
     assert rx.search('def f(x, variants: str = "dynamic"):')

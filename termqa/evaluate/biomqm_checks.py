@@ -14,7 +14,7 @@ from termqa.pipeline.check import check
 
 
 def run_checks(biomqm_dir: str, glossaries: Sequence[str], work_dir: str, settings: Settings = Settings(), *,
-               pair: str = "en2fr", systems: Optional[Sequence[str]] = None, docs=None,
+               pair: str, systems: Optional[Sequence[str]] = None, docs=None,
                progress: Optional[Callable[[str, int, int], None]] = None) -> tuple[list[Run], dict]:
     """Export the bio-MQM systems as XLIFF into work_dir and run `check` on each (counting mode, with
     `settings`).

@@ -13,9 +13,7 @@ from types import MappingProxyType
 from typing import Any, Mapping, Optional
 from urllib.parse import urlparse
 
-from termqa.config import (
-    DEFAULT_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, Settings, env_value,
-)
+from termqa.config import ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, Settings, env_value
 from termqa.errors import ConfigError, UsageError
 from termqa.judge.costs import DEFAULT_PRICES, Price, as_price, check_price, parse_price, price_for
 
@@ -50,8 +48,9 @@ class JudgeSettings:
     model: str
     judge_base_url: Optional[str] = None
     api_key: Optional[str] = field(default=None, repr=False)
-    concurrency: int = DEFAULT_CONCURRENCY
-    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT  # seconds per request
+    # the run's defaults (termqa.config)
+    concurrency: int = Settings.concurrency
+    judge_timeout: float = Settings.judge_timeout  # seconds per request
     max_retries: int = 8
     retry_budget: float = 120.0  # seconds per question, retries and waits included
     max_calls: Optional[int] = None

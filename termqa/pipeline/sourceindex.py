@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from termqa.config import DEFAULT_VARIANTS, VariantLevel
+from termqa.config import VariantLevel
 from termqa.errors import LanguageError
 from termqa.model import terms_fingerprint
 from termqa.pipeline import detect as dt
@@ -16,7 +16,7 @@ from termqa.pipeline.sourcevariants import variant_indexes
 from termqa.store import indexcache
 
 
-def cached_source_index(concepts, src_l: str, lemmatiser, path, variants: VariantLevel = DEFAULT_VARIANTS,
+def cached_source_index(concepts, src_l: str, lemmatiser, path, variants: VariantLevel,
                         fingerprint: Optional[str] = None) -> tuple:
     """`source_index` through the active index cache.
 

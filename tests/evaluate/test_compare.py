@@ -9,13 +9,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from termqa.config import Settings
+from termqa.config import DEFAULT_RESAMPLES, DEFAULT_SEED, Settings
 from termqa.evaluate import compare as cmp
 from termqa.evaluate import compare_output, ranking, systems
 from termqa.cli.compare import compare_command
 from termqa.errors import InputError, UsageError
 from tests.conftest import SAMPLES
 from tests.helpers import write_csv, write_xliff
+
+TEST = {"resamples": DEFAULT_RESAMPLES, "seed": DEFAULT_SEED}  # the permutation test as a run makes it
 
 GLOSS = str(SAMPLES / "pump-terms.tbx")
 
@@ -49,26 +51,26 @@ def invoke(*args):
 # --- the permutation test, by hand -----------------------------------------------------------------
 
 def test_identical_systems_have_p_one():
-    t = ranking.paired_permutation_test([0.2, 0.5, 0.0], [0.2, 0.5, 0.0])
+    t = ranking.paired_permutation_test([0.2, 0.5, 0.0], [0.2, 0.5, 0.0], **TEST)
     assert (t.n, t.mean_diff, t.p_value, t.method) == (3, 0.0, 1.0, "exact")
 
 
 def test_exact_p_value_by_enumeration():
     # d = (1, 2, 3), mean 2: of the 8 sign patterns only +++ and --- reach |sum| = 6
-    t = ranking.paired_permutation_test([1, 2, 3], [0, 0, 0])
+    t = ranking.paired_permutation_test([1, 2, 3], [0, 0, 0], **TEST)
     assert t.mean_diff == 2.0 and t.p_value == 2 / 8 and t.resamples == 8
     # d = (1, 1, 2): the eight signed sums are 4, 0, 2, -2, 2, -2, 0, -4; two reach |4|
-    t = ranking.paired_permutation_test([1, 1, 2], [0, 0, 0])
+    t = ranking.paired_permutation_test([1, 1, 2], [0, 0, 0], **TEST)
     assert t.p_value == 2 / 8
     # d = (1, -1): observed mean 0, every pattern is as extreme
-    assert ranking.paired_permutation_test([1, 0], [0, 1]).p_value == 1.0
+    assert ranking.paired_permutation_test([1, 0], [0, 1], **TEST).p_value == 1.0
 
 
 def test_clearly_different_systems_have_small_p():
-    t = ranking.paired_permutation_test([1.0] * 12, [0.0] * 12)
+    t = ranking.paired_permutation_test([1.0] * 12, [0.0] * 12, **TEST)
     assert t.method == "exact" and t.p_value == 2 / 4096
     # the sign of the difference does not matter (two-sided)
-    assert ranking.paired_permutation_test([0.0] * 12, [1.0] * 12).p_value == 2 / 4096
+    assert ranking.paired_permutation_test([0.0] * 12, [1.0] * 12, **TEST).p_value == 2 / 4096
 
 
 def test_sampled_p_value_is_seeded_and_corrected():
@@ -78,9 +80,9 @@ def test_sampled_p_value_is_seeded_and_corrected():
     assert t1.method == "sampled" and t1 == t2
     # no random pattern of 20 signs reaches the observed all-plus sum here: p = (0 + 1) / (2000 + 1)
     assert t1.p_value == 1 / 2001
-    same = ranking.paired_permutation_test([0.3] * 20, [0.3] * 20, resamples=500)
+    same = ranking.paired_permutation_test([0.3] * 20, [0.3] * 20, resamples=500, seed=DEFAULT_SEED)
     assert same.p_value == 1.0  # (500 + 1) / (500 + 1)
-    assert ranking.paired_permutation_test([], []).p_value is None
+    assert ranking.paired_permutation_test([], [], **TEST).p_value is None
 
 
 def test_ranking_clusters_and_ties():
