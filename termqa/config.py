@@ -2,7 +2,8 @@
 
 Where a setting comes from, last wins: its default (defined here, once), the config file
 (`termqa.toml`, or `[tool.termqa]` in `pyproject.toml`, found in the current folder or given with
-`--config`), the environment (`OPENAI_MODEL` for the judge model), the command-line flag. A setting has
+`--config`), the environment (`OPENAI_MODEL`, `OPENAI_BASE_URL`, `OPENAI_API_KEY`: read by the CLI,
+once), the command-line flag. A setting has
 one name from the flag to the JSON: the flag `--judge-timeout` is the config key `judge_timeout` (or
 `judge-timeout`) and the field `Settings.judge_timeout`. Closed sets of values are enums
 (`VariantLevel`, `LemmatiserMode`, `AnnotateLevel`): the CLI takes its choices from them, and a value
@@ -17,7 +18,6 @@ lists settings: the config file's known keys are the fields that have a kind.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from pathlib import Path
@@ -87,14 +87,17 @@ DEFAULT_SEED = 20240601
 DEFAULT_PAIR = "en2fr"  # its language pair folder
 DEFAULT_WEIGHTING = "severity-25-5-1"  # how its errors weigh (termqa.formats.biomqm.WEIGHTINGS)
 
-# the environment variables the judge reads (termqa.judge.settings.settings_from_env)
+# The environment variables settings come from, and the field each fills. They are read once, by the CLI
+# (click's envvar= on --judge-model and --judge-base-url; the key has no option), and handed to
+# Settings.build as a mapping: the library itself never reads the environment.
 ENV_MODEL, ENV_BASE_URL, ENV_API_KEY = "OPENAI_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY"
+ENVIRONMENT = MappingProxyType({"judge_model": ENV_MODEL, "judge_base_url": ENV_BASE_URL, "api_key": ENV_API_KEY})
 
 
-def env_value(name: str, environ: Optional[Mapping[str, str]] = None) -> Optional[str]:
-    """An environment variable, stripped; an empty one counts as unset (CI systems often export empty
+def env_value(name: str, environ: Mapping[str, str]) -> Optional[str]:
+    """A variable of `environ`, stripped; an empty one counts as unset (CI systems often export empty
     secrets)."""
-    value = (os.environ if environ is None else environ).get(name)
+    value = environ.get(name)
     return value.strip() if value and value.strip() else None
 
 
@@ -130,6 +133,7 @@ class Settings:
     # the judge (termqa.judge.settings.JudgeSettings)
     judge_model: Optional[str] = _setting(None, "str")
     judge_base_url: Optional[str] = _setting(None, "str")
+    api_key: Optional[str] = field(default=None, repr=False)  # OPENAI_API_KEY: never in a file nor a flag
     concurrency: int = _setting(DEFAULT_CONCURRENCY, "int")
     judge_timeout: float = _setting(DEFAULT_JUDGE_TIMEOUT, "float")
     max_calls: Optional[int] = _setting(None, "int")
@@ -170,16 +174,18 @@ class Settings:
     def build(cls, config_path: Optional[str] = None, *, environ: Optional[Mapping[str, str]] = None,
               cwd: Optional[Path] = None, **flags: Any) -> "Settings":
         """The settings of one run: each flag given (not None, not empty) overrides the config file,
-        which overrides the environment (OPENAI_MODEL), which overrides the defaults."""
+        which overrides the environment (`environ`: the variables of ENVIRONMENT the CLI read; None,
+        none), which overrides the defaults."""
         known = {f.name for f in fields(cls)}
         unknown = set(flags) - known
         if unknown:
             raise TypeError(f"unknown settings: {', '.join(sorted(unknown))}")
         path, table = find(config_path, cwd)
         merged: dict = {}
-        model = env_value(ENV_MODEL, environ)
-        if model:
-            merged["judge_model"] = model
+        for name, var in ENVIRONMENT.items():
+            value = env_value(var, environ or {})
+            if value:
+                merged[name] = value
         merged.update(table)
         merged.update({k: v for k, v in flags.items() if v is not None and v != ()})
         if path is not None:

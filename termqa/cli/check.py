@@ -9,7 +9,7 @@ import click
 from termqa import run
 from termqa.cli.common import (
     EXIT_INCOMPLETE, EXIT_INPUT, EXIT_QA_FAILED, Command, check_annotate_target, check_bilingual_inputs,
-    end_progress, epilog, incomplete_message, planned_inputs, progress_bar, silence_stdout, wrote,
+    end_progress, environment, epilog, incomplete_message, planned_inputs, progress_bar, silence_stdout, wrote,
 )
 from termqa.cli.console import summary
 from termqa.cli.options import input_options, judge_options
@@ -68,7 +68,8 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
                   annotate, in_place, **flags):
     """Check terminology in XLIFF/TMX FILES (or folders) against glossaries."""
 
-    s = Settings.build(config_path, penalties_file=penalties_file, **flags)
+    env = environment(flags)  # the options click took from the environment leave `flags`
+    s = Settings.build(config_path, environ=env, penalties_file=penalties_file, **flags)
     fail_on = list(s.fail_on)
     parse_gate(fail_on)  # a bad condition is refused before the run, not after it
     # every output path checked before anything is read; a folder named for a file gets its file name

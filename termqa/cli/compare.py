@@ -13,7 +13,7 @@ import click
 
 from termqa import run as top
 from termqa.cli.common import (
-    EXIT_INCOMPLETE, Command, end_progress, epilog, guarded, incomplete_message, progress_bar, wrote,
+    EXIT_INCOMPLETE, Command, end_progress, environment, epilog, guarded, incomplete_message, progress_bar, wrote,
 )
 from termqa.cli.options import input_options, judge_options
 from termqa.config import Settings
@@ -61,7 +61,8 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
          seed, flags):
 
     tgt = flags.pop("tgt_lang")
-    s = Settings.build(config_path, penalties_file=penalties_file, alpha=alpha, resamples=resamples, seed=seed,
+    env = environment(flags)  # the options click took from the environment leave `flags`
+    s = Settings.build(config_path, environ=env, penalties_file=penalties_file, alpha=alpha, resamples=resamples, seed=seed,
                        **flags)
     # output paths checked before the run (termqa.outputs): a folder gets the file's default name
     outputs = plan_outputs({"--json": json_out, "--report": report})

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import click
 
-from termqa.config import DEFAULT_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT, DEFAULT_VARIANTS, LemmatiserMode, VariantLevel
+from termqa.config import (
+    DEFAULT_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT, DEFAULT_VARIANTS, ENV_BASE_URL, ENV_MODEL, LemmatiserMode, VariantLevel,
+)
 
 _INPUT_OPTIONS = (
     click.option("-g", "--glossary", "glossary", multiple=True,
@@ -50,8 +52,9 @@ def input_options(f):
 
 
 _JUDGE_OPTIONS = (
-    click.option("--judge-model", help="LLM model for the judge (or OPENAI_MODEL). Without it: counting mode."),
-    click.option("--judge-base-url", help="OpenAI-compatible endpoint (or OPENAI_BASE_URL)."),
+    click.option("--judge-model", envvar=ENV_MODEL,
+                 help="LLM model for the judge (or OPENAI_MODEL). Without it: counting mode."),
+    click.option("--judge-base-url", envvar=ENV_BASE_URL, help="OpenAI-compatible endpoint (or OPENAI_BASE_URL)."),
     click.option("--concurrency", type=int, help=f"Judge calls in flight at once (default {DEFAULT_CONCURRENCY})."),
     click.option("--judge-timeout", type=float,
                  help=f"Seconds to wait for one judge answer before trying again (default {DEFAULT_JUDGE_TIMEOUT:g})."),

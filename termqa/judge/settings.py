@@ -120,7 +120,9 @@ class JudgeSettings:
 
 
 def settings_from_env(environ: Optional[Mapping[str, str]] = None, **overrides: Any) -> JudgeSettings:
-    """Settings from OPENAI_API_KEY / OPENAI_BASE_URL / OPENAI_MODEL, with explicit options winning.
+    """Settings from the OPENAI_API_KEY / OPENAI_BASE_URL / OPENAI_MODEL of `environ` (the caller's
+    environment, e.g. `os.environ`: the library never reads it itself; None: none), with explicit options
+    winning.
 
     An empty variable counts as unset (CI systems often export empty secrets), and an option
     passed as None counts as not given, so the CLI can forward its options unchanged. `prices`
@@ -132,10 +134,19 @@ def settings_from_env(environ: Optional[Mapping[str, str]] = None, **overrides: 
         raise TypeError(f"unknown judge settings: {', '.join(sorted(unknown))}")
 
     for opt, var in (("model", ENV_MODEL), ("judge_base_url", ENV_BASE_URL), ("api_key", ENV_API_KEY)):
-        if isinstance(given.get(opt), str) and not given[opt].strip():
-            given.pop(opt)  # an empty option is as good as none
-        if opt not in given and env_value(var, environ) is not None:
-            given[opt] = env_value(var, environ)
+        _drop_blank(given, opt)
+        if opt not in given and env_value(var, environ or {}) is not None:
+            given[opt] = env_value(var, environ or {})
+    return _judge(given)
+
+
+def _drop_blank(given: dict, opt: str) -> None:
+    if isinstance(given.get(opt), str) and not given[opt].strip():
+        given.pop(opt)  # an empty option is as good as none
+
+
+def _judge(given: dict) -> JudgeSettings:
+    """The record of `given` (options by JudgeSettings' names), completed and checked."""
     if "prices" in given:
         merged = dict(DEFAULT_PRICES)
         merged.update({k: as_price(v) for k, v in dict(given["prices"]).items()})
@@ -149,9 +160,9 @@ def settings_from_env(environ: Optional[Mapping[str, str]] = None, **overrides: 
     return settings
 
 
-def judge_settings(settings: Settings, environ: Optional[Mapping[str, str]] = None) -> Optional[JudgeSettings]:
-    """The judge's settings of a run (`termqa.config.Settings`) when a judge model is configured (flag,
-    config or OPENAI_MODEL), else None.
+def judge_settings(settings: Settings) -> Optional[JudgeSettings]:
+    """The judge's settings of a run (`termqa.config.Settings`, which holds what the CLI read from the
+    environment) when a judge model is configured (flag, config or OPENAI_MODEL), else None.
 
     Both records use the flags' names (judge_base_url, judge_timeout, cache, concurrency...) except two:
     `model` (the library's documented keyword of settings_from_env, the run's `judge_model`) and the
@@ -173,8 +184,11 @@ def judge_settings(settings: Settings, environ: Optional[Mapping[str, str]] = No
         batch, batch_file = "file", str(settings.judge_batch_file)
     elif settings.judge_batch:
         batch = "submit"
-    return settings_from_env(environ, model=settings.judge_model, judge_base_url=settings.judge_base_url,
-                             concurrency=settings.concurrency, max_calls=settings.max_calls,
-                             max_cost=settings.max_cost, cache=settings.cache, offline=settings.offline or None,
-                             judge_timeout=settings.judge_timeout, batch=batch, batch_file=batch_file,
-                             prices=prices or None)
+    given = {k: v for k, v in dict(
+        model=settings.judge_model, judge_base_url=settings.judge_base_url, api_key=settings.api_key,
+        concurrency=settings.concurrency, max_calls=settings.max_calls, max_cost=settings.max_cost,
+        cache=settings.cache, offline=settings.offline or None, judge_timeout=settings.judge_timeout, batch=batch,
+        batch_file=batch_file, prices=prices or None).items() if v is not None}
+    for opt in ("model", "judge_base_url", "api_key"):
+        _drop_blank(given, opt)
+    return _judge(given)
