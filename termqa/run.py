@@ -134,8 +134,9 @@ def write_outputs(
     a look), `xlsx`, the HTML `report` (with the gate `settings.fail_on` on its first screen), annotated
     XLIFF copies into `annotate` (or over the inputs, `in_place`) with notes at `settings.annotate_level`
     (`settings.its`: ITS 2.0 markup too). Paths are final (termqa.outputs.plan has checked them).
-    `data`: `result_data(...)` made already; `wrote(path, what)` is told of each file once it is written; `stdout_gone` is called when the reader
-    of standard output has gone (`| head`), and the files are still written."""
+    `data`: `result_data(...)` made already. `wrote(path, what)` is told of each file once it is
+    written; `stdout_gone` is called when the reader of standard output has gone (`| head`), and the
+    files are still written."""
     fail_on = list(settings.fail_on)
     whole = bool(csv or xlsx or report or annotate or in_place)
     obj, by_language = data if data is not None else result_data(result, fail_on, whole=whole)

@@ -62,8 +62,8 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
 
     tgt = flags.pop("tgt_lang")
     env = environment(flags)  # the options click took from the environment leave `flags`
-    s = Settings.build(config_path, environ=env, penalties_file=penalties_file, alpha=alpha, resamples=resamples, seed=seed,
-                       **flags)
+    s = Settings.build(config_path, environ=env, penalties_file=penalties_file, alpha=alpha, resamples=resamples,
+                       seed=seed, **flags)
     # output paths checked before the run (termqa.outputs): a folder gets the file's default name
     outputs = plan_outputs({"--json": json_out, "--report": report})
     outputs.check_inputs(list(files), reads=[*s.glossary, s.penalties_file, s.config, s.cache])

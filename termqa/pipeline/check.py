@@ -23,6 +23,7 @@ from termqa.shownpath import with_path
 from termqa.lang.langtags import normalise_tag, primary
 from termqa.model import BilingualFile, Concept, Document, Glossary, Reference, Verdict
 from termqa.pipeline import parallel, sanity
+from termqa.pipeline.detection import Detection
 from termqa.pipeline.counting import count_parallel, count_sequential, flag_misaligned, references_of, verdicts_of
 from termqa.pipeline.lemmatisers import TRAINED_MAX_WORDS, Lemmatisers, project_words
 from termqa.pipeline.metrics import Item
@@ -201,8 +202,8 @@ def count(run: Run, *, progress: Optional[Progress] = None) -> Run:
     lem = run.lem
     concepts = run.concepts  # ConceptRows from the index cache: a record is made only when read
     warnings = list(run.warnings)
-    level = run.settings.variants
     documents = run.documents
+    detections: dict[str, Detection] = {}  # per source language: how far detection goes (termqa.pipeline.detection)
     tries: dict[str, tuple] = {}
     # the concepts are merge_glossaries(run.glossaries): their fingerprint follows from the glossaries'
     fingerprint = (run.glossaries[0].terms_fingerprint if len(run.glossaries) == 1 else hashlib.sha256(
@@ -215,14 +216,18 @@ def count(run: Run, *, progress: Optional[Progress] = None) -> Run:
         src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
         if (src_l, tgt_l) in tries:
             continue
+        if src_l not in detections:
+            detections[src_l] = Detection.of(run.settings, src_l)
+        detection = detections[src_l]
         scope = applicable(run.glossaries, tgt_l) if len(run.glossaries) > 1 else (0,)
         if (src_l, scope) not in built:
             if len(scope) == len(run.glossaries):
-                built[(src_l, scope)] = cached_source_index(concepts, src_l, lem(src_l), doc.path, level, fingerprint)
+                built[(src_l, scope)] = cached_source_index(concepts, src_l, lem(src_l), doc.path, detection,
+                                                               fingerprint)
             else:
                 part = merge_glossaries(run.glossaries, only=scope)
                 fp = hashlib.sha256(f"{fingerprint}\x1e{scope}".encode()).hexdigest()
-                built[(src_l, scope)] = cached_source_index(part, src_l, lem(src_l), doc.path, level, fp)
+                built[(src_l, scope)] = cached_source_index(part, src_l, lem(src_l), doc.path, detection, fp)
         tries[(src_l, tgt_l)] = built[(src_l, scope)]
     # glossary entries that are function words match nearly everything: said once per source language
     # (read off the source index: making every concept of a big termbase a record costs more)
@@ -237,9 +242,9 @@ def count(run: Run, *, progress: Optional[Progress] = None) -> Run:
     rules = Rules(lem, run.table)
     if n_jobs > 1:
         references, verdicts, items, suspects, skipped = count_parallel(documents, concepts, tries, lem, rules,
-                                                                         n_jobs, progress, level)
+                                                                         n_jobs, progress, detections)
     else:
-        work, skipped = count_sequential(documents, concepts, tries, lem, progress, level)
+        work, skipped = count_sequential(documents, concepts, tries, lem, progress, detections)
         references = references_of(work)
         verdicts, items = verdicts_of(work, references, rules)  # empties `work`
         suspects = None

@@ -3,6 +3,7 @@ match, the detection levels, the per-type breakdown and CTV, and the rules on th
 import pytest
 
 from termqa.config import Settings
+from termqa.pipeline.detection import Detection
 from termqa.pipeline.metrics import Item, ctv, variation_shares
 from tests.helpers import run
 
@@ -411,8 +412,8 @@ def test_concept_heads_are_made_once_per_index(tmp_path):
     with indexcache.using(indexcache.IndexCache(tmp_path / "cache")):
         concepts = read_glossary_cached(SAMPLES / "pump-terms.tbx").concepts
         lem = get_lemmatiser("en", mode="lookup")
-        cached_source_index(concepts, "en", lem, "x", "dynamic")
-        trie, _heads = cached_source_index(concepts, "en", lem, "x", "dynamic")  # read back
+        cached_source_index(concepts, "en", lem, "x", Detection("dynamic"))
+        trie, _heads = cached_source_index(concepts, "en", lem, "x", Detection("dynamic"))  # read back
     assert ("heads", "en") not in trie.derived
     want: dict = {}
     for e in trie.entries:

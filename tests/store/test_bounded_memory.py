@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from termqa.pipeline.detection import Detection
 from termqa.config import Settings
 from termqa import formats
 from termqa.cli.main import main
@@ -136,10 +137,11 @@ def test_detection_in_chunks_keeps_no_tokens(memory, monkeypatch):
         return real(self, index)
 
     monkeypatch.setattr(occ.SourceTokens, "__missing__", spy)
-    run = ck.prepare([str(memory / "tmx" / "memory.tmx")], [str(memory / "glossary.tbx")], lemmatiser="lookup")
+    run = ck.prepare([str(memory / "tmx" / "memory.tmx")], [str(memory / "glossary.tbx")],
+                     Settings(lemmatiser="lookup"))
     doc = run.documents[0]
-    trie, _heads = cached_source_index(list(run.concepts), "en", run.lem("en"), doc.path, "dynamic")
-    matches, tokens = occ.detect_in_chunks(trie, doc.segments, run.lem("en"), "dynamic", "en", frozenset())
+    trie, _heads = cached_source_index(list(run.concepts), "en", run.lem("en"), doc.path, Detection("dynamic"))
+    matches, tokens = occ.detect_in_chunks(trie, doc.segments, run.lem("en"), Detection("dynamic"), "en")
     assert len(tokens) == 0  # nothing kept: a dict of every segment's tokens would be the document again
     with_match = {m.segment.index for m in matches}
     near = {i + d for i in with_match for d in range(sv.REDUCTION_WINDOW + 1)}
@@ -160,7 +162,7 @@ def test_reductions_ask_only_segments_near_a_mention():
 
     concepts = [Concept("c1", (Term("centrifugal pump", "en", "preferred"), Term("pompe centrifuge", "fr")))]
     trie = dt.TermTrie()
-    for e in dt.build_entries(concepts, "en", lem, variants="dynamic"):
+    for e in dt.build_entries(concepts, "en", lem, Detection("dynamic")):
         trie.add(e)
     tokens = {s.index: lem.tokenize(s.source) for s in segs}
     asked: list[int] = []
@@ -170,7 +172,7 @@ def test_reductions_ask_only_segments_near_a_mention():
             asked.append(k)
             return dict.__getitem__(self, k)
 
-    finder = sv.VariantFinder(trie, "dynamic", frozenset())
+    finder = sv.VariantFinder(trie, Detection("dynamic"))
     by_seg, taken = {}, {}
     for s in segs:
         found, t = finder.in_segment(s, tokens[s.index], dt.find_in_segment(trie, s, tokens[s.index]))

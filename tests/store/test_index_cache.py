@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from termqa.config import Settings
+from termqa.pipeline.detection import Detection
 from termqa.store import indexcache
 from termqa.cli.main import main
 from termqa.lang.lemma import get_lemmatiser
@@ -116,7 +117,7 @@ def test_target_forms_are_kept_and_an_edited_target_term_is_derived_again(sample
 
 def _index_files_after(concepts, lemmatiser, folder) -> list[Path]:
     with indexcache.using(indexcache.IndexCache(folder)):
-        cached_source_index(concepts, "en", lemmatiser, "x")
+        cached_source_index(concepts, "en", lemmatiser, "x", Detection("dynamic"))
     return _files(folder, "source-index")
 
 
@@ -744,9 +745,10 @@ def test_source_entries_survive_the_cache_equal_and_the_read_trie_finds_the_same
 
     from termqa.pipeline import detect as dt, sourcevariants as sv
 
-    run = ck.prepare([str(samples / "pump-manual.xlf")], [str(samples / "pump-terms.tbx")], lemmatiser="lookup")
+    run = ck.prepare([str(samples / "pump-manual.xlf")], [str(samples / "pump-terms.tbx")],
+                     Settings(lemmatiser="lookup"))
     doc, lem = run.documents[0], run.lem("en")
-    trie, heads = source_index(list(run.concepts), "en", lem, doc.path, "dynamic")
+    trie, heads = source_index(list(run.concepts), "en", lem, doc.path, Detection("dynamic"))
     sv.variant_indexes(trie, True)
     cache = indexcache.IndexCache(tmp_path / "cache")
     cache.store("source-index-test", (trie, heads))
@@ -769,6 +771,6 @@ def test_source_entries_survive_the_cache_equal_and_the_read_trie_finds_the_same
     words = {}
     assert all(words.setdefault(w, w) is w for x in read.entries for w in x.key)
     found = [(m.segment.index, m.start, m.end, m.entry)
-             for m in occ.detect_in_chunks(trie, doc.segments, lem, "dynamic", "en", frozenset())[0]]
+             for m in occ.detect_in_chunks(trie, doc.segments, lem, Detection("dynamic"), "en")[0]]
     assert found and found == [(m.segment.index, m.start, m.end, m.entry) for m in occ.detect_in_chunks(
-        read, doc.segments, lem, "dynamic", "en", frozenset())[0]]
+        read, doc.segments, lem, Detection("dynamic"), "en")[0]]
