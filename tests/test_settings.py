@@ -97,6 +97,28 @@ def _stop():
     raise _Stopped()
 
 
+def test_each_option_is_made_from_its_field():
+    """Help text, flags and bounds sit on the field (termqa.config.Option, Bounds); the CLI's options of the
+    settings are made from them, so the help a user reads is the field's."""
+    from dataclasses import fields
+
+    from termqa.cli.check import check_command
+    from termqa.cli.compare import compare_command
+
+    declared = {(f.metadata["option"].param or f.name): f for f in fields(Settings) if "option" in f.metadata}
+    for command in (check_command, compare_command):
+        made = {p.name: p for p in command.params if p.name in declared}
+        assert len(made) >= 30 if command is check_command else len(made) >= 28, sorted(made)
+        for name, param in made.items():
+            if command is compare_command and name == "tgt_lang":
+                continue  # compare's own: one per system (repeatable)
+            option = declared[name].metadata["option"]
+            assert (param.help, param.opts[0]) == (option.help, option.flags[0].split("/")[0]), name
+    jobs = next(p for p in check_command.params if p.name == "jobs")
+    assert jobs.type.min == declared["jobs"].metadata["bounds"].min == 1
+    assert "help=" not in (ROOT / "termqa" / "cli" / "options.py").read_text(encoding="utf-8").replace('"help": ', "")
+
+
 def test_the_greps_see_a_second_definition():
     rx = re.compile(r"""(?<![`\w])(variants|level)(\s*:\s*[\w\[\], .]+=\s*|=)["'](none|static|dynamic)["']""")
     assert rx.search('def f(x, variants: str = "dynamic"):')

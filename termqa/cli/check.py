@@ -12,8 +12,8 @@ from termqa.cli.common import (
     end_progress, environment, epilog, incomplete_message, planned_inputs, progress_bar, silence_stdout, wrote,
 )
 from termqa.cli.console import summary
-from termqa.cli.options import input_options, judge_options
-from termqa.config import DEFAULT_ANNOTATE_LEVEL, AnnotateLevel, Settings
+from termqa.cli.options import input_options, judge_options, setting_option
+from termqa.config import Settings
 from termqa.formats.decisions import DEFAULT_NAME as DECISIONS_FILE, find_decisions
 from termqa.outputs import plan as plan_outputs
 from termqa.results.gate import nothing_checked, parse as parse_gate
@@ -37,8 +37,7 @@ EPILOG = epilog(
 @click.command("check", cls=Command, epilog=EPILOG)
 @click.argument("files", nargs=-1, required=True)
 @input_options
-@click.option("--tgt-lang", help="Target language, overriding the files (picks one pair of a multilingual TMX; "
-              "without it, every pair is checked).")
+@setting_option("tgt_lang")
 @click.option("--json", "json_out", type=click.Path(allow_dash=True),
               help="Write the full result as JSON ('-' for standard output; a folder: FOLDER/result.json).")
 @click.option("--csv", "csv_out", type=click.Path(),
@@ -54,15 +53,11 @@ EPILOG = epilog(
               "(a file for one input, a folder for several; a folder inside the input folder is not read "
               "as input).")
 @click.option("--in-place", is_flag=True, help="Annotate the input files themselves (atomically, after a .bak backup).")
-@click.option("--its", is_flag=True, default=None, help="Also write ITS 2.0 Localization Quality Issue markup.")
-@click.option("--annotate-level", type=click.Choice(AnnotateLevel.choices()), default=None,
-              help=f"Which occurrences become notes (default: {DEFAULT_ANNOTATE_LEVEL} = errors, unjustified, "
-                   "unjudged).")
-@click.option("--fail-on", multiple=True, help="Exit 1 when this holds: error, unjustified, unjudged, A4, "
-              "error>3, score>0.2, coverage<0.9 (repeatable or comma-separated; quote it: 'score>0.2').")
+@setting_option("its")
+@setting_option("annotate_level")
+@setting_option("fail_on")
 @judge_options
-@click.option("--decisions", type=click.Path(dir_okay=False),
-              help="Reviewer decisions file (default: ./termqa-decisions.json when it exists).")
+@setting_option("decisions")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the gate result.")
 def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, xlsx_out, issues_only, report,
                   annotate, in_place, **flags):

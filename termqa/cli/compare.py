@@ -15,7 +15,7 @@ from termqa import run as top
 from termqa.cli.common import (
     EXIT_INCOMPLETE, Command, end_progress, environment, epilog, guarded, incomplete_message, progress_bar, wrote,
 )
-from termqa.cli.options import input_options, judge_options
+from termqa.cli.options import input_options, judge_options, setting_option
 from termqa.config import Settings
 from termqa.evaluate.compare_output import render_text
 from termqa.fileio import atomic_write
@@ -35,10 +35,9 @@ from termqa.reports.compare_html import write_compare_html
               "the file stem, or the language for a multilingual TMX).")
 @click.option("--tgt-lang", "tgt_lang", multiple=True, help="Target language; repeat it to compare several "
               "target languages of one TMX (default: all of them).")
-@click.option("--alpha", type=float, default=None, help="Significance level of the pairwise tests (default 0.05).")
-@click.option("--resamples", type=int, default=None, help="Random sign patterns when there are more than 12 "
-              "documents (default 10000; up to 12 documents the test is exact).")
-@click.option("--seed", type=int, default=None, help="Seed of the permutation test.")
+@setting_option("alpha")
+@setting_option("resamples")
+@setting_option("seed")
 @click.option("--json", "json_out", type=click.Path(),
               help="Write the comparison as JSON (a folder: FOLDER/result.json).")
 @click.option("--report", type=click.Path(), help="Write the HTML comparison report (a folder: FOLDER/report.html).")

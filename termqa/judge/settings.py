@@ -8,7 +8,7 @@ make it from the environment and keyword arguments.
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, Mapping, Optional
 from urllib.parse import urlparse
@@ -92,31 +92,37 @@ class JudgeSettings:
         if not self.model:
             raise UsageError("no judge model given",
                              fix="pass --judge-model NAME or set OPENAI_MODEL")
-        if self.concurrency < 1:
-            raise UsageError(f"--concurrency must be at least 1, not {self.concurrency}")
+        _within_bounds("concurrency", self.concurrency)
         if self.unusable_retries < 0 or self.unusable_pause < 0 or self.progress_every <= 0:
             raise UsageError("unusable_retries and unusable_pause must be 0 or more, progress_every positive")
         if self.max_retries < 0:
             raise UsageError(f"max retries must be 0 or more, not {self.max_retries}")
-        if self.judge_timeout <= 0:
-            raise UsageError(f"--judge-timeout must be positive, not {self.judge_timeout}")
+        _within_bounds("judge_timeout", self.judge_timeout)
         if self.batch not in (None, "submit", "file"):
             raise UsageError(f"unknown batch mode {self.batch!r}")
         if self.batch == "file" and not self.batch_file:
             raise UsageError("--judge-batch-file needs a file name")
         if self.retry_budget < 0:
             raise UsageError(f"the judge retry budget must be 0 seconds or more, not {self.retry_budget}")
-        if self.max_calls is not None and self.max_calls < 0:
-            raise UsageError(f"--max-calls must be 0 or more, not {self.max_calls}")
+        _within_bounds("max_calls", self.max_calls)
         if self.max_cost is not None:
-            if self.max_cost < 0:
-                raise UsageError(f"--max-cost must be 0 or more, not {self.max_cost}")
+            _within_bounds("max_cost", self.max_cost)
             if self.price() is None:
                 raise UsageError(f"--max-cost needs a price for model {self.model!r}, which termqa does not know",
                                  fix=f"add --price {self.model}=INPUT,OUTPUT[,CACHED_INPUT] (USD per million tokens)")
         if not self.offline and not self.api_key and self.endpoint != "local":
             raise UsageError(f"no API key for the judge at {self.judge_base_url or OPENAI_URL}",
                              fix="set OPENAI_API_KEY (a local server at localhost needs none)")
+
+
+_RUN_FIELDS = {f.name: f for f in fields(Settings)}
+
+
+def _within_bounds(name: str, value) -> None:
+    """Refuse a value of the run's setting `name` outside the bounds its field declares (termqa.config)."""
+    bounds = _RUN_FIELDS[name].metadata["bounds"]
+    if value is not None and not bounds.holds(value):
+        raise UsageError(f"{_RUN_FIELDS[name].metadata['option'].flags[0]} must be {bounds.words()}, not {value}")
 
 
 def settings_from_env(environ: Optional[Mapping[str, str]] = None, **overrides: Any) -> JudgeSettings:
