@@ -23,6 +23,7 @@ from termqa.shownpath import with_path
 from termqa.lang.langtags import normalise_tag, primary
 from termqa.model import BilingualFile, Concept, Document, Glossary, Reference, Verdict
 from termqa.pipeline import parallel, sanity
+from termqa.pipeline.align import stop_words
 from termqa.pipeline.detection import Detection
 from termqa.pipeline.counting import count_parallel, count_sequential, flag_misaligned, references_of, verdicts_of
 from termqa.pipeline.lemmatisers import TRAINED_MAX_WORDS, Lemmatisers, project_words
@@ -217,7 +218,7 @@ def count(run: Run, *, progress: Optional[Progress] = None) -> Run:
         if (src_l, tgt_l) in tries:
             continue
         if src_l not in detections:
-            detections[src_l] = Detection.of(run.settings, src_l)
+            detections[src_l] = Detection.of(run.settings, src_l, stop_words)
         detection = detections[src_l]
         scope = applicable(run.glossaries, tgt_l) if len(run.glossaries) > 1 else (0,)
         if (src_l, scope) not in built:

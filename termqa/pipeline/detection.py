@@ -8,6 +8,7 @@ the settings or restates a default.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from termqa.config import Settings, VariantLevel
 from termqa.lang.langtags import primary
@@ -26,12 +27,11 @@ class Detection:
         object.__setattr__(self, "stop", frozenset(self.stop))
 
     @classmethod
-    def of(cls, settings: Settings, src_lang: str) -> "Detection":
-        """The detection of a run with `settings` on documents whose source language is `src_lang`."""
+    def of(cls, settings: Settings, src_lang: str, stop_words: Callable[[str], frozenset]) -> "Detection":
+        """The detection of a run with `settings` on documents whose source language is `src_lang`;
+        `stop_words(primary language)` gives its function words (termqa.pipeline.align.stop_words)."""
         if settings.variants == VariantLevel.NONE:
             return cls(settings.variants)
-        from termqa.pipeline.align import stop_words
-
         return cls(settings.variants, stop_words(primary(src_lang)))
 
     @property
