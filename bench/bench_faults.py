@@ -40,12 +40,13 @@ def verdicts(data: dict) -> list:
 
 def run(inputs, glossary, url, cache, timeout, lemmatiser, concurrency, max_retries=8):
     from termqa.judge.llm import settings_from_env
+    from termqa.config import Settings
     from termqa.pipeline.check import check
 
     settings = settings_from_env(environ={}, model=MODEL, judge_base_url=url, cache=str(cache),
                                  concurrency=concurrency, judge_timeout=timeout, backoff_base=0.05, backoff_max=1.0,
                                  max_retries=max_retries)
-    return check([str(p) for p in inputs], [str(glossary)], judge=settings, lemmatiser=lemmatiser).to_dict()
+    return check([str(p) for p in inputs], [str(glossary)], Settings(lemmatiser=lemmatiser), judge=settings).to_dict()
 
 
 def main(argv=None) -> int:

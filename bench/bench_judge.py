@@ -18,6 +18,7 @@ Measured, each with a fresh cache file:
 """
 from __future__ import annotations
 
+from termqa.config import Settings
 import argparse
 import contextlib
 import hashlib
@@ -243,7 +244,7 @@ def run_check(inputs, glossary, url, cache, concurrency, lemmatiser, profile=Non
         if profile is not None:
             profile.enable()
         try:
-            res = check([str(p) for p in inputs], [str(glossary)], judge=settings, lemmatiser=lemmatiser)
+            res = check([str(p) for p in inputs], [str(glossary)], Settings(lemmatiser=lemmatiser), judge=settings)
         finally:
             if profile is not None:
                 profile.disable()

@@ -21,6 +21,7 @@ Reported, on samples/ and on the generated project:
 """
 from __future__ import annotations
 
+from termqa.config import Settings
 import argparse
 import contextlib
 import json
@@ -72,7 +73,8 @@ def run(inputs, glossary, cache: Path, concurrency: int, lemmatiser: str) -> dic
     try:
         settings = settings_from_env(environ={}, model=MODEL, judge_base_url=server.url, cache=str(cache),
                                      concurrency=concurrency, judge_timeout=30.0)
-        res = check([str(p) for p in inputs], [str(glossary)], judge=settings, lemmatiser=lemmatiser).to_dict()
+        res = check([str(p) for p in inputs], [str(glossary)],
+                    Settings(lemmatiser=lemmatiser), judge=settings).to_dict()
         usage_of = {json.dumps(r.body.get("messages"), ensure_ascii=False): r.usage
                     for r in server.completions if r.usage is not None}
     finally:

@@ -40,7 +40,6 @@ from termqa.fileio import atomic_write
 
 # Weights by severity alone (the default weighting, `severity-25-5-1`).
 SEVERITY_WEIGHTS = {"critical": 25.0, "major": 5.0, "minor": 1.0, "neutral": 0.0}
-DEFAULT_PAIR = "en2fr"
 # Where the per-system files of one language pair sit under the dataset root.
 _PAIR_PARENT = Path("data") / "v2" / "target" / "main_phase" / "round_two"
 MANIFEST = "biomqm-manifest.json"
@@ -92,7 +91,6 @@ WEIGHTINGS = {
         "Punctuation (MQM's Fluency/Punctuation) 0.1, Neutral 0; WMT has no Critical severity, so bio-MQM's "
         "Critical counts as Major; WMT's Non-translation (25) has no bio-MQM category, so no error weighs 25"),
 }
-DEFAULT_WEIGHTING = "severity-25-5-1"
 
 
 def weighting(name: str) -> Weighting:
@@ -187,7 +185,7 @@ def _locale(code: str) -> str:
     return c.lower()
 
 
-def pair_dir(root: Union[str, Path], pair: str = DEFAULT_PAIR) -> Path:
+def pair_dir(root: Union[str, Path], pair: str) -> Path:
     """The folder of one language pair: accepts the dataset root, any folder above the pair folder,
     or the pair folder itself."""
     root = Path(root)
@@ -204,7 +202,7 @@ def pair_dir(root: Union[str, Path], pair: str = DEFAULT_PAIR) -> Path:
     raise InputError(root, f"has no bio-MQM '{pair}' folder", fix=f"expected {_PAIR_PARENT / pair} under it")
 
 
-def system_names(root: Union[str, Path], pair: str = DEFAULT_PAIR) -> list[str]:
+def system_names(root: Union[str, Path], pair: str) -> list[str]:
     return sorted(p.stem for p in pair_dir(root, pair).glob("*.json"))
 
 
@@ -330,7 +328,7 @@ def select_docs(all_docs: Sequence[str], docs: Union[None, int, Iterable[str]]) 
     return [d for d in all_docs if d in set(wanted)]
 
 
-def load(root: Union[str, Path], pair: str = DEFAULT_PAIR, systems: Optional[Iterable[str]] = None,
+def load(root: Union[str, Path], pair: str, systems: Optional[Iterable[str]] = None,
          docs: Union[None, int, Iterable[str]] = None) -> dict[str, BioSystem]:
     """Systems of one language pair (all, or the named ones), restricted to `docs`."""
     folder = pair_dir(root, pair)
@@ -370,7 +368,7 @@ def xliff_bytes(system: BioSystem) -> bytes:
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
 
 
-def export(root: Union[str, Path], out_dir: Union[str, Path], pair: str = DEFAULT_PAIR,
+def export(root: Union[str, Path], out_dir: Union[str, Path], pair: str,
            systems: Optional[Iterable[str]] = None, docs: Union[None, int, Iterable[str]] = None) -> dict:
     """Write `<out_dir>/<system>.xlf` for each system and a manifest; returns the manifest.
 
@@ -392,5 +390,5 @@ def export(root: Union[str, Path], out_dir: Union[str, Path], pair: str = DEFAUL
     return manifest
 
 
-__all__ = ["SEVERITY_WEIGHTS", "WEIGHTINGS", "DEFAULT_WEIGHTING", "Weighting", "weighting", "SpanRepairs", "MQMError", "Annotation", "BioSegment", "BioSystem", "load", "read_system",
+__all__ = ["SEVERITY_WEIGHTS", "WEIGHTINGS", "Weighting", "weighting", "SpanRepairs", "MQMError", "Annotation", "BioSegment", "BioSystem", "load", "read_system",
            "export", "xliff_bytes", "pair_dir", "system_names", "select_docs", "MANIFEST"]

@@ -2,22 +2,23 @@
 
 Where a setting comes from, last wins: its default (defined here, once), the config file
 (`termqa.toml`, or `[tool.termqa]` in `pyproject.toml`, found in the current folder or given with
-`--config`), the environment (`OPENAI_MODEL` for the judge model), the command-line flag. A setting has
+`--config`), the environment (`OPENAI_MODEL`, `OPENAI_BASE_URL`, `OPENAI_API_KEY`: read by the CLI,
+once), the command-line flag. A setting has
 one name from the flag to the JSON: the flag `--judge-timeout` is the config key `judge_timeout` (or
 `judge-timeout`) and the field `Settings.judge_timeout`. Closed sets of values are enums
 (`VariantLevel`, `LemmatiserMode`, `AnnotateLevel`): the CLI takes its choices from them, and a value
 outside them is refused when the record is made, nowhere else. Relative paths in the config file are
 relative to the file's folder. A `[penalties]` table overrides penalties, `[prices]` judge prices.
 
-Adding a setting: add a field to `Settings` with its type and default, and `kind=` if the config file
-may hold it (`_setting(...)`: paths, path, str, int, float, bool, list, table); a click option of the
-same name in `termqa/cli/options.py` then reaches it through `Settings.build(**flags)`. Nothing else
+Adding a setting: add a field to `Settings` with its type and default, `kind=` if the config file may
+hold it (`_setting(...)`: paths, path, str, int, float, bool, list, table), `Option(...)` for its flags
+and help text, and `Bounds(...)` for the numbers it may take; `termqa.cli.options.setting_option(name)`
+makes the click option from the field, which reaches it through `Settings.build(**flags)`. Nothing else
 lists settings: the config file's known keys are the fields that have a kind.
 """
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from pathlib import Path
@@ -79,21 +80,74 @@ DEFAULT_LEMMATISER = LemmatiserMode.AUTO
 DEFAULT_ANNOTATE_LEVEL = AnnotateLevel.FLAGGED
 DEFAULT_JUDGE_TIMEOUT = 60.0  # seconds per judge request
 DEFAULT_CONCURRENCY = 8  # judge calls in flight at once
+# `termqa compare`'s paired permutation test (termqa.evaluate.ranking)
+DEFAULT_ALPHA = 0.05  # significance level
+DEFAULT_RESAMPLES = 10_000  # random sign patterns past EXACT_MAX_DOCUMENTS documents
+DEFAULT_SEED = 20240601
+# `termqa meta-eval` and `termqa biomqm-export` on the bio-MQM dataset (termqa.formats.biomqm)
+DEFAULT_PAIR = "en2fr"  # its language pair folder
+DEFAULT_WEIGHTING = "severity-25-5-1"  # how its errors weigh (termqa.formats.biomqm.WEIGHTINGS)
 
-# the environment variables the judge reads (termqa.judge.settings.settings_from_env)
+# The environment variables settings come from, and the field each fills. They are read once, by the CLI
+# (click's envvar= on --judge-model and --judge-base-url; the key has no option), and handed to
+# Settings.build as a mapping: the library itself never reads the environment.
 ENV_MODEL, ENV_BASE_URL, ENV_API_KEY = "OPENAI_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY"
+ENVIRONMENT = MappingProxyType({"judge_model": ENV_MODEL, "judge_base_url": ENV_BASE_URL, "api_key": ENV_API_KEY})
 
 
-def env_value(name: str, environ: Optional[Mapping[str, str]] = None) -> Optional[str]:
-    """An environment variable, stripped; an empty one counts as unset (CI systems often export empty
+def env_value(name: str, environ: Mapping[str, str]) -> Optional[str]:
+    """A variable of `environ`, stripped; an empty one counts as unset (CI systems often export empty
     secrets)."""
-    value = (os.environ if environ is None else environ).get(name)
+    value = environ.get(name)
     return value.strip() if value and value.strip() else None
 
 
-def _setting(default: Any = None, kind: Optional[str] = None):
-    """A field of `Settings`; `kind` says how the config file may give it (None: only as a flag)."""
-    meta = {"kind": kind} if kind else {}
+@dataclass(frozen=True)
+class Bounds:
+    """The values a number setting may take: at least `min`, or above `above`. Checked where the value
+    is used (the CLI's option for --jobs; JudgeSettings.check for the judge's), in the words `words`."""
+
+    min: Optional[float] = None
+    above: Optional[float] = None
+
+    def holds(self, value) -> bool:
+        return ((self.min is None or value >= self.min) and (self.above is None or value > self.above))
+
+    def words(self) -> str:
+        if self.above == 0:
+            return "positive"
+        if self.min == 0:
+            return "0 or more"
+        return f"at least {self.min:g}"
+
+
+@dataclass(frozen=True)
+class Option:
+    """How a setting is given on the command line (termqa.cli.options makes the click option from it):
+    its flags (a `--x/--no-x` pair for a switch with both), the parameter's name when it differs from the
+    field's, its help text, and its form: `value` (text), `int`, `float`, `file` (a path, not a folder),
+    `choice` (of the field's enum), `switch` (a flag, None when not given); `multiple` (repeatable),
+    `envvar` (the environment variable click reads when the flag is not given); `refused_by_cli`: the
+    field's bounds are enforced by the option itself (shown in --help), not later where the value is used."""
+
+    flags: tuple[str, ...]
+    help: str
+    form: str = "value"
+    multiple: bool = False
+    param: Optional[str] = None
+    envvar: Optional[str] = None
+    refused_by_cli: bool = False
+
+
+def _setting(default: Any = None, kind: Optional[str] = None, option: Optional[Option] = None,
+             bounds: Optional[Bounds] = None):
+    """A field of `Settings`; `kind` says how the config file may give it (None: only as a flag), `option`
+    how the command line does, `bounds` which numbers it may be."""
+    meta: dict = {"kind": kind} if kind else {}
+    if option is not None:
+        meta["option"] = option
+    if bounds is not None:
+        meta["bounds"] = bounds
     if kind == "table":
         return field(default_factory=lambda: MappingProxyType({}), metadata=meta)
     return field(default=default, metadata=meta)
@@ -103,42 +157,103 @@ def _setting(default: Any = None, kind: Optional[str] = None):
 class Settings:
     """Every option of a check or compare run, typed; made by `Settings.build` (CLI) or directly."""
 
-    glossary: tuple[str, ...] = _setting((), "paths")
-    src_lang: Optional[str] = _setting(None, "str")
-    tgt_lang: Optional[str] = _setting(None, "str")
-    glossary_lang: Optional[str] = _setting(None, "str")
-    domain: Optional[str] = _setting(None, "str")
-    lemmatiser: LemmatiserMode = _setting(DEFAULT_LEMMATISER, "str")
-    variants: VariantLevel = _setting(DEFAULT_VARIANTS, "str")
-    source_only_glossary: bool = _setting(False, "bool")
-    exhaustive: bool = _setting(False, "bool")
-    jobs: Optional[int] = _setting(None, "int")
-    index_cache: bool = _setting(True, "bool")
-    decisions: Optional[str] = _setting(None, "path")
+    glossary: tuple[str, ...] = _setting((), "paths", Option(
+        ("-g", "--glossary"), "Glossary (TBX, SKOS, CSV/TSV, OmegaT, Excel .xlsx; a sheet as terms.xlsx#Sheet2); "
+        "repeatable.", multiple=True))
+    src_lang: Optional[str] = _setting(None, "str", Option(("--src-lang",), "Source language, overriding the files."))
+    tgt_lang: Optional[str] = _setting(None, "str", Option(
+        ("--tgt-lang",), "Target language, overriding the files (picks one pair of a multilingual TMX; without it, "
+        "every pair is checked)."))
+    glossary_lang: Optional[str] = _setting(None, "str", Option(
+        ("--glossary-lang",), "Language of glossary labels that have none."))
+    domain: Optional[str] = _setting(None, "str", Option(
+        ("--domain",), "Domain named to the judge, e.g. 'medical devices'."))
+    lemmatiser: LemmatiserMode = _setting(DEFAULT_LEMMATISER, "str", Option(
+        ("--lemmatiser",), "auto: a trained spaCy pipeline on projects up to 50k words when installed, else lookup "
+        "tables.", "choice"))
+    variants: VariantLevel = _setting(DEFAULT_VARIANTS, "str", Option(
+        ("--variants",), "Term variants to find beyond the glossary's forms: none; static (compound spellings, "
+        "'X of Y' / 'Y X', French article forms, noun/adjective derivation of a modifier, a guarded modifier "
+        "reduction); dynamic (also inserted modifiers, coordinations, the bare head after a full mention). "
+        f"Default: {DEFAULT_VARIANTS}.", "choice"))
+    source_only_glossary: bool = _setting(False, "bool", Option(
+        ("--source-only-glossary",), "The glossary has no target-language terms on purpose: check consistency "
+        "only (without this flag such a glossary is refused).", "switch"))
+    exhaustive: bool = _setting(False, "bool", Option(
+        ("--exhaustive",), "Send every occurrence through both judges.", "switch"))
+    jobs: Optional[int] = _setting(None, "int", Option(
+        ("--jobs",), "Worker processes for counting (default: the available cores, on projects over 150k source "
+        "words; results are the same for any value).", "int", refused_by_cli=True), Bounds(min=1))
+    index_cache: bool = _setting(True, "bool", Option(
+        ("--index-cache/--no-index-cache",), "Keep parsed glossaries, source indexes, lemma tables and text "
+        "analyses in the user cache folder (default; $TERMQA_CACHE_DIR relocates it).", "switch"))
+    decisions: Optional[str] = _setting(None, "path", Option(
+        ("--decisions",), "Reviewer decisions file (default: ./termqa-decisions.json when it exists).", "file"))
     penalties: Mapping[str, float] = _setting(None, "table")
-    penalties_file: Optional[str] = _setting(None)
-    fail_on: tuple[str, ...] = _setting((), "list")
-    annotate_level: AnnotateLevel = _setting(DEFAULT_ANNOTATE_LEVEL, "str")
-    its: bool = _setting(False, "bool")
+    penalties_file: Optional[str] = _setting(None, option=Option(
+        ("--penalties",), "JSON or TOML file overriding penalties, e.g. {\"A4\": 2, \"unjustified\": 1}.", "file"))
+    fail_on: tuple[str, ...] = _setting((), "list", Option(
+        ("--fail-on",), "Exit 1 when this holds: error, unjustified, unjudged, A4, error>3, score>0.2, "
+        "coverage<0.9 (repeatable or comma-separated; quote it: 'score>0.2').", multiple=True))
+    annotate_level: AnnotateLevel = _setting(DEFAULT_ANNOTATE_LEVEL, "str", Option(
+        ("--annotate-level",), f"Which occurrences become notes (default: {DEFAULT_ANNOTATE_LEVEL} = errors, "
+        "unjustified, unjudged).", "choice"))
+    its: bool = _setting(False, "bool", Option(
+        ("--its",), "Also write ITS 2.0 Localization Quality Issue markup.", "switch"))
     # the judge (termqa.judge.settings.JudgeSettings)
-    judge_model: Optional[str] = _setting(None, "str")
-    judge_base_url: Optional[str] = _setting(None, "str")
-    concurrency: Optional[int] = _setting(None, "int")
-    judge_timeout: Optional[float] = _setting(None, "float")
-    max_calls: Optional[int] = _setting(None, "int")
-    max_cost: Optional[float] = _setting(None, "float")
+    judge_model: Optional[str] = _setting(None, "str", Option(
+        ("--judge-model",), "LLM model for the judge (or OPENAI_MODEL). Without it: counting mode.",
+        envvar=ENV_MODEL))
+    judge_base_url: Optional[str] = _setting(None, "str", Option(
+        ("--judge-base-url",), "OpenAI-compatible endpoint (or OPENAI_BASE_URL).", envvar=ENV_BASE_URL))
+    api_key: Optional[str] = field(default=None, repr=False)  # OPENAI_API_KEY: never in a file nor a flag
+    concurrency: int = _setting(DEFAULT_CONCURRENCY, "int", Option(
+        ("--concurrency",), f"Judge calls in flight at once (default {DEFAULT_CONCURRENCY}).", "int"), Bounds(min=1))
+    judge_timeout: float = _setting(DEFAULT_JUDGE_TIMEOUT, "float", Option(
+        ("--judge-timeout",), "Seconds to wait for one judge answer before trying again "
+        f"(default {DEFAULT_JUDGE_TIMEOUT:g}).", "float"), Bounds(above=0))
+    max_calls: Optional[int] = _setting(None, "int", Option(
+        ("--max-calls",), "Stop judging after this many LLM calls (keeps what was judged).", "int"), Bounds(min=0))
+    max_cost: Optional[float] = _setting(None, "float", Option(
+        ("--max-cost",), "Stop judging past this estimated cost in USD.", "float"), Bounds(min=0))
     prices: Mapping[str, Any] = _setting(None, "table")  # [prices] model = [input, output(, cached input)]
-    price: tuple[str, ...] = _setting(())  # --price MODEL=IN,OUT[,CACHED_IN]
-    cache: Optional[str] = _setting(None, "path")
-    judge_batch: bool = _setting(False, "bool")
-    judge_batch_file: Optional[str] = _setting(None, "path")
-    offline: bool = _setting(False, "bool")
-    config: Optional[str] = _setting(None)  # the config file these came from, if any
+    price: tuple[str, ...] = _setting((), option=Option(
+        ("--price",), "Judge price as MODEL=INPUT,OUTPUT[,CACHED_INPUT] in USD per million tokens (repeatable), "
+        "e.g. my-model=0.4,1.6,0.1 (CACHED_INPUT: prompt tokens the provider served from its prompt cache); used "
+        "for the cost estimate and --max-cost.", multiple=True))
+    cache: Optional[str] = _setting(None, "path", Option(("--cache",), "Verdict cache file (SQLite).", "file"))
+    judge_batch: bool = _setting(False, "bool", Option(
+        ("--judge-batch",), "Send the judge questions as an OpenAI Batch API job instead of asking now; re-run (or "
+        "'termqa judge collect') to ingest the answers and go on. Exit code 3 until done.", "switch"))
+    judge_batch_file: Optional[str] = _setting(None, "path", Option(
+        ("--judge-batch-file",), "Only write the judge questions as a Batch API JSONL file (e.g. for vLLM's "
+        "run-batch); 'termqa judge ingest RESULTS.jsonl' stores the answers.", "file"))
+    offline: bool = _setting(False, "bool", Option(
+        ("--offline",), "Never call the LLM: a cache miss is an error.", "switch"))
+    # the config file these came from, if any
+    config: Optional[str] = _setting(None, option=Option(
+        ("--config",), "Config file (default: ./termqa.toml or [tool.termqa] in ./pyproject.toml).", "file",
+        param="config_path"))
     # unit states checked although they say "not translated yet" (termqa.formats.unitstate), lowercased
-    include_states: tuple[str, ...] = _setting((), "list")
-    force_languages: bool = _setting(False, "bool")  # check as declared when the languages look swapped
+    include_states: tuple[str, ...] = _setting((), "list", Option(
+        ("--include-states",), "Also check units whose state says they are not translated yet (e.g. new, "
+        "needs-translation, initial, NotStarted, unconfirmed, fuzzy (PO), unfinished (Qt TS); comma-separated or "
+        "repeatable; 'all' for every unit). By default they are left out and counted.", multiple=True))
+    # check as declared when the languages look swapped
+    force_languages: bool = _setting(False, "bool", Option(
+        ("--force-languages",), "Check as declared even when the source and target languages look swapped "
+        "(without this flag such a run is refused, exit code 2).", "switch"))
     # every source term is found only written in its own case (else per entry: Term.match_case)
-    match_case: bool = _setting(False, "bool")
+    match_case: bool = _setting(False, "bool", Option(
+        ("--match-case",), "Find every glossary source term only written in its own case (\"Settings\" is not "
+        "\"settings\"); per entry: a match_case column, a TBX termNote type=\"caseSensitive\".", "switch"))
+    # `termqa compare`'s permutation test: flags only
+    alpha: float = _setting(DEFAULT_ALPHA, option=Option(
+        ("--alpha",), f"Significance level of the pairwise tests (default {DEFAULT_ALPHA:g}).", "float"))
+    resamples: int = _setting(DEFAULT_RESAMPLES, option=Option(
+        ("--resamples",), f"Random sign patterns when there are more than 12 documents (default {DEFAULT_RESAMPLES}; "
+        "up to 12 documents the test is exact).", "int"))
+    seed: int = _setting(DEFAULT_SEED, option=Option(("--seed",), "Seed of the permutation test.", "int"))
 
     def __post_init__(self):
         # normalised and checked here, whoever makes the record: the one place a bad value is refused
@@ -159,16 +274,18 @@ class Settings:
     def build(cls, config_path: Optional[str] = None, *, environ: Optional[Mapping[str, str]] = None,
               cwd: Optional[Path] = None, **flags: Any) -> "Settings":
         """The settings of one run: each flag given (not None, not empty) overrides the config file,
-        which overrides the environment (OPENAI_MODEL), which overrides the defaults."""
+        which overrides the environment (`environ`: the variables of ENVIRONMENT the CLI read; None,
+        none), which overrides the defaults."""
         known = {f.name for f in fields(cls)}
         unknown = set(flags) - known
         if unknown:
             raise TypeError(f"unknown settings: {', '.join(sorted(unknown))}")
         path, table = find(config_path, cwd)
         merged: dict = {}
-        model = env_value(ENV_MODEL, environ)
-        if model:
-            merged["judge_model"] = model
+        for name, var in ENVIRONMENT.items():
+            value = env_value(var, environ or {})
+            if value:
+                merged[name] = value
         merged.update(table)
         merged.update({k: v for k, v in flags.items() if v is not None and v != ()})
         if path is not None:
@@ -176,14 +293,6 @@ class Settings:
         return cls(**merged)
 
     # --- what the stages take ------------------------------------------------------------------------
-
-    def check_options(self) -> dict:
-        """The keyword arguments `termqa.check` and `termqa.compare` share."""
-        return {"src_lang": self.src_lang, "glossary_lang": self.glossary_lang, "lemmatiser": self.lemmatiser,
-                "exhaustive": self.exhaustive, "domain": self.domain,
-                "source_only_glossary": self.source_only_glossary, "variants": self.variants,
-                "jobs": self.jobs, "index_cache": self.index_cache, "include_states": self.include_states,
-                "force_languages": self.force_languages, "match_case": self.match_case}
 
     def penalty_table(self) -> dict:
         """The config file's `[penalties]`, overridden by the penalties file (--penalties)."""

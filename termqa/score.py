@@ -17,8 +17,7 @@ from termqa.labels import CONSISTENCY_LABELS, DEFAULT_PENALTIES, ERROR_CODES
 from termqa.model import CONFORMING, ERROR, JUSTIFIED, UNJUDGED, UNJUSTIFIED
 
 
-def penalty_for(outcome: str, label: Optional[str],
-                table: Mapping[str, float] = DEFAULT_PENALTIES) -> Optional[float]:
+def penalty_for(outcome: str, label: Optional[str], table: Mapping[str, float]) -> Optional[float]:
     """The penalty of one verdict, or None when it is unjudged."""
     if outcome == UNJUDGED:
         return None

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Mapping, Optional, Sequence
 
-from termqa.config import DEFAULT_VARIANTS, VariantLevel
+from termqa.config import Settings, VariantLevel
 from termqa.labels import penalty_table_hash
 from termqa.version import __version__
 
@@ -55,7 +55,7 @@ class Signature:
     exhaustive: bool = False
     domain: Optional[str] = None
     decisions: Optional[str] = None  # sha256 of the reviewer decisions file applied, if any
-    variants: VariantLevel = DEFAULT_VARIANTS  # term-variant detection level
+    variants: VariantLevel = Settings.variants  # term-variant detection level (the run's default)
     settings: Mapping[str, Any] = field(default_factory=dict)  # recorded, not part of the id
     # parts a derived run adds after the standard ones, e.g. (("compare", "3"), ("refs", "shared"))
     extra: tuple[tuple[str, str], ...] = ()
@@ -178,7 +178,7 @@ class Signature:
 def build(*, glossaries: Sequence, lemmatisers: Mapping[str, str], penalties: Mapping[str, float],
           judge: Optional[JudgePart], exhaustive: bool = False, domain: Optional[str] = None,
           decisions: Optional[str] = None, settings: Optional[Mapping[str, Any]] = None,
-          variants: VariantLevel = DEFAULT_VARIANTS) -> Signature:
+          variants: VariantLevel) -> Signature:
     """The signature of a run over `glossaries` (Glossary records)."""
     return Signature(
         glossaries=tuple((g.path, g.format, g.content_hash) for g in glossaries),

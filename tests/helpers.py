@@ -25,12 +25,14 @@ def write_csv(path, header, rows):
 
 
 def run(tmp_path, pairs, gloss_header, gloss_rows, **kw):
+    from termqa.config import Settings
     from termqa.pipeline.check import check
 
     x = write_xliff(tmp_path / "doc.xlf", pairs, kw.pop("src", "en"), kw.pop("tgt", "fr"))
     g = write_csv(tmp_path / "g.csv", gloss_header, gloss_rows)
     kw.setdefault("lemmatiser", "lookup")
-    return check([x], [g], **kw).to_dict()
+    rest = {k: kw.pop(k) for k in ("judge", "decisions", "progress") if k in kw}  # not settings
+    return check([x], [g], Settings(**kw), **rest).to_dict()
 
 
 def outcomes(result, concept=None):

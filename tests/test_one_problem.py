@@ -11,6 +11,7 @@ import shutil
 import pytest
 from lxml import etree
 
+from termqa.config import Settings
 from termqa.formats.annotate import annotate, annotate_files, annotations_from_result
 from termqa.pipeline.check import check
 from termqa.problems import problem_id, problem_key, problems, rendering_key, split_verdicts
@@ -143,7 +144,7 @@ def test_two_problems_that_read_the_same_are_one_note():
 
 @pytest.fixture(scope="module")
 def samples_result():
-    return check([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup").to_dict()
+    return check([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], Settings(lemmatiser="lookup")).to_dict()
 
 
 def _one_verdict_whatever_the_rule(result) -> dict:
@@ -177,7 +178,7 @@ def test_tico19_one_verdict_per_problem(corpus):
     base = corpus / "eval" / "tico19-enfr" / "data"
     r = check([str(base / "TM" / "all.en-fr.tmx")],
               [str(base / "terminologies" / "f_en-fr_XX.csv"), str(base / "terminologies" / "g_en_fr-FR.csv")],
-              lemmatiser="lookup").to_dict()
+              Settings(lemmatiser="lookup")).to_dict()
     assert split_verdicts(r) == {}
     assert _one_verdict_whatever_the_rule(r) == {}
     assert len(problems(r)) < len(r["occurrences"]) / 4  # thousands of occurrences, a few hundred problems
@@ -257,7 +258,7 @@ def test_tico19_a_term_repeated_in_a_unit_gets_one_note(corpus, tmp_path):
     data = corpus / "eval" / "tico19-enfr" / "data" / "terminologies"
     files = [_tico_xliff(corpus, tmp_path / "tico.xlf", 2000, 50, v2=False),
              _tico_xliff(corpus, tmp_path / "tico2.xlf", 2000, 50, v2=True)]
-    result = check(files, [str(data / "f_en-fr_XX.csv"), str(data / "g_en_fr-FR.csv")], lemmatiser="lookup")
+    result = check(files, [str(data / "f_en-fr_XX.csv"), str(data / "g_en_fr-FR.csv")], Settings(lemmatiser="lookup"))
     r = result.to_dict()
     unit = "Wikipedia_handpicked_7:2045"
     epi = [o for o in r["occurrences"] if o["unit_id"] == unit and o["target_text"] == "EPI"]

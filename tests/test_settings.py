@@ -38,6 +38,87 @@ def test_each_default_is_defined_once(what, pattern):
     assert found == [], f"a second definition of the default {what}: {found}"
 
 
+def test_no_default_is_restated_below_the_settings():
+    """A parameter or field defaulting to a DEFAULT_ constant restates the run's default below it, where a
+    caller that forgets the value silently gets the default instead of the run's setting: below config.py a
+    value is taken from the record (or is required), and a convenience default names the record's field
+    (`Settings.variants`), never a constant of its own."""
+    found = [hit for hit in _lines_matching(r"\s=\s+DEFAULT_") if not hit.startswith("termqa/config.py:")]
+    assert found == [], f"a default restated outside termqa/config.py: {found}"
+    assert re.search(r"\s=\s+DEFAULT_", "def f(x, variants: VariantLevel = DEFAULT_VARIANTS):")
+
+
+# environment variables that are no run setting: the CLI's traceback switch, and machinery the library's
+# own rooms read (the index cache's folder, the CJK segmenter), each documented where it is read
+MACHINERY_ENV = {"termqa/cli/common.py": "TERMQA_DEBUG", "termqa/store/indexcache.py": "ENV_DIR",
+                 "termqa/lang/segment.py": "ENV"}
+
+
+def test_the_environment_is_read_once_by_the_cli():
+    """OPENAI_MODEL and OPENAI_BASE_URL come through click's envvar= on their options, OPENAI_API_KEY from
+    one function of the CLI layer (termqa.cli.common.environment): the library reads no environment."""
+    reads = _lines_matching(r"os\.environ\b(?!\))|getenv\(")
+    readers = [hit for hit in reads if not hit.split(":")[0] in MACHINERY_ENV and "ENV_API_KEY" not in hit
+               and "os.environ`" not in hit]
+    assert readers == [], f"the environment read outside termqa.cli.common.environment: {readers}"
+    key = [hit for hit in reads if "ENV_API_KEY" in hit]
+    assert len(key) == 1 and key[0].startswith("termqa/cli/common.py:"), key
+    for path, name in MACHINERY_ENV.items():
+        assert any(hit.startswith(path + ":") and name in hit for hit in reads), (path, name)
+    from termqa.cli.check import check_command
+    from termqa.config import ENV_BASE_URL, ENV_MODEL
+
+    envvars = {p.name: p.envvar for p in check_command.params if getattr(p, "envvar", None)}
+    assert envvars == {"judge_model": ENV_MODEL, "judge_base_url": ENV_BASE_URL}
+
+
+def test_the_environment_comes_below_the_config_file_and_flags(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from termqa.cli import check as cli_check
+
+    seen = []
+    monkeypatch.setattr(cli_check.run, "check", lambda inputs, gl, s, **kw: seen.append(s) or _stop())
+    (tmp_path / "termqa.toml").write_text('judge_base_url = "http://127.0.0.1:9/from-file"\n', encoding="utf-8")
+    (tmp_path / "a.xlf").write_text("<xliff/>", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    env = {"OPENAI_MODEL": "env-model", "OPENAI_BASE_URL": "http://127.0.0.1:9/env", "OPENAI_API_KEY": " sk-env "}
+    CliRunner().invoke(cli_check.check_command, ["a.xlf", "-g", "g.csv"], env=env)
+    CliRunner().invoke(cli_check.check_command, ["a.xlf", "-g", "g.csv", "--judge-model", "flag-model"], env=env)
+    assert [(s.judge_model, s.judge_base_url, s.api_key) for s in seen] == [
+        ("env-model", "http://127.0.0.1:9/from-file", "sk-env"), ("flag-model", "http://127.0.0.1:9/from-file", "sk-env")]
+
+
+class _Stopped(Exception):
+    pass
+
+
+def _stop():
+    raise _Stopped()
+
+
+def test_each_option_is_made_from_its_field():
+    """Help text, flags and bounds sit on the field (termqa.config.Option, Bounds); the CLI's options of the
+    settings are made from them, so the help a user reads is the field's."""
+    from dataclasses import fields
+
+    from termqa.cli.check import check_command
+    from termqa.cli.compare import compare_command
+
+    declared = {(f.metadata["option"].param or f.name): f for f in fields(Settings) if "option" in f.metadata}
+    for command in (check_command, compare_command):
+        made = {p.name: p for p in command.params if p.name in declared}
+        assert len(made) >= 30 if command is check_command else len(made) >= 28, sorted(made)
+        for name, param in made.items():
+            if command is compare_command and name == "tgt_lang":
+                continue  # compare's own: one per system (repeatable)
+            option = declared[name].metadata["option"]
+            assert (param.help, param.opts[0]) == (option.help, option.flags[0].split("/")[0]), name
+    jobs = next(p for p in check_command.params if p.name == "jobs")
+    assert jobs.type.min == declared["jobs"].metadata["bounds"].min == 1
+    assert "help=" not in (ROOT / "termqa" / "cli" / "options.py").read_text(encoding="utf-8").replace('"help": ', "")
+
+
 def test_the_greps_see_a_second_definition():
     rx = re.compile(r"""(?<![`\w])(variants|level)(\s*:\s*[\w\[\], .]+=\s*|=)["'](none|static|dynamic)["']""")
     assert rx.search('def f(x, variants: str = "dynamic"):')
@@ -106,7 +187,7 @@ def test_the_judge_gets_the_records_options():
                  price=("m=1,2",))
     from termqa.judge.settings import judge_settings
 
-    j = judge_settings(s, environ={})
+    j = judge_settings(s)
     assert (j.model, j.judge_base_url, j.judge_timeout, j.cache, j.prices["m"]) == ("m", "http://127.0.0.1:9/v1", 7.5,
                                                                                "c.db", (1.0, 2.0, None))
-    assert judge_settings(Settings(), environ={}) is None
+    assert judge_settings(Settings()) is None

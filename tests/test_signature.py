@@ -5,7 +5,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from termqa.config import VariantLevel
+from termqa.config import VariantLevel, Settings
 from termqa.evaluate.rescore import rescore_result
 from termqa.labels import DEFAULT_PENALTIES
 from termqa.pipeline.check import check
@@ -64,7 +64,7 @@ def test_round_trip_through_json():
 
 
 def test_rescored_signature_is_derived_not_patched():
-    data = check([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup").to_dict()
+    data = check([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], Settings(lemmatiser="lookup")).to_dict()
     out = rescore_result(data, {"A4": 2})
     old, new = data["signature"], out["signature"]
     assert new["penalties"]["A4"] == 2.0 and new["rescored_from"] == old["penalties_hash"]

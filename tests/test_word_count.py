@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from termqa.config import Settings
 from termqa.cli import main
 from termqa.reports.html import build_view, fmt_pct, fmt_rate
 from termqa.wordcount import count_words
@@ -72,8 +73,8 @@ def test_rates_and_shares_are_never_zero_when_something_was_found():
 def test_the_verdict_table_shows_no_zero_share_beside_a_count(tmp_path):
     from termqa.pipeline.check import check
 
-    r = check([str(SAMPLES / "pump-manual.xlf")], [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup",
-              index_cache=False).to_dict()
+    r = check([str(SAMPLES / "pump-manual.xlf")], [str(SAMPLES / "pump-terms.tbx")],
+              Settings(lemmatiser="lookup", index_cache=False)).to_dict()
     oc = r["summary"]["outcomes"]
     oc.update(conforming=2998, error=1)  # one error among ~3,000 occurrences (the WMT21 case)
     view = build_view(r)

@@ -22,7 +22,7 @@ from itertools import islice
 from typing import Iterable, Optional
 
 from termqa.errors import InputError
-from termqa.config import DEFAULT_ANNOTATE_LEVEL, AnnotateLevel
+from termqa.config import AnnotateLevel, Settings
 from termqa.labels import (
     CODE_DESCRIPTIONS, CONSISTENCY_DESCRIPTIONS, ITS_DEFAULT, ITS_OMISSION, ITS_TYPES, ITS_TYPES_BY_RULE, ITS_UNJUDGED,
     NOTE_LEAD, NOTE_ORIGIN, NOTE_REFERENCE, NOTE_SOURCE_LANGUAGE, NOTE_TEXT, OUTCOME_TEXT, R_ACRONYM_KEPT,
@@ -230,7 +230,7 @@ def _unjudged_key(reason: str, found: Optional[str], expected: Optional[str]) ->
     return "diverges_alone"
 
 
-def annotations_from_result(result: dict, *, level: str = DEFAULT_ANNOTATE_LEVEL) -> list[Annotation]:
+def annotations_from_result(result: dict, *, level: str = Settings.annotate_level) -> list[Annotation]:
     """Annotations for the occurrences of a `termqa check` result object at `level`: one per problem
     per unit (its other occurrences there in `Annotation.also`), the most urgent first in each unit.
 

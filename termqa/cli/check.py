@@ -1,25 +1,23 @@
-"""`termqa check`: the click command over `termqa.check` (registered by termqa.cli.main)."""
+"""`termqa check`: the click command over `termqa.run` (registered by termqa.cli.main): options in, the
+run and its outputs in the library, console lines and the exit code out."""
 from __future__ import annotations
 
 import sys
 
 import click
 
+from termqa import run
 from termqa.cli.common import (
     EXIT_INCOMPLETE, EXIT_INPUT, EXIT_QA_FAILED, Command, check_annotate_target, check_bilingual_inputs,
-    end_progress, epilog, incomplete_message, judge_of, planned_inputs, progress_bar, silence_stdout, wrote,
+    end_progress, environment, epilog, incomplete_message, planned_inputs, progress_bar, silence_stdout, wrote,
 )
 from termqa.cli.console import summary
-from termqa.cli.options import input_options, judge_options
-from termqa.config import DEFAULT_ANNOTATE_LEVEL, AnnotateLevel, Settings
-from termqa.fileio import atomic_write, dump_json
+from termqa.cli.options import input_options, judge_options, setting_option
+from termqa.config import Settings
 from termqa.formats.decisions import DEFAULT_NAME as DECISIONS_FILE, find_decisions
 from termqa.outputs import plan as plan_outputs
-from termqa.pipeline.check import check as run_check
 from termqa.results.gate import nothing_checked, parse as parse_gate
-from termqa.results.languages import gate as language_gate, gate_message
-from termqa.results.serialise import streamed_result
-from termqa.results.verdict import with_verdicts
+from termqa.results.languages import gate_message
 from termqa.shownpath import result_names, scrub
 
 EPILOG = epilog(
@@ -39,8 +37,7 @@ EPILOG = epilog(
 @click.command("check", cls=Command, epilog=EPILOG)
 @click.argument("files", nargs=-1, required=True)
 @input_options
-@click.option("--tgt-lang", help="Target language, overriding the files (picks one pair of a multilingual TMX; "
-              "without it, every pair is checked).")
+@setting_option("tgt_lang")
 @click.option("--json", "json_out", type=click.Path(allow_dash=True),
               help="Write the full result as JSON ('-' for standard output; a folder: FOLDER/result.json).")
 @click.option("--csv", "csv_out", type=click.Path(),
@@ -56,21 +53,18 @@ EPILOG = epilog(
               "(a file for one input, a folder for several; a folder inside the input folder is not read "
               "as input).")
 @click.option("--in-place", is_flag=True, help="Annotate the input files themselves (atomically, after a .bak backup).")
-@click.option("--its", is_flag=True, default=None, help="Also write ITS 2.0 Localization Quality Issue markup.")
-@click.option("--annotate-level", type=click.Choice(AnnotateLevel.choices()), default=None,
-              help=f"Which occurrences become notes (default: {DEFAULT_ANNOTATE_LEVEL} = errors, unjustified, "
-                   "unjudged).")
-@click.option("--fail-on", multiple=True, help="Exit 1 when this holds: error, unjustified, unjudged, A4, "
-              "error>3, score>0.2, coverage<0.9 (repeatable or comma-separated; quote it: 'score>0.2').")
+@setting_option("its")
+@setting_option("annotate_level")
+@setting_option("fail_on")
 @judge_options
-@click.option("--decisions", type=click.Path(dir_okay=False),
-              help="Reviewer decisions file (default: ./termqa-decisions.json when it exists).")
+@setting_option("decisions")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the gate result.")
 def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, xlsx_out, issues_only, report,
                   annotate, in_place, **flags):
     """Check terminology in XLIFF/TMX FILES (or folders) against glossaries."""
 
-    s = Settings.build(config_path, penalties_file=penalties_file, **flags)
+    env = environment(flags)  # the options click took from the environment leave `flags`
+    s = Settings.build(config_path, environ=env, penalties_file=penalties_file, **flags)
     fail_on = list(s.fail_on)
     parse_gate(fail_on)  # a bad condition is refused before the run, not after it
     # every output path checked before anything is read; a folder named for a file gets its file name
@@ -84,61 +78,22 @@ def check_command(files, quiet, config_path, penalties_file, json_out, csv_out, 
                                         "the penalties file": s.penalties_file, "the config file": s.config,
                                         "the judge cache": s.cache})
     outputs.make_folders()
-    penalties = s.penalty_table()
-    judge = judge_of(s)
+    s.penalty_table()  # a bad penalties file is refused before the judge's settings are
     progress = progress_bar(quiet)
-    result = run_check(
-        inputs, list(s.glossary), tgt_lang=s.tgt_lang, penalties=penalties, judge=judge,
-        decisions=find_decisions(s.decisions), progress=progress, **s.check_options(),
-    )
+    result = run.check(inputs, list(s.glossary), s, decisions=find_decisions(s.decisions), progress=progress)
     end_progress(progress)
-    if s.config:  # where the settings came from: recorded, not part of the signature's id
-        result.signature = result.signature.with_settings(config=s.config)
-    # the report writers read every occurrence more than once: they get the whole result; JSON alone is
-    # written as its rows are made (a big translation memory's result is never held whole as dicts)
     whole = bool(csv_out or xlsx_out or report or annotate or in_place)
-    data = result.to_dict() if whole else streamed_result(result)
-    names = result_names(data)  # console lines name files as given, never where they sit (termqa.shownpath)
+    made = run.result_data(result, fail_on, whole=whole)
+    names = result_names(made[0])  # console lines name files as given, never where they sit (termqa.shownpath)
     for alert in result.alerts:  # inputs that do not fit: said first, whatever else is printed
         click.echo(f"termqa: warning: {scrub(alert, names)}", err=True)
-    by_language = language_gate(data, fail_on) if fail_on else {}
-    for lang, failed in by_language.items():  # each language's own gate, in every output (termqa.results.languages)
-        if lang in data.get("languages", {}):
-            data["languages"][lang]["gate"] = {"passed": not failed, "failed": failed}
-    with_verdicts(data, fail_on)  # the words every output says (termqa.results.verdict), under this gate
+    done = run.write_outputs(result, json=json_out, csv=csv_out, xlsx=xlsx_out, report=report, annotate=annotate,
+                             in_place=in_place, issues_only=issues_only, settings=s, data=made,
+                             wrote=lambda path, what: wrote(path, quiet, what), stdout_gone=silence_stdout)
+    data, by_language = done.data, done.by_language
     stdout_is_json = json_out == "-"
-    if stdout_is_json:  # for pipes (jq, other tools): the JSON is the only thing on stdout
-        try:
-            dump_json(data, sys.stdout)
-            sys.stdout.write("\n")
-            sys.stdout.flush()
-        except BrokenPipeError:  # `| head`: the reader has what it wanted; go on with the files
-            silence_stdout()
-    elif json_out:
-        wrote(atomic_write(json_out, json_data=data), quiet)
-    # each writer is imported only when its file is asked for: a run writing JSON alone loads none of them
-    if csv_out:
-        from termqa.reports.csvout import write_csv
-
-        wrote(write_csv(data, csv_out, issues_only=issues_only), quiet)
-    if xlsx_out:
-        from termqa.reports.xlsx import write_xlsx
-
-        wrote(write_xlsx(data, xlsx_out), quiet)
-    if report:
-        from termqa.reports.html import write_html
-
-        wrote(write_html(data, report, fail_on=fail_on), quiet)
-    if annotate or in_place:
-        from termqa.formats.annotate import annotate_files, annotations_from_result
-
-        notes = annotations_from_result(data, level=s.annotate_level.value)
-        written = annotate_files(result.files, notes, out=annotate, in_place=in_place, its=s.its)
-        for rep in written or []:
-            if rep.out:
-                wrote(rep.out, quiet, f"{rep.written} note{'s' if rep.written != 1 else ''}")
     if not quiet and not stdout_is_json:
-        click.echo(summary(data, judge_configured=judge is not None))
+        click.echo(summary(data, judge_configured=bool(s.judge_model)))
     empty = nothing_checked(data)
     if empty:  # never a pass, gate or no gate: the files were written, and say the same
         click.echo(f"termqa: error: {scrub(empty, names)}", err=True)

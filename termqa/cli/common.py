@@ -12,6 +12,7 @@ from typing import Optional
 
 import click
 
+from termqa.config import ENV_API_KEY, ENVIRONMENT
 from termqa.errors import InputError, TermqaError, UsageError
 from termqa.formats.sniff import detect_text, looks_binary, text_start
 from termqa.labels import R_BATCH, R_UNAVAILABLE
@@ -248,19 +249,25 @@ def end_progress(progress) -> None:
         click.echo("", err=True)
 
 
+def environment(flags: dict) -> dict:
+    """The environment's settings, read once here: the options whose value click took from their
+    `envvar=` (--judge-model: OPENAI_MODEL, --judge-base-url: OPENAI_BASE_URL) are moved out of `flags`,
+    and OPENAI_API_KEY (no option: a key never goes on a command line) is added. Settings.build puts them
+    below the config file, which flags override."""
+    ctx = click.get_current_context()
+    env = {}
+    for name, var in ENVIRONMENT.items():
+        if name in flags and ctx.get_parameter_source(name) is click.core.ParameterSource.ENVIRONMENT:
+            env[var] = flags.pop(name)
+    key = os.environ.get(ENV_API_KEY)
+    if key is not None:
+        env[ENV_API_KEY] = key
+    return env
+
+
 def epilog(*examples: str, codes: str = "") -> str:
     """The end of a command's --help: examples (kept on their own lines) and its exit codes."""
     text = "\b\nExamples:\n" + "\n".join(f"  {e}" for e in examples)
     text += "\n\n\b\nExit codes:\n" + (codes or "  0 done\n  2 bad input or usage (one line on stderr)\n"
                                                 "  130 interrupted")
     return text
-
-
-def judge_of(settings):
-    """The judge's settings of a run (termqa.judge.settings.judge_settings), or None in counting mode: the judge
-    (and what it imports) loads only when a judge model is configured."""
-    if not settings.judge_model:
-        return None
-    from termqa.judge.settings import judge_settings
-
-    return judge_settings(settings)

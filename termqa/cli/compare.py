@@ -1,4 +1,4 @@
-"""`termqa compare`: the click command over `termqa.evaluate.compare.compare` (registered by termqa.cli.main).
+"""`termqa compare`: the click command over `termqa.run.compare` (registered by termqa.cli.main).
 
 Typed errors become one line on stderr and exit code 2 here as well, so the command behaves the same
 whether it runs inside the `termqa` group or on its own.
@@ -11,14 +11,13 @@ from pathlib import Path
 
 import click
 
+from termqa import run as top
 from termqa.cli.common import (
-    EXIT_INCOMPLETE, Command, end_progress, epilog, guarded, incomplete_message, judge_of, progress_bar, wrote,
+    EXIT_INCOMPLETE, Command, end_progress, environment, epilog, guarded, incomplete_message, progress_bar, wrote,
 )
-from termqa.cli.options import input_options, judge_options
+from termqa.cli.options import input_options, judge_options, setting_option
 from termqa.config import Settings
-from termqa.evaluate import compare as cmp
 from termqa.evaluate.compare_output import render_text
-from termqa.evaluate.ranking import DEFAULT_ALPHA, DEFAULT_RESAMPLES, DEFAULT_SEED
 from termqa.fileio import atomic_write
 from termqa.outputs import plan as plan_outputs
 from termqa.reports.compare_html import write_compare_html
@@ -36,10 +35,9 @@ from termqa.reports.compare_html import write_compare_html
               "the file stem, or the language for a multilingual TMX).")
 @click.option("--tgt-lang", "tgt_lang", multiple=True, help="Target language; repeat it to compare several "
               "target languages of one TMX (default: all of them).")
-@click.option("--alpha", type=float, default=None, help="Significance level of the pairwise tests (default 0.05).")
-@click.option("--resamples", type=int, default=None, help="Random sign patterns when there are more than 12 "
-              "documents (default 10000; up to 12 documents the test is exact).")
-@click.option("--seed", type=int, default=None, help="Seed of the permutation test.")
+@setting_option("alpha")
+@setting_option("resamples")
+@setting_option("seed")
 @click.option("--json", "json_out", type=click.Path(),
               help="Write the comparison as JSON (a folder: FOLDER/result.json).")
 @click.option("--report", type=click.Path(), help="Write the HTML comparison report (a folder: FOLDER/report.html).")
@@ -62,30 +60,22 @@ def _run(files, names, quiet, config_path, penalties_file, json_out, report, res
          seed, flags):
 
     tgt = flags.pop("tgt_lang")
-    s = Settings.build(config_path, penalties_file=penalties_file, **flags)
+    env = environment(flags)  # the options click took from the environment leave `flags`
+    s = Settings.build(config_path, environ=env, penalties_file=penalties_file, alpha=alpha, resamples=resamples,
+                       seed=seed, **flags)
     # output paths checked before the run (termqa.outputs): a folder gets the file's default name
     outputs = plan_outputs({"--json": json_out, "--report": report})
     outputs.check_inputs(list(files), reads={"the glossary": s.glossary, "the penalties file": s.penalties_file,
                                              "the config file": s.config, "the judge cache": s.cache})
     outputs.make_folders()
     json_out, report = outputs.get("--json"), outputs.get("--report")
-    if not tgt and s.tgt_lang:
-        tgt = [s.tgt_lang]
-    penalties = s.penalty_table()
-    judge = judge_of(s)
+    s.penalty_table()  # a bad penalties file is refused before the judge's settings are
     progress = progress_bar(quiet)
-    result = cmp.compare(
-        list(files), list(s.glossary), names=list(names), tgt_langs=list(tgt or ()),
-        penalties=penalties, judge=judge, **s.check_options(),
-        alpha=DEFAULT_ALPHA if alpha is None else alpha,
-        resamples=DEFAULT_RESAMPLES if resamples is None else resamples,
-        seed=DEFAULT_SEED if seed is None else seed, progress=progress,
-    )
+    result = top.compare(list(files), list(s.glossary), s, names=list(names), tgt_langs=list(tgt or ()),
+                         progress=progress)
     end_progress(progress)
     for alert in result.alerts:  # inputs that do not fit: said first, whatever else is printed
         click.echo(f"termqa: warning: {alert}", err=True)
-    if s.config:  # where the settings came from: recorded, not part of the signature's id
-        result.config_path = s.config
     data = result.to_dict()
     if json_out:
         wrote(atomic_write(json_out, json_data=data), quiet)

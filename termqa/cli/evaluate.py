@@ -12,7 +12,7 @@ import click
 
 from termqa import formats
 from termqa.cli.common import epilog
-from termqa.config import DEFAULT_LEMMATISER, LemmatiserMode
+from termqa.config import DEFAULT_LEMMATISER, DEFAULT_PAIR, DEFAULT_WEIGHTING, LemmatiserMode, Settings
 from termqa.errors import UsageError
 from termqa.evaluate import meta_eval as me
 from termqa.results.backlog import backlog, render_text, write
@@ -49,7 +49,7 @@ def _is_biomqm(path) -> bool:
                    "system, doc, segment.")
 @click.option("-g", "--glossary", "glossary", multiple=True,
               help="With a bio-MQM folder and no RESULTS: run termqa check on every system with this glossary.")
-@click.option("--pair", default="en2fr", show_default=True, help="bio-MQM language pair folder.")
+@click.option("--pair", default=DEFAULT_PAIR, show_default=True, help="bio-MQM language pair folder.")
 @click.option("--systems", help="Comma-separated bio-MQM systems (default: all).")
 @click.option("--docs", help="First N documents, or comma-separated document ids (default: all).")
 @click.option("--work-dir", type=click.Path(file_okay=False),
@@ -58,7 +58,7 @@ def _is_biomqm(path) -> bool:
 @click.option("--categories", default="all", show_default=True,
               help="MQM errors that count: all, terminology, or comma-separated categories.")
 @click.option("--mqm-weights", "mqm_weights", type=click.Choice(list(biomqm.WEIGHTINGS)),
-              default=biomqm.DEFAULT_WEIGHTING, show_default=True,
+              default=DEFAULT_WEIGHTING, show_default=True,
               help="How bio-MQM errors weigh. severity-25-5-1: Critical 25, Major 5, Minor 1, Neutral 0. "
                    "wmt: the WMT MQM weighting, Major 5, Minor 1, Minor Linguistic_conventions/Punctuation 0.1 "
                    "(Critical counted as Major; bio-MQM has no Non-translation category).")
@@ -94,11 +94,11 @@ def meta_eval_cmd(results, human, glossary, pair, systems, docs, work_dir, lemma
                                  fix="pass result JSONs, or --glossary to run termqa check on the bio-MQM systems")
             if work_dir:
                 runs, _m = run_checks(human, glossary, work_dir, pair=pair, systems=_split(systems),
-                                      docs=_docs(docs), lemmatiser=lemmatiser)
+                                      docs=_docs(docs), settings=Settings(lemmatiser=lemmatiser))
             else:
                 with tempfile.TemporaryDirectory(prefix="termqa-meta-") as tmp:
                     runs, _m = run_checks(human, glossary, tmp, pair=pair, systems=_split(systems),
-                                          docs=_docs(docs), lemmatiser=lemmatiser)
+                                          docs=_docs(docs), settings=Settings(lemmatiser=lemmatiser))
             bio = biomqm.load(human, pair, [r.system for r in runs], _docs(docs))
     else:
         if not results:
@@ -116,7 +116,7 @@ def meta_eval_cmd(results, human, glossary, pair, systems, docs, work_dir, lemma
 @click.command("biomqm-export", epilog=epilog("termqa biomqm-export bio-mqm/ xliff/ --pair en2fr --docs 5"))
 @click.argument("biomqm_dir", type=click.Path(exists=True, file_okay=False))
 @click.argument("out_dir", type=click.Path(file_okay=False))
-@click.option("--pair", default="en2fr", show_default=True)
+@click.option("--pair", default=DEFAULT_PAIR, show_default=True)
 @click.option("--systems", help="Comma-separated systems (default: all).")
 @click.option("--docs", help="First N documents, or comma-separated document ids (default: all).")
 def biomqm_export_cmd(biomqm_dir, out_dir, pair, systems, docs):

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import click
 
-from termqa.cli.common import epilog
-from termqa.config import ENV_API_KEY, ENV_BASE_URL, Settings, env_value
+from termqa.cli.common import environment, epilog
+from termqa.config import ENV_BASE_URL, Settings
 from termqa.judge.batch import BATCH_DISCOUNT, collect, ingest_file
 from termqa.judge.cache import VerdictCache
 from termqa.judge.costs import DEFAULT_PRICES, estimate_cost, price_for
@@ -40,21 +40,24 @@ def _report_line(rep, prices) -> str:
 
 @judge_group.command("collect", epilog=epilog("termqa judge collect", "termqa judge collect --cache cache.db --judge-base-url https://api.openai.com/v1"))
 @click.option("--cache", type=click.Path(dir_okay=False), help="Verdict cache file (SQLite).")
-@click.option("--judge-base-url", help="The endpoint the batches were submitted to (or OPENAI_BASE_URL).")
+@click.option("--judge-base-url", envvar=ENV_BASE_URL,
+              help="The endpoint the batches were submitted to (or OPENAI_BASE_URL).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Config file.")
 def collect_command(cache, judge_base_url, config_path):
     """Poll the batches submitted with --judge-batch and store the answers of those that ended."""
 
-    s = Settings.build(config_path, cache=cache, judge_base_url=judge_base_url)
+    flags = {"cache": cache, "judge_base_url": judge_base_url}
+    env = environment(flags)
+    s = Settings.build(config_path, environ=env, **flags)
     with VerdictCache(s.cache) as vc:
         open_batches = vc.open_batches()
         if not open_batches:
             click.echo("no judge batch is waiting")
             return
-        base_url = s.judge_base_url or env_value(ENV_BASE_URL) or open_batches[0]["base_url"]
+        base_url = s.judge_base_url or open_batches[0]["base_url"]
         from termqa.judge.llm import open_client  # the one module that imports openai
 
-        with open_client(base_url, env_value(ENV_API_KEY), "the batches", max_retries=3) as client:
+        with open_client(base_url, s.api_key, "the batches", max_retries=3) as client:
             statuses = collect(vc, client)
     for st in statuses:
         line = f"batch {st.batch_id} ({st.requests} questions, {st.model}): {st.status}"

@@ -1,87 +1,65 @@
-"""Options several commands share, defined once."""
+"""The click options of the run's settings, made from the fields of `termqa.config.Settings`: each field
+carries its flags, help text and bounds (`Option`, `Bounds` in its metadata), so a setting is declared once
+and every command that takes it gets the same option."""
 from __future__ import annotations
+
+from dataclasses import fields
 
 import click
 
-from termqa.config import DEFAULT_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT, DEFAULT_VARIANTS, LemmatiserMode, VariantLevel
+from termqa.config import Settings
 
-_INPUT_OPTIONS = (
-    click.option("-g", "--glossary", "glossary", multiple=True,
-                 help="Glossary (TBX, SKOS, CSV/TSV, OmegaT, Excel .xlsx; a sheet as terms.xlsx#Sheet2); repeatable."),
-    click.option("--src-lang", help="Source language, overriding the files."),
-    click.option("--glossary-lang", help="Language of glossary labels that have none."),
-    click.option("--lemmatiser", type=click.Choice(LemmatiserMode.choices()), default=None,
-                 help="auto: a trained spaCy pipeline on projects up to 50k words when installed, else "
-                      "lookup tables."),
-    click.option("--domain", help="Domain named to the judge, e.g. 'medical devices'."),
-    click.option("--variants", type=click.Choice(VariantLevel.choices()), default=None,
-                 help="Term variants to find beyond the glossary's forms: none; static (compound spellings, "
-                      "'X of Y' / 'Y X', French article forms, noun/adjective derivation of a modifier, a "
-                      "guarded modifier reduction); dynamic (also inserted modifiers, coordinations, the bare "
-                      f"head after a full mention). Default: {DEFAULT_VARIANTS}."),
-    click.option("--source-only-glossary", is_flag=True, default=None,
-                 help="The glossary has no target-language terms on purpose: check consistency only "
-                      "(without this flag such a glossary is refused)."),
-    click.option("--force-languages", is_flag=True, default=None,
-                 help="Check as declared even when the source and target languages look swapped "
-                      "(without this flag such a run is refused, exit code 2)."),
-    click.option("--match-case", is_flag=True, default=None,
-                 help="Find every glossary source term only written in its own case (\"Settings\" is not "
-                      "\"settings\"); per entry: a match_case column, a TBX termNote type=\"caseSensitive\"."),
-    click.option("--include-states", "include_states", multiple=True,
-                 help="Also check units whose state says they are not translated yet (e.g. new, "
-                      "needs-translation, initial, NotStarted, unconfirmed, fuzzy (PO), unfinished (Qt TS); "
-                      "comma-separated or repeatable; "
-                      "'all' for every unit). By default they are left out and counted."),
-    click.option("--penalties", "penalties_file", type=click.Path(dir_okay=False),
-                 help="JSON or TOML file overriding penalties, e.g. {\"A4\": 2, \"unjustified\": 1}."),
-    click.option("--jobs", type=click.IntRange(min=1), default=None,
-                 help="Worker processes for counting (default: the available cores, on projects over "
-                      "150k source words; results are the same for any value)."),
-    click.option("--index-cache/--no-index-cache", "index_cache", default=None,
-                 help="Keep parsed glossaries, source indexes, lemma tables and text analyses in the user cache folder "
-                      "(default; $TERMQA_CACHE_DIR relocates it)."),
-)
+_FIELDS = {f.name: f for f in fields(Settings)}
+
+
+def setting_option(name: str):
+    """The click option of the setting `name` (a field of Settings with an `Option`)."""
+    f = _FIELDS[name]
+    o = f.metadata["option"]
+    kwargs: dict = {"help": o.help}
+    if o.form == "switch":
+        kwargs.update(default=None) if "/" in o.flags[0] else kwargs.update(is_flag=True, default=None)
+    elif o.form == "choice":
+        kwargs.update(type=click.Choice(type(f.default).choices()), default=None)
+    elif o.form == "file":
+        kwargs["type"] = click.Path(dir_okay=False)
+    elif o.form in ("int", "float"):
+        kwargs["type"] = int if o.form == "int" else float
+        bounds = f.metadata.get("bounds")
+        if o.refused_by_cli and bounds is not None:
+            kwargs.update(type=click.IntRange(min=bounds.min), default=None)
+    if o.multiple:
+        kwargs["multiple"] = True
+    if o.envvar:
+        kwargs["envvar"] = o.envvar
+    param = o.param or name
+    # the parameter is named explicitly where click would name it otherwise (-g, --penalties, --config...)
+    implied = o.flags[-1].split("/")[0].lstrip("-").replace("-", "_")
+    decls = o.flags + ((param,) if param != implied or o.multiple or "/" in o.flags[0] else ())
+    return click.option(*decls, **kwargs)
+
+
+_INPUTS = ("glossary", "src_lang", "glossary_lang", "lemmatiser", "domain", "variants", "source_only_glossary",
+           "force_languages", "match_case", "include_states", "penalties_file", "jobs", "index_cache")
+_JUDGE = ("judge_model", "judge_base_url", "concurrency", "judge_timeout", "max_calls", "max_cost", "price", "cache",
+          "judge_batch", "judge_batch_file", "offline", "exhaustive", "config")
+
+
+def settings_options(*names: str):
+    """Decorate a command with the options of these settings, listed in this order by --help."""
+    def apply(f):
+        for name in reversed(names):
+            f = setting_option(name)(f)
+        return f
+
+    return apply
 
 
 def input_options(f):
     """Glossaries, languages, lemmatiser, domain and penalties: what every checking command takes."""
-    return _apply(_INPUT_OPTIONS, f)
-
-
-_JUDGE_OPTIONS = (
-    click.option("--judge-model", help="LLM model for the judge (or OPENAI_MODEL). Without it: counting mode."),
-    click.option("--judge-base-url", help="OpenAI-compatible endpoint (or OPENAI_BASE_URL)."),
-    click.option("--concurrency", type=int, help=f"Judge calls in flight at once (default {DEFAULT_CONCURRENCY})."),
-    click.option("--judge-timeout", type=float,
-                 help=f"Seconds to wait for one judge answer before trying again (default {DEFAULT_JUDGE_TIMEOUT:g})."),
-    click.option("--max-calls", type=int, help="Stop judging after this many LLM calls (keeps what was judged)."),
-    click.option("--max-cost", type=float, help="Stop judging past this estimated cost in USD."),
-    click.option("--price", "price", multiple=True,
-                 help="Judge price as MODEL=INPUT,OUTPUT[,CACHED_INPUT] in USD per million tokens (repeatable), "
-                      "e.g. my-model=0.4,1.6,0.1 (CACHED_INPUT: prompt tokens the provider served from its "
-                      "prompt cache); used for the cost estimate and --max-cost."),
-    click.option("--cache", type=click.Path(dir_okay=False), help="Verdict cache file (SQLite)."),
-    click.option("--judge-batch", is_flag=True, default=None,
-                 help="Send the judge questions as an OpenAI Batch API job instead of asking now; re-run (or "
-                      "'termqa judge collect') to ingest the answers and go on. Exit code 3 until done."),
-    click.option("--judge-batch-file", type=click.Path(dir_okay=False),
-                 help="Only write the judge questions as a Batch API JSONL file (e.g. for vLLM's run-batch); "
-                      "'termqa judge ingest RESULTS.jsonl' stores the answers."),
-    click.option("--offline", is_flag=True, default=None, help="Never call the LLM: a cache miss is an error."),
-    click.option("--exhaustive", is_flag=True, default=None, help="Send every occurrence through both judges."),
-    click.option("--config", "config_path", type=click.Path(dir_okay=False),
-                 help="Config file (default: ./termqa.toml or [tool.termqa] in ./pyproject.toml)."),
-)
+    return settings_options(*_INPUTS)(f)
 
 
 def judge_options(f):
     """The judge and config options every judging command shares (check, compare)."""
-    return _apply(_JUDGE_OPTIONS, f)
-
-
-def _apply(options, f):
-    """Decorate `f` with `options`, listed in the order --help shows them."""
-    for option in reversed(options):
-        f = option(f)
-    return f
+    return settings_options(*_JUDGE)(f)

@@ -6,17 +6,18 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from termqa import formats
-from termqa.config import DEFAULT_LEMMATISER
+from termqa.config import Settings
 from termqa.evaluate.meta_eval import Run
 from termqa.fileio import atomic_write
 from termqa.formats import biomqm
 from termqa.pipeline.check import check
 
 
-def run_checks(biomqm_dir: str, glossaries: Sequence[str], work_dir: str, *, pair: str = "en2fr",
-               systems: Optional[Sequence[str]] = None, docs=None, lemmatiser: str = DEFAULT_LEMMATISER,
+def run_checks(biomqm_dir: str, glossaries: Sequence[str], work_dir: str, settings: Settings = Settings(), *,
+               pair: str, systems: Optional[Sequence[str]] = None, docs=None,
                progress: Optional[Callable[[str, int, int], None]] = None) -> tuple[list[Run], dict]:
-    """Export the bio-MQM systems as XLIFF into work_dir and run `check` on each (counting mode).
+    """Export the bio-MQM systems as XLIFF into work_dir and run `check` on each (counting mode, with
+    `settings`).
 
     Each result is saved as work_dir/results/<system>.json (with each document's dataset id as
     `original`) and returned as a meta_eval.Run."""
@@ -29,7 +30,7 @@ def run_checks(biomqm_dir: str, glossaries: Sequence[str], work_dir: str, *, pai
     for n, (name, info) in enumerate(manifest["systems"].items()):
         if progress:
             progress(name, n, len(manifest["systems"]))
-        res = check([str(work / "xliff" / info["xliff"])], gloss, lemmatiser=lemmatiser)
+        res = check([str(work / "xliff" / info["xliff"])], gloss, settings)
         data = res.to_dict()
         keys = {}
         for d, doc in zip(data["documents"], res.documents):

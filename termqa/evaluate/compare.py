@@ -25,15 +25,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Mapping, Optional, Sequence, Union
+from typing import Optional, Sequence
 
-from termqa.config import DEFAULT_LEMMATISER, DEFAULT_VARIANTS, LemmatiserMode, VariantLevel
+from termqa.config import LemmatiserMode, Settings
 from termqa.errors import UsageError
 from termqa.evaluate import stats
 from termqa.evaluate.compare_output import compare_dict
-from termqa.evaluate.ranking import (
-    DEFAULT_ALPHA, DEFAULT_RESAMPLES, DEFAULT_SEED, EXACT_MAX_DOCUMENTS, SEGMENT_PAIRING_BELOW,
-)
+from termqa.evaluate.ranking import EXACT_MAX_DOCUMENTS, SEGMENT_PAIRING_BELOW
 from termqa.evaluate.shared_refs import SystemRun, align_across, pooled_reference_check, shared_references
 from termqa.evaluate.systems import check_same_source, documents_of, one_pair_per_system, plan_systems, read_system
 from termqa.judge.llm import Backend
@@ -71,55 +69,37 @@ class CompareResult:
 def compare(
     inputs: Sequence[str],
     glossaries: Sequence[str],
+    settings: Settings = Settings(),
     *,
     names: Sequence[str] = (),
     tgt_langs: Sequence[str] = (),
-    src_lang: Optional[str] = None,
-    glossary_lang: Optional[str] = None,
-    lemmatiser: Union[LemmatiserMode, str] = DEFAULT_LEMMATISER,
-    penalties: Optional[Mapping[str, float]] = None,
     judge=None,
-    exhaustive: bool = False,
-    domain: Optional[str] = None,
-    source_only_glossary: bool = False,
-    force_languages: bool = False,
-    alpha: float = DEFAULT_ALPHA,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
     progress=None,
-    jobs: Optional[int] = None,
-    index_cache=True,
-    variants: Union[VariantLevel, str] = DEFAULT_VARIANTS,
-    include_states: Sequence[str] = (),
-    match_case: bool = False,
 ) -> CompareResult:
     """Check several systems' translations of the same source against shared references.
 
-    `jobs`, `index_cache`, `variants`, `include_states`, `force_languages` and `match_case` as in
-    `termqa.check` (worker processes for counting; the on-disk index cache; the term-variant detection level,
-    the same for every system; unit states checked although not translated yet; swapped-looking languages
-    checked as declared; source terms found only in their own case).
+    `settings` as in `termqa.check` (the same for every system: languages, lemmatiser mode, variant
+    level, penalties, unit states, worker processes, index cache...), and the permutation test's
+    `alpha`, `resamples` and `seed`. `tgt_langs` picks and orders the target languages of one TMX
+    (default: `settings.tgt_lang`, else all of them); `names` names the systems.
     """
-    with indexcache.using(indexcache.resolve(index_cache)):
-        return _compare(inputs, glossaries, names=names, tgt_langs=tgt_langs, src_lang=src_lang,
-                        glossary_lang=glossary_lang, lemmatiser=lemmatiser, penalties=penalties, judge=judge,
-                        exhaustive=exhaustive, domain=domain, source_only_glossary=source_only_glossary,
-                        force_languages=force_languages, alpha=alpha, resamples=resamples, seed=seed,
-                        progress=progress, jobs=jobs, variants=variants, include_states=include_states,
-                        match_case=match_case)
+    with indexcache.using(indexcache.resolve(settings.index_cache)):
+        return _compare(inputs, glossaries, settings, names=names, tgt_langs=tgt_langs, judge=judge,
+                        progress=progress)
 
 
-def _compare(inputs, glossaries, *, names, tgt_langs, src_lang, glossary_lang, lemmatiser, penalties, judge,
-             exhaustive, domain, source_only_glossary, alpha, resamples, seed, progress, jobs,
-             variants, include_states=(), force_languages=False, match_case=False) -> CompareResult:
-
+def _compare(inputs, glossaries, settings: Settings, *, names, tgt_langs, judge, progress) -> CompareResult:
+    alpha, resamples, seed = settings.alpha, settings.resamples, settings.seed
+    tgt_langs = list(tgt_langs) or ([settings.tgt_lang] if settings.tgt_lang else [])
+    src_lang, glossary_lang = settings.src_lang, settings.glossary_lang
+    exhaustive, domain = settings.exhaustive, settings.domain
     if not 0 < alpha < 1:
         raise UsageError(f"alpha must be between 0 and 1, not {alpha}")
     if resamples < 1:
         raise UsageError(f"resamples must be at least 1, not {resamples}")
     if not glossaries:
         raise UsageError("no glossary given", fix="pass --glossary FILE (TBX, SKOS, CSV/TSV)")
-    table = validate_table(penalties or {})
+    table = validate_table(settings.penalty_table())
     specs = plan_systems(inputs, names=names, tgt_langs=tgt_langs, src_lang=src_lang)
     files = [read_system(spec, src_lang) for spec in specs]
     read = [(spec, documents_of(fs)) for spec, fs in zip(specs, files)]
@@ -128,7 +108,7 @@ def _compare(inputs, glossaries, *, names, tgt_langs, src_lang, glossary_lang, l
     gloss = [read_glossary_cached(g, glossary_lang) for g in glossaries]  # once for all
 
     # one lemmatiser mode for every system, so that all are read the same way
-    mode = LemmatiserMode.parse(lemmatiser, "lemmatiser mode")
+    mode = settings.lemmatiser
     if mode is LemmatiserMode.AUTO:
         if max(project_words(docs) for _spec, docs in read) > TRAINED_MAX_WORDS:
             mode = LemmatiserMode.LOOKUP
@@ -139,11 +119,7 @@ def _compare(inputs, glossaries, *, names, tgt_langs, src_lang, glossary_lang, l
         if progress:
             progress("systems", n, len(specs))
         # the same stages as `termqa check`, with references shared before judging
-        run = count(prepare(files[n], gloss, src_lang=src_lang, tgt_lang=spec.tgt_lang, glossary_lang=glossary_lang,
-                            lemmatiser=mode, penalties=table, source_only_glossary=source_only_glossary,
-                            variants=variants, include_states=include_states, force_languages=force_languages,
-                            match_case=match_case),
-                    jobs=jobs)
+        run = count(prepare(files[n], gloss, replace(settings, tgt_lang=spec.tgt_lang, lemmatiser=mode)))
         res = finish(run)
         runs.append(SystemRun(spec, res, {d.doc_id: k for k, d in enumerate(res.documents)},
                               list(res.verdicts), {(r.doc_id, r.concept_id, r.source_form): r

@@ -29,7 +29,8 @@ from typing import Mapping, Optional, Sequence
 from termqa.errors import InputError, UsageError
 from termqa.evaluate import stats
 from termqa.evaluate.agreement import acc_eq, compare, rounded as _r, sign_vectors, spa
-from termqa.formats.biomqm import DEFAULT_WEIGHTING, SpanRepairs, Weighting, _natural, weighting as mqm_weighting
+from termqa.config import DEFAULT_WEIGHTING
+from termqa.formats.biomqm import SpanRepairs, Weighting, _natural, weighting as mqm_weighting
 from termqa.formats.xmlsafe import local, parse_bytes
 from termqa.lang.langtags import lang_matches, primary
 from termqa.results.serialise import load_result
@@ -479,7 +480,7 @@ def render_text(report: Mapping) -> str:
 
 def meta_evaluate(runs: Sequence[Run], *, biomqm: Optional[Mapping] = None, human_table: Optional[Mapping] = None,
                   categories: str = "all", metrics: Sequence[str] = ALL_METRICS, k: int = 1000, seed: int = 0,
-                  compare_k: int = 0, human_source: str = "", mqm_weights: str = DEFAULT_WEIGHTING) -> dict:
+                  compare_k: int = 0, human_source: str = "", mqm_weights: str) -> dict:
     """The whole meta-evaluation: tables from results and human data, then the statistics.
 
     `mqm_weights` names how bio-MQM errors weigh (termqa.formats.biomqm.WEIGHTINGS)."""

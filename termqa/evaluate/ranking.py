@@ -2,7 +2,7 @@
 systems it cannot tell apart.
 
 Separate from termqa.evaluate.compare because it works on plain score lists, knowing nothing of inputs,
-references or the pipeline (the tests and the report's test notes read these defaults).
+references or the pipeline; its parameters come from the run's settings (termqa.config: alpha, resamples, seed).
 """
 from __future__ import annotations
 
@@ -12,17 +12,14 @@ from typing import Callable, Mapping, Optional, Sequence
 from termqa.evaluate import stats
 from termqa.evaluate.stats import PermutationTest
 
-DEFAULT_ALPHA = 0.05
-DEFAULT_RESAMPLES = 10_000
-DEFAULT_SEED = 20240601
 # Up to this many documents the sign-flip distribution is enumerated exactly (2^12 = 4096 patterns).
 EXACT_MAX_DOCUMENTS = 12
 # Below this many documents systems are tested on paired segment scores rather than document scores.
 SEGMENT_PAIRING_BELOW = 6
 
 
-def paired_permutation_test(a: Sequence[float], b: Sequence[float], *, resamples: int = DEFAULT_RESAMPLES,
-                            seed: int = DEFAULT_SEED, exact_max: int = EXACT_MAX_DOCUMENTS) -> PermutationTest:
+def paired_permutation_test(a: Sequence[float], b: Sequence[float], *, resamples: int, seed: int,
+                            exact_max: int = EXACT_MAX_DOCUMENTS) -> PermutationTest:
     """Two-sided paired sign-flip test of the mean difference of document scores (termqa.evaluate.stats):
     exact up to `exact_max` documents, else `resamples` seeded patterns with p = (hits + 1) / (resamples + 1).
     """
@@ -40,7 +37,7 @@ class Rank:
 
 
 def rank_systems(scores: Mapping[str, Optional[float]], p_value: Callable[[str, str], Optional[float]],
-                 alpha: float = DEFAULT_ALPHA) -> list[Rank]:
+                 alpha: float) -> list[Rank]:
     """Systems from best (lowest score) to worst, in significance clusters.
 
     Walking down the sorted list, a system joins the current cluster when the test cannot tell it from

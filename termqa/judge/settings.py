@@ -8,14 +8,12 @@ make it from the environment and keyword arguments.
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, Mapping, Optional
 from urllib.parse import urlparse
 
-from termqa.config import (
-    DEFAULT_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, Settings, env_value,
-)
+from termqa.config import ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, Settings, env_value
 from termqa.errors import ConfigError, UsageError
 from termqa.judge.costs import DEFAULT_PRICES, Price, as_price, check_price, parse_price, price_for
 
@@ -50,8 +48,9 @@ class JudgeSettings:
     model: str
     judge_base_url: Optional[str] = None
     api_key: Optional[str] = field(default=None, repr=False)
-    concurrency: int = DEFAULT_CONCURRENCY
-    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT  # seconds per request
+    # the run's defaults (termqa.config)
+    concurrency: int = Settings.concurrency
+    judge_timeout: float = Settings.judge_timeout  # seconds per request
     max_retries: int = 8
     retry_budget: float = 120.0  # seconds per question, retries and waits included
     max_calls: Optional[int] = None
@@ -93,25 +92,21 @@ class JudgeSettings:
         if not self.model:
             raise UsageError("no judge model given",
                              fix="pass --judge-model NAME or set OPENAI_MODEL")
-        if self.concurrency < 1:
-            raise UsageError(f"--concurrency must be at least 1, not {self.concurrency}")
+        _within_bounds("concurrency", self.concurrency)
         if self.unusable_retries < 0 or self.unusable_pause < 0 or self.progress_every <= 0:
             raise UsageError("unusable_retries and unusable_pause must be 0 or more, progress_every positive")
         if self.max_retries < 0:
             raise UsageError(f"max retries must be 0 or more, not {self.max_retries}")
-        if self.judge_timeout <= 0:
-            raise UsageError(f"--judge-timeout must be positive, not {self.judge_timeout}")
+        _within_bounds("judge_timeout", self.judge_timeout)
         if self.batch not in (None, "submit", "file"):
             raise UsageError(f"unknown batch mode {self.batch!r}")
         if self.batch == "file" and not self.batch_file:
             raise UsageError("--judge-batch-file needs a file name")
         if self.retry_budget < 0:
             raise UsageError(f"the judge retry budget must be 0 seconds or more, not {self.retry_budget}")
-        if self.max_calls is not None and self.max_calls < 0:
-            raise UsageError(f"--max-calls must be 0 or more, not {self.max_calls}")
+        _within_bounds("max_calls", self.max_calls)
         if self.max_cost is not None:
-            if self.max_cost < 0:
-                raise UsageError(f"--max-cost must be 0 or more, not {self.max_cost}")
+            _within_bounds("max_cost", self.max_cost)
             if self.price() is None:
                 raise UsageError(f"--max-cost needs a price for model {self.model!r}, which termqa does not know",
                                  fix=f"add --price {self.model}=INPUT,OUTPUT[,CACHED_INPUT] (USD per million tokens)")
@@ -120,8 +115,20 @@ class JudgeSettings:
                              fix="set OPENAI_API_KEY (a local server at localhost needs none)")
 
 
+_RUN_FIELDS = {f.name: f for f in fields(Settings)}
+
+
+def _within_bounds(name: str, value) -> None:
+    """Refuse a value of the run's setting `name` outside the bounds its field declares (termqa.config)."""
+    bounds = _RUN_FIELDS[name].metadata["bounds"]
+    if value is not None and not bounds.holds(value):
+        raise UsageError(f"{_RUN_FIELDS[name].metadata['option'].flags[0]} must be {bounds.words()}, not {value}")
+
+
 def settings_from_env(environ: Optional[Mapping[str, str]] = None, **overrides: Any) -> JudgeSettings:
-    """Settings from OPENAI_API_KEY / OPENAI_BASE_URL / OPENAI_MODEL, with explicit options winning.
+    """Settings from the OPENAI_API_KEY / OPENAI_BASE_URL / OPENAI_MODEL of `environ` (the caller's
+    environment, e.g. `os.environ`: the library never reads it itself; None: none), with explicit options
+    winning.
 
     An empty variable counts as unset (CI systems often export empty secrets), and an option
     passed as None counts as not given, so the CLI can forward its options unchanged. `prices`
@@ -133,10 +140,19 @@ def settings_from_env(environ: Optional[Mapping[str, str]] = None, **overrides: 
         raise TypeError(f"unknown judge settings: {', '.join(sorted(unknown))}")
 
     for opt, var in (("model", ENV_MODEL), ("judge_base_url", ENV_BASE_URL), ("api_key", ENV_API_KEY)):
-        if isinstance(given.get(opt), str) and not given[opt].strip():
-            given.pop(opt)  # an empty option is as good as none
-        if opt not in given and env_value(var, environ) is not None:
-            given[opt] = env_value(var, environ)
+        _drop_blank(given, opt)
+        if opt not in given and env_value(var, environ or {}) is not None:
+            given[opt] = env_value(var, environ or {})
+    return _judge(given)
+
+
+def _drop_blank(given: dict, opt: str) -> None:
+    if isinstance(given.get(opt), str) and not given[opt].strip():
+        given.pop(opt)  # an empty option is as good as none
+
+
+def _judge(given: dict) -> JudgeSettings:
+    """The record of `given` (options by JudgeSettings' names), completed and checked."""
     if "prices" in given:
         merged = dict(DEFAULT_PRICES)
         merged.update({k: as_price(v) for k, v in dict(given["prices"]).items()})
@@ -150,9 +166,9 @@ def settings_from_env(environ: Optional[Mapping[str, str]] = None, **overrides: 
     return settings
 
 
-def judge_settings(settings: Settings, environ: Optional[Mapping[str, str]] = None) -> Optional[JudgeSettings]:
-    """The judge's settings of a run (`termqa.config.Settings`) when a judge model is configured (flag,
-    config or OPENAI_MODEL), else None.
+def judge_settings(settings: Settings) -> Optional[JudgeSettings]:
+    """The judge's settings of a run (`termqa.config.Settings`, which holds what the CLI read from the
+    environment) when a judge model is configured (flag, config or OPENAI_MODEL), else None.
 
     Both records use the flags' names (judge_base_url, judge_timeout, cache, concurrency...) except two:
     `model` (the library's documented keyword of settings_from_env, the run's `judge_model`) and the
@@ -174,8 +190,11 @@ def judge_settings(settings: Settings, environ: Optional[Mapping[str, str]] = No
         batch, batch_file = "file", str(settings.judge_batch_file)
     elif settings.judge_batch:
         batch = "submit"
-    return settings_from_env(environ, model=settings.judge_model, judge_base_url=settings.judge_base_url,
-                             concurrency=settings.concurrency, max_calls=settings.max_calls,
-                             max_cost=settings.max_cost, cache=settings.cache, offline=settings.offline or None,
-                             judge_timeout=settings.judge_timeout, batch=batch, batch_file=batch_file,
-                             prices=prices or None)
+    given = {k: v for k, v in dict(
+        model=settings.judge_model, judge_base_url=settings.judge_base_url, api_key=settings.api_key,
+        concurrency=settings.concurrency, max_calls=settings.max_calls, max_cost=settings.max_cost,
+        cache=settings.cache, offline=settings.offline or None, judge_timeout=settings.judge_timeout, batch=batch,
+        batch_file=batch_file, prices=prices or None).items() if v is not None}
+    for opt in ("model", "judge_base_url", "api_key"):
+        _drop_blank(given, opt)
+    return _judge(given)

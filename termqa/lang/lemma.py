@@ -32,7 +32,7 @@ import threading
 import unicodedata
 from typing import Optional, Sequence, Union
 
-from termqa.config import DEFAULT_LEMMATISER, LemmatiserMode
+from termqa.config import LemmatiserMode, Settings
 from termqa.errors import UsageError
 from termqa.lang import analyses, chunktok, dictlemma, markup, markupcut, segment, stems
 from termqa.lang.derivation import hides_derivation
@@ -451,7 +451,7 @@ _CACHE: dict[tuple, Lemmatiser] = {}
 _CACHE_LOCK = threading.Lock()
 
 
-def get_lemmatiser(lang: str, *, mode: Union[LemmatiserMode, str] = DEFAULT_LEMMATISER,
+def get_lemmatiser(lang: str, *, mode: Union[LemmatiserMode, str] = Settings.lemmatiser,
                    segmenter: Optional[str] = None) -> Lemmatiser:
     """The lemmatiser for `lang` (any BCP 47 tag; only the primary subtag counts), cached.
 

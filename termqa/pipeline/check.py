@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence, Union
 
 from termqa import signature
-from termqa.config import DEFAULT_LEMMATISER, DEFAULT_VARIANTS, LemmatiserMode, Settings, VariantLevel
+from termqa.config import LemmatiserMode, Settings
 from termqa.errors import UsageError
 from termqa.formats.annotate.replies import read_replies
 from termqa.formats.decisions import DecisionBook, merge, read_decisions
@@ -25,6 +24,8 @@ from termqa.lang.langtags import normalise_tag, primary
 from termqa.model import BilingualFile, Concept, Document, Glossary, Reference, Verdict
 from termqa.pipeline import sanity
 from termqa.store import parallel
+from termqa.pipeline.align import stop_words
+from termqa.pipeline.detection import Detection
 from termqa.pipeline.counting import count_parallel, count_sequential, flag_misaligned, references_of, verdicts_of
 from termqa.pipeline.lemmatisers import TRAINED_MAX_WORDS, Lemmatisers, project_words
 from termqa.metrics import Item
@@ -113,55 +114,32 @@ class Run:
 def check(
     inputs: Sequence[Union[str, BilingualFile]],
     glossaries: Sequence[Union[str, Glossary]] = (),
+    settings: Settings = Settings(),
     *,
-    src_lang: Optional[str] = None,
-    tgt_lang: Optional[str] = None,
-    glossary_lang: Optional[str] = None,
-    lemmatiser: Union[LemmatiserMode, str] = DEFAULT_LEMMATISER,
-    penalties: Optional[Mapping[str, float]] = None,
     judge: Optional[JudgeSettings] = None,
-    exhaustive: bool = False,
-    domain: Optional[str] = None,
-    source_only_glossary: bool = False,
-    force_languages: bool = False,
     decisions: Union[None, str, DecisionBook] = None,
     progress: Optional[Progress] = None,
-    variants: Union[VariantLevel, str] = DEFAULT_VARIANTS,
-    jobs: Optional[int] = None,
-    index_cache: Union[bool, str, os.PathLike, None] = True,
-    include_states: Sequence[str] = (),
-    match_case: bool = False,
 ) -> CheckResult:
     """Run the terminology check on bilingual files (or folders) against one or more glossaries.
 
-    `inputs` and `glossaries` are paths, or records already read (`BilingualFile`, `Glossary`).
+    `inputs` and `glossaries` are paths, or records already read (`BilingualFile`, `Glossary`). `settings`
+    (termqa.config.Settings) holds every option, with the flags' names: languages, lemmatiser mode,
+    variant level (none | static | dynamic, README "Term variants"), penalties, source-only glossary,
+    swapped languages forced, unit states included, match case, worker processes (`jobs`: None, the
+    available cores on projects large enough to gain from it; results are the same for any value), the
+    index cache (`index_cache`: True, the user cache folder or $TERMQA_CACHE_DIR; False, none; or a
+    folder), the judge's domain and `exhaustive`.
 
     With `judge` (a `termqa.judge.settings.JudgeSettings`), divergences counting cannot settle go to the LLM
     judge; without it the run is counting mode and such occurrences stay `unjudged`.
-    `source_only_glossary`: the glossary is meant to have no target-language terms (consistency checking);
-    otherwise such a glossary is refused. `decisions`: a reviewer decisions file (path or DecisionBook),
-    applied before the judge. `variants`: the detection level, none | static | dynamic (README,
-    "Term variants"). `force_languages`: check files whose source and target languages look swapped as
-    declared (otherwise refused with a LanguageError).
-    `jobs`: worker processes for the counting stage (None: the available cores, on projects large enough
-    to gain from it); results are the same for any value.
-    `index_cache`: True (the user cache folder, or $TERMQA_CACHE_DIR), False (none) or a folder: parsed
-    glossaries, source indexes, lemma tables and text analyses are kept there between runs (termqa.store.indexcache).
-    `include_states`: unit states (as files write them, e.g. "new", "initial"; or "all") whose units are checked
-    although their state says they are not translated yet (termqa.formats.unitstate); others are left out.
-    `match_case`: every glossary source term is found only written in its own case (a term the glossary
-    marks match-case is, whatever this says).
+    `decisions`: a reviewer decisions file (path or DecisionBook), applied before the judge.
     """
-    with indexcache.using(indexcache.resolve(index_cache)):
-        run = prepare(inputs, glossaries, src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang,
-                      lemmatiser=lemmatiser, penalties=penalties, source_only_glossary=source_only_glossary,
-                      variants=variants, include_states=include_states, force_languages=force_languages,
-                      match_case=match_case)
-        run = count(run, progress=progress, jobs=jobs)
+    with indexcache.using(indexcache.resolve(settings.index_cache)):
+        run = count(prepare(inputs, glossaries, settings), progress=progress)
     run = review(run, decisions if isinstance(decisions, DecisionBook) or decisions is None
                  else read_decisions(decisions))
     if judge is not None:
-        run = judge_run(run, judge, exhaustive=exhaustive, domain=domain, progress=progress)
+        run = judge_run(run, judge, progress=progress)
     return finish(run)
 
 
@@ -171,26 +149,14 @@ def check(
 def prepare(
     inputs: Sequence[Union[str, BilingualFile]],
     glossaries: Sequence[Union[str, Glossary]],
-    *,
-    src_lang: Optional[str] = None,
-    tgt_lang: Optional[str] = None,
-    glossary_lang: Optional[str] = None,
-    lemmatiser: Union[LemmatiserMode, str] = DEFAULT_LEMMATISER,
-    penalties: Optional[Mapping[str, float]] = None,
-    source_only_glossary: bool = False,
-    variants: Union[VariantLevel, str] = DEFAULT_VARIANTS,
-    include_states: Sequence[str] = (),
-    force_languages: bool = False,
-    match_case: bool = False,
+    settings: Settings = Settings(),
 ) -> Run:
     """Read the inputs and glossaries (paths, or records already read), settle languages, penalties and
     the lemmatiser mode, and check that they fit together (input sanity, loud and early)."""
     if not glossaries:
         raise UsageError("no glossary given", fix="pass --glossary FILE (TBX, SKOS, CSV/TSV)")
-    settings = Settings(src_lang=src_lang, tgt_lang=tgt_lang, glossary_lang=glossary_lang, lemmatiser=lemmatiser,
-                        variants=variants, source_only_glossary=source_only_glossary, include_states=include_states,
-                        force_languages=force_languages, match_case=match_case)  # checks the values
-    table = validate_table(penalties or {})
+    src_lang, tgt_lang, glossary_lang = settings.src_lang, settings.tgt_lang, settings.glossary_lang
+    table = validate_table(settings.penalty_table())
     # paths are read here; records already read (termqa compare reads them once for all systems) pass
     gl = [g if isinstance(g, Glossary) else read_glossary_cached(g, glossary_lang) for g in glossaries]
     files = read_inputs(expand_paths(inputs, expand), src_lang, tgt_lang)
@@ -215,10 +181,10 @@ def prepare(
             # said in source words, the count every output uses (termqa.wordcount)
             warnings.append(f"{source_words(documents):,} source words: lookup lemmatiser used for speed "
                             "(--lemmatiser trained to force a trained pipeline)")
-    alerts = glossary_fits(concepts, documents, source_only_glossary)
+    alerts = glossary_fits(concepts, documents, settings.source_only_glossary)
     # (the targets checked: copies of the source in units not translated yet are not the target language)
     alerts += sanity.language_alerts(regrouped(files, documents) if withheld.units else files,
-                                     src_lang=src_lang, tgt_lang=tgt_lang, force_languages=force_languages)
+                                     src_lang=src_lang, tgt_lang=tgt_lang, force_languages=settings.force_languages)
     if not isinstance(concepts, conceptrows.ConceptRows):
         concepts = tuple(concepts)
     return Run(files=tuple(files), glossaries=tuple(gl), concepts=concepts, documents=tuple(documents),
@@ -228,18 +194,18 @@ def prepare(
 
 
 @without_gc
-def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] = None) -> Run:
+def count(run: Run, *, progress: Optional[Progress] = None) -> Run:
     """Counting: detect every occurrence, align its rendering, fix references, decide what rules can.
 
-    Documents are counted in `jobs` worker processes when that pays (see `parallel.plan_jobs`), each
+    Documents are counted in `run.settings.jobs` worker processes when that pays (see `parallel.plan_jobs`), each
     settled whole in its worker (references and counting verdicts are per document); in one process,
     references and verdicts are settled over all documents at once. Results never depend on which.
     """
     lem = run.lem
     concepts = run.concepts  # ConceptRows from the index cache: a record is made only when read
     warnings = list(run.warnings)
-    level = run.settings.variants
     documents = run.documents
+    detections: dict[str, Detection] = {}  # per source language: how far detection goes (termqa.pipeline.detection)
     tries: dict[str, tuple] = {}
     # the concepts are merge_glossaries(run.glossaries): their fingerprint follows from the glossaries'
     fingerprint = (run.glossaries[0].terms_fingerprint if len(run.glossaries) == 1 else hashlib.sha256(
@@ -252,14 +218,18 @@ def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] 
         src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
         if (src_l, tgt_l) in tries:
             continue
+        if src_l not in detections:
+            detections[src_l] = Detection.of(run.settings, src_l, stop_words)
+        detection = detections[src_l]
         scope = applicable(run.glossaries, tgt_l) if len(run.glossaries) > 1 else (0,)
         if (src_l, scope) not in built:
             if len(scope) == len(run.glossaries):
-                built[(src_l, scope)] = cached_source_index(concepts, src_l, lem(src_l), doc.path, level, fingerprint)
+                built[(src_l, scope)] = cached_source_index(concepts, src_l, lem(src_l), doc.path, detection,
+                                                               fingerprint)
             else:
                 part = merge_glossaries(run.glossaries, only=scope)
                 fp = hashlib.sha256(f"{fingerprint}\x1e{scope}".encode()).hexdigest()
-                built[(src_l, scope)] = cached_source_index(part, src_l, lem(src_l), doc.path, level, fp)
+                built[(src_l, scope)] = cached_source_index(part, src_l, lem(src_l), doc.path, detection, fp)
         tries[(src_l, tgt_l)] = built[(src_l, scope)]
     # glossary entries that are function words match nearly everything: said once per source language
     # (read off the source index: making every concept of a big termbase a record costs more)
@@ -268,15 +238,15 @@ def count(run: Run, *, progress: Optional[Progress] = None, jobs: Optional[int] 
         texts = found.setdefault(primary(src_l), [])
         texts += [t for t in hygiene.function_word_entries_of(trie.entries, src_l) if t not in texts]
     warnings += hygiene.warning(found)
-    n_jobs = parallel.plan_jobs(jobs, documents)
+    n_jobs = parallel.plan_jobs(run.settings.jobs, documents)
     if n_jobs > 1 and len({d.doc_id for d in documents}) < len(documents):
         n_jobs = 1  # workers settle references per document: two documents of one id share them
     rules = Rules(lem, run.table)
     if n_jobs > 1:
         references, verdicts, items, suspects, skipped = count_parallel(documents, concepts, tries, lem, rules,
-                                                                         n_jobs, progress, level)
+                                                                         n_jobs, progress, detections)
     else:
-        work, skipped = count_sequential(documents, concepts, tries, lem, progress, level)
+        work, skipped = count_sequential(documents, concepts, tries, lem, progress, detections)
         references = references_of(work)
         verdicts, items = verdicts_of(work, references, rules)  # empties `work`
         suspects = None
@@ -334,11 +304,12 @@ def review(run: Run, book: Optional[DecisionBook] = None) -> Run:
 
 
 
-def judge_run(run: Run, settings: JudgeSettings, *, exhaustive: bool = False, domain: Optional[str] = None,
-              progress: Optional[Progress] = None) -> Run:
-    """The LLM judge on what counting left open (termqa.judge.stages)."""
+def judge_run(run: Run, settings: JudgeSettings, *, progress: Optional[Progress] = None) -> Run:
+    """The LLM judge on what counting left open (termqa.judge.stages); the run's settings say whether
+    every occurrence is asked (`exhaustive`) and the domain named to the judge."""
     from termqa.judge.stages import run_judge
 
+    exhaustive, domain = run.settings.exhaustive, run.settings.domain
     verdicts, references, accounting, info = run_judge(
         list(run.verdicts), dict(run.references), run.documents, run.concepts_by_id, settings,
         table=run.table, exhaustive=exhaustive, domain=domain, progress=progress, lem=run.lem,

@@ -10,23 +10,23 @@ from collections import Counter, defaultdict
 from dataclasses import replace
 from typing import Mapping, Optional, Sequence
 
-from termqa.config import VariantLevel
 from termqa.lang.langtags import normalise_tag, primary
 from termqa.lang.segcheck import misalignment
 from termqa.model import ALLOWED_STATUSES, UNJUDGED, Occurrence, Reference, Span, Verdict, segment_texts
-from termqa.pipeline import align as al, detect as dt, passes
+from termqa.pipeline import detect as dt, passes
 from termqa.store import parallel
 from termqa.metrics import Item
+from termqa.pipeline.detection import Detection
 from termqa.pipeline.occurrences import WithSource
 from termqa.pipeline.passes import Work
 from termqa.pipeline.prejudge import R_MISALIGNED, R_MISSING, Rules, one_verdict_per_copy, verdict_fields
 from termqa.pipeline.reference import glossary_reference, pseudo_reference
 
 
-def count_sequential(documents, concepts, tries, lem, progress, level: VariantLevel):
+def count_sequential(documents, concepts, tries, lem, progress, detections: Mapping[str, Detection]):
     """Every document's pass in this process, in order: the work records of all documents (references and
-    verdicts are then settled over all at once) and the occurrences skipped, by target language."""
-    stops: dict[str, frozenset] = {}
+    verdicts are then settled over all at once) and the occurrences skipped, by target language.
+    `detections`: how far detection goes, per source language (termqa.pipeline.detection)."""
     forms_cache: dict[tuple, list] = {}
     work: list[Work] = []
     skipped: Counter = Counter()  # by target language
@@ -35,10 +35,8 @@ def count_sequential(documents, concepts, tries, lem, progress, level: VariantLe
             progress("documents", n, len(documents))
         src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
         trie, heads = tries[(src_l, tgt_l)]
-        if level != VariantLevel.NONE and src_l not in stops:
-            stops[src_l] = al.stop_words(primary(src_l))
         w, sk = passes.detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, forms_cache,
-                                  level, stops.get(src_l, frozenset()))
+                                        detections[src_l])
         work.extend(w)
         skipped[tgt_l] += sk
     if progress:
@@ -46,7 +44,7 @@ def count_sequential(documents, concepts, tries, lem, progress, level: VariantLe
     return work, skipped
 
 
-def count_parallel(documents, concepts, tries, lem, rules, jobs, progress, level: VariantLevel):
+def count_parallel(documents, concepts, tries, lem, rules, jobs, progress, detections: Mapping[str, Detection]):
     """`count_sequential` in worker processes, then references and verdicts, with the same results: a
     document's occurrences depend on that document alone (the glossary renderings mining keeps clear of
     are those of the concepts found in it), and so do its references (R(s) is per document) and the
@@ -54,7 +52,6 @@ def count_parallel(documents, concepts, tries, lem, rules, jobs, progress, level
     references, verdicts, metric items and misaligned segments, in document order."""
     for doc in documents:  # built before forking, so that every worker inherits them
         lem(normalise_tag(doc.tgt_lang))
-    stops = {src_l: al.stop_words(primary(src_l)) for src_l, _t in tries} if level != VariantLevel.NONE else {}
     worker_forms: dict = {}  # per worker process, across its documents (a concept's forms are computed once)
 
     def task(n):
@@ -62,7 +59,7 @@ def count_parallel(documents, concepts, tries, lem, rules, jobs, progress, level
         src_l, tgt_l = normalise_tag(doc.src_lang), normalise_tag(doc.tgt_lang)
         trie, heads = tries[(src_l, tgt_l)]
         work, skipped = passes.detect_and_align(doc, concepts, trie, heads, lem(src_l), lem(tgt_l), tgt_l, worker_forms,
-                                          level, stops.get(src_l, frozenset()))
+                                                detections[src_l])
         references = references_of(work)
         verdicts, items = verdicts_of(work, references, rules)
         fresh = {lg: lem(lg).take_fresh() for lg in dict.fromkeys((src_l, tgt_l))}

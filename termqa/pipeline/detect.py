@@ -20,6 +20,7 @@ from termqa.lang.fold import exact_key, is_caps
 from termqa.lang.normalise import loose, term_tokens
 from termqa.model import Concept, Segment, Term
 from termqa.pipeline import variants as vr
+from termqa.pipeline.detection import Detection
 from termqa.store.pickling import pickled_by_fields
 
 # Variation categories of a source form relative to the concept's head term.
@@ -126,12 +127,14 @@ class TermTrie:
         return best_end, best
 
 
-def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser, variants: VariantLevel) -> list[SourceEntry]:
+def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser,
+                  detection: Detection) -> list[SourceEntry]:
     """Every source-language designation of every concept, with its matching key.
 
-    `variants` (termqa.config.VariantLevel): from `static` on, the variants generated from each
+    `detection.variants` (termqa.pipeline.detection): from `static` on, the variants generated from each
     designation follow the glossary's own entries (which win where both give the same path).
     """
+    variants = detection.variants
     items: list[tuple[Concept, Term]] = []
     for c in concepts:
         for t in c.terms_in(src_lang):

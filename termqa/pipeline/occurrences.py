@@ -11,9 +11,9 @@ from __future__ import annotations
 from itertools import islice
 from typing import Optional, Sequence
 
-from termqa.config import VariantLevel
 from termqa.lang.verbuse import WORD_CLASSES
 from termqa.model import Document, Segment, segment_texts
+from termqa.pipeline.detection import Detection
 from termqa.pipeline.detect import (
     TermTrie, acronym_definition_spans, find_acronyms, find_in_segment, in_case, positions_and_keys,
     without_verb_uses,
@@ -29,28 +29,27 @@ BIG_DOCUMENT = 20_000
 DETECT_CHUNK = 2_000
 
 
-def source_matches(doc: Document, trie: TermTrie, lem_s, level: VariantLevel, lang: str = "",
-                   stop: frozenset = frozenset()):
+def source_matches(doc: Document, trie: TermTrie, lem_s, detection: Detection, lang: str = ""):
     """(matches, source tokens by segment index) of a document: `detect_document` over its tokens, or, on
     a big document (over BIG_DOCUMENT segments), `detect_in_chunks` and tokens made again when asked."""
     if len(doc.segments) > BIG_DOCUMENT:
-        found = detect_in_chunks(trie, doc.segments, lem_s, level, lang, stop)
+        found = detect_in_chunks(trie, doc.segments, lem_s, detection, lang)
         WORD_CLASSES.save()
         return found
     segs = [s for s in doc.segments if s.source.strip()]
     src_tokens = lem_s.tokenize_many([s.source for s in segs])
     tokens_by_seg = {s.index: t for s, t in zip(segs, src_tokens)}  # index: unique within a document
-    matches, _acronyms = detect_document(doc, trie, tokens_by_seg, segs, level, lang, stop)
+    matches, _acronyms = detect_document(doc, trie, tokens_by_seg, segs, detection, lang)
     WORD_CLASSES.save()  # the word classes verb uses were decided by, when new ones were asked
     return matches, tokens_by_seg
 
 
 def detect_document(doc: Document, trie: TermTrie, tokens_by_seg: dict, segments: Sequence[Segment],
-                    variants: VariantLevel, lang: str = "", stop: frozenset = frozenset()):
+                    detection: Detection, lang: str = ""):
     """All matches in a document, including acronyms the document defines. Ordered by position.
 
-    With `variants` other than "none", the variants of that level too (termqa.pipeline.variants);
-    `lang` (primary subtag) and `stop` (its function words) steer the in-context rules.
+    With `detection.variants` other than "none", the variants of that level too (termqa.pipeline.variants);
+    `lang` (primary subtag) and `detection.stop` (its function words) steer the in-context rules.
     """
     matches = []
     prepared = {}
@@ -58,8 +57,8 @@ def detect_document(doc: Document, trie: TermTrie, tokens_by_seg: dict, segments
         toks = tokens_by_seg[seg.index]
         pk = prepared[seg.index] = positions_and_keys(toks)
         matches.extend(_found(trie, seg, toks, pk, lang))
-    if variants != VariantLevel.NONE:
-        matches = find_variants(matches, trie, tokens_by_seg, segments, variants, lang, stop, prepared)
+    if detection.any_variants:
+        matches = find_variants(matches, trie, tokens_by_seg, segments, detection, lang, prepared)
     return add_acronyms(trie, matches, tokens_by_seg, segments)
 
 
@@ -99,7 +98,7 @@ def add_acronyms(trie: TermTrie, matches: list, tokens_by_seg, segments: Sequenc
 
 
 
-def detect_in_chunks(trie, segments, lem_s, level: VariantLevel, lang="", stop=frozenset()):
+def detect_in_chunks(trie, segments, lem_s, detection: Detection, lang=""):
     """`detect_document` on a big document (a whole translation memory), DETECT_CHUNK segments at a time.
 
     Each chunk is tokenised once, matched and searched for the variants a segment holds on its own; no
@@ -109,7 +108,7 @@ def detect_in_chunks(trie, segments, lem_s, level: VariantLevel, lang="", stop=f
     look a few segments back, acronyms, the occurrences' surface keys) has those segments tokenised again.
     """
     segs = WithSource(segments)
-    finder = VariantFinder(trie, level, stop) if level != VariantLevel.NONE else None
+    finder = VariantFinder(trie, detection) if detection.any_variants else None
     by_seg: dict = {}
     taken_by_seg: dict = {}
     for part in chunks(segs, DETECT_CHUNK):

@@ -13,10 +13,10 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Optional
 
-from termqa.config import VariantLevel
 from termqa.lang.langtags import primary
 from termqa.lang.normalise import term_key
 from termqa.model import Document, concepts_by_id
+from termqa.pipeline.detection import Detection
 from termqa.pipeline import align as al, detect as dt, occurrences as occ, variants as vr
 from termqa.pipeline.closest import align_closest
 from termqa.pipeline.established import align_established
@@ -44,15 +44,16 @@ class Work:
     target_variation: Optional[str] = None
 
 
-def detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cache, level: VariantLevel, stop=frozenset()):
-    """Occurrences of one document, with chains, first mentions and target spans.
+def detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cache, detection: Detection):
+    """Occurrences of one document, with chains, first mentions and target spans; `detection` says how far
+    detection goes (termqa.pipeline.detection).
 
     Everything here depends on this document only (the forms cache holds pure functions of a concept),
     so documents can be counted in any order, or side by side in worker processes.
     """
     by_id = concepts_by_id(concepts)
     src_lang = primary(doc.src_lang or "")
-    matches, tokens_by_seg = occ.source_matches(doc, trie, lem_s, level, src_lang, stop)
+    matches, tokens_by_seg = occ.source_matches(doc, trie, lem_s, detection, src_lang)
 
     work: list[Work] = []
     skipped = 0
@@ -102,7 +103,7 @@ def detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cach
 
     # forms kept from earlier runs, read in one query; the target designations of the concepts left
     # tokenised in one call (one lookup of the stored analyses instead of one per concept)
-    store = al.StoredForms(tgt_l, lem_t, level)
+    store = al.StoredForms(tgt_l, lem_t, detection.variants)
     wanted = dict.fromkeys([(w.concept.id, "") for w in work]
                            + [(w.concept.id, reduced_of(w.entry.rule)) for w in work])
     wanted = [(by_id[cid], r) for cid, r in wanted
@@ -117,7 +118,7 @@ def detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cach
         if k not in cache:
             got = kept.get((concept.id, reduced))
             if got is None:
-                got = al.target_forms(concept, tgt_l, lem_t, level, reduced)
+                got = al.target_forms(concept, tgt_l, lem_t, detection.variants, reduced)
                 store.keep(concept, reduced, got)
             cache[k] = got
         return cache[k]

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from termqa.config import DEFAULT_VARIANTS, VariantLevel
+from termqa.config import VariantLevel
+from termqa.pipeline.detection import Detection
 from termqa.errors import LanguageError
 from termqa.model import terms_fingerprint
 from termqa.pipeline import detect as dt
@@ -16,7 +17,7 @@ from termqa.pipeline.sourcevariants import variant_indexes
 from termqa.store import indexcache
 
 
-def cached_source_index(concepts, src_l: str, lemmatiser, path, variants: VariantLevel = DEFAULT_VARIANTS,
+def cached_source_index(concepts, src_l: str, lemmatiser, path, detection: Detection,
                         fingerprint: Optional[str] = None) -> tuple:
     """`source_index` through the active index cache.
 
@@ -28,25 +29,25 @@ def cached_source_index(concepts, src_l: str, lemmatiser, path, variants: Varian
     """
     cache = indexcache.active()
     if not cache.enabled:
-        return source_index(concepts, src_l, lemmatiser, path, variants)
+        return source_index(concepts, src_l, lemmatiser, path, detection)
     key = indexcache.make_key("source-index", fingerprint or terms_fingerprint(concepts), src_l, lemmatiser.name,
-                              lemmatiser.mode, str(variants))
+                              lemmatiser.mode, str(detection.variants))
     hit = cache.load(key)
     if isinstance(hit, tuple) and len(hit) == 2 and isinstance(hit[0], dt.TermTrie):
         return hit
-    built = source_index(concepts, src_l, lemmatiser, path, variants)
-    if variants != VariantLevel.NONE:  # stored with the variant passes' indexes built
-        variant_indexes(built[0], variants == VariantLevel.DYNAMIC)
+    built = source_index(concepts, src_l, lemmatiser, path, detection)
+    if detection.any_variants:  # stored with the variant passes' indexes built
+        variant_indexes(built[0], detection.variants == VariantLevel.DYNAMIC)
     cache.store(key, built)
     return built
 
 
-def source_index(concepts, src_l, lemmatiser, path, variants: VariantLevel):
+def source_index(concepts, src_l, lemmatiser, path, detection: Detection):
     """The trie of every source designation, and each concept's head term (its preferred term).
 
-    `variants` decides which entries the trie holds (static variants from "static" on): the cache of
-    the index keys on it."""
-    entries = dt.build_entries(concepts, src_l, lemmatiser, variants=variants)
+    `detection.variants` decides which entries the trie holds (static variants from "static" on): the
+    cache of the index keys on it."""
+    entries = dt.build_entries(concepts, src_l, lemmatiser, detection)
     if not entries:
         have = sorted({t.lang for c in concepts for t in c.terms if t.lang})
         raise LanguageError(

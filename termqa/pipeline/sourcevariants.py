@@ -15,6 +15,7 @@ from termqa.config import VariantLevel
 from termqa.lang.normalise import loose
 from termqa.model import Segment
 from termqa.pipeline import variants as vr
+from termqa.pipeline.detection import Detection
 from termqa.pipeline.detect import Match, SourceEntry, TermTrie, find_in_segment, is_gap, positions_and_keys
 
 
@@ -27,14 +28,15 @@ def _variant_entry(e: SourceEntry, key: tuple, rule: str) -> SourceEntry:
 
 
 def find_variants(matches: Sequence[Match], trie: TermTrie, tokens_by_seg: dict, segments: Sequence[Segment],
-                  level: str, lang: str, stop: frozenset, prepared: Optional[dict] = None) -> list[Match]:
-    """The matches with the variants of `level` added where no match already stands (`prepared`: the
-    segments' `positions_and_keys` by segment index, when already computed).
+                  detection: Detection, lang: str, prepared: Optional[dict] = None) -> list[Match]:
+    """The matches with the variants of `detection.variants` added where no match already stands
+    (`prepared`: the segments' `positions_and_keys` by segment index, when already computed).
 
     Only the glossary's own designations seed the in-context rules: a variant of a variant found
     in context would pile one guess on another.
     """
-    finder = VariantFinder(trie, level, stop)
+    finder = VariantFinder(trie, detection)
+    stop = detection.stop
     by_seg: dict = {}
     matches = drop_open_of_phrases(matches, tokens_by_seg, lang, stop, trie)
     for m in matches:
@@ -125,10 +127,10 @@ class VariantFinder:
     segments (`finish`: reductions). Split so that a big document can be searched a chunk of segments at a
     time, without keeping the tokens of every segment until the end."""
 
-    def __init__(self, trie: TermTrie, level: str, stop: frozenset):
+    def __init__(self, trie: TermTrie, detection: Detection):
         self.trie = trie
-        self.stop = stop
-        self.dynamic = level == VariantLevel.DYNAMIC
+        self.stop = detection.stop
+        self.dynamic = detection.variants == VariantLevel.DYNAMIC
         self.singles, self.lefts, self.by_key, self.ins_index, self.lengths = variant_indexes(trie, self.dynamic)
 
     def in_segment(self, seg: Segment, toks, seg_matches: Sequence[Match],

@@ -97,7 +97,7 @@ def test_a_folder_named_for_an_output_gets_its_file(tmp_path, option, name):
 def test_a_missing_output_folder_fails_before_anything_is_read(tmp_path, monkeypatch):
     """'Under a second' is the run not starting: nothing is read, no progress, one line, exit code 2
     (the wall time is measured on the command line, not in a unit test)."""
-    monkeypatch.setattr(check_cli, "run_check", lambda *a, **k: pytest.fail("the run started"))
+    monkeypatch.setattr(check_cli.run, "check", lambda *a, **k: pytest.fail("the run started"))
     for args in (["--report", tmp_path / "nowhere" / "report.html"], ["--json", tmp_path / "nowhere" / "deeper/"],
                  ["--csv", tmp_path / "no" / "x.csv"], ["--annotate", SAMPLES / "pump-terms.tbx" / "notes"]):
         r = invoke("check", SAMPLES, "-g", GLOSSARY, *args)
@@ -109,7 +109,7 @@ def test_a_missing_output_folder_fails_before_anything_is_read(tmp_path, monkeyp
 
 
 def test_an_output_on_an_input_or_on_another_output_is_refused(project, monkeypatch):
-    monkeypatch.setattr(check_cli, "run_check", lambda *a, **k: pytest.fail("the run started"))
+    monkeypatch.setattr(check_cli.run, "check", lambda *a, **k: pytest.fail("the run started"))
     manual = project / "pump-manual.xlf"
     before = manual.read_bytes()
     for args, said in [

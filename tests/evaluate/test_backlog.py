@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from termqa.config import Settings
 from termqa import formats
 from termqa.results.backlog import backlog, csv_text, render_text, tbx_bytes, write
 from termqa.errors import UsageError
@@ -20,7 +21,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 def sample_result():
     from termqa.pipeline.check import check
 
-    return check([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup").to_dict()
+    return check([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], Settings(lemmatiser="lookup")).to_dict()
 
 
 def test_counting_mode_on_the_sample_project(sample_result):

@@ -9,12 +9,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from termqa.config import DEFAULT_RESAMPLES, DEFAULT_SEED, Settings
 from termqa.evaluate import compare as cmp
 from termqa.evaluate import compare_output, ranking, systems
 from termqa.cli.compare import compare_command
 from termqa.errors import InputError, UsageError
 from tests.conftest import SAMPLES
 from tests.helpers import write_csv, write_xliff
+
+TEST = {"resamples": DEFAULT_RESAMPLES, "seed": DEFAULT_SEED}  # the permutation test as a run makes it
 
 GLOSS = str(SAMPLES / "pump-terms.tbx")
 
@@ -48,26 +51,26 @@ def invoke(*args):
 # --- the permutation test, by hand -----------------------------------------------------------------
 
 def test_identical_systems_have_p_one():
-    t = ranking.paired_permutation_test([0.2, 0.5, 0.0], [0.2, 0.5, 0.0])
+    t = ranking.paired_permutation_test([0.2, 0.5, 0.0], [0.2, 0.5, 0.0], **TEST)
     assert (t.n, t.mean_diff, t.p_value, t.method) == (3, 0.0, 1.0, "exact")
 
 
 def test_exact_p_value_by_enumeration():
     # d = (1, 2, 3), mean 2: of the 8 sign patterns only +++ and --- reach |sum| = 6
-    t = ranking.paired_permutation_test([1, 2, 3], [0, 0, 0])
+    t = ranking.paired_permutation_test([1, 2, 3], [0, 0, 0], **TEST)
     assert t.mean_diff == 2.0 and t.p_value == 2 / 8 and t.resamples == 8
     # d = (1, 1, 2): the eight signed sums are 4, 0, 2, -2, 2, -2, 0, -4; two reach |4|
-    t = ranking.paired_permutation_test([1, 1, 2], [0, 0, 0])
+    t = ranking.paired_permutation_test([1, 1, 2], [0, 0, 0], **TEST)
     assert t.p_value == 2 / 8
     # d = (1, -1): observed mean 0, every pattern is as extreme
-    assert ranking.paired_permutation_test([1, 0], [0, 1]).p_value == 1.0
+    assert ranking.paired_permutation_test([1, 0], [0, 1], **TEST).p_value == 1.0
 
 
 def test_clearly_different_systems_have_small_p():
-    t = ranking.paired_permutation_test([1.0] * 12, [0.0] * 12)
+    t = ranking.paired_permutation_test([1.0] * 12, [0.0] * 12, **TEST)
     assert t.method == "exact" and t.p_value == 2 / 4096
     # the sign of the difference does not matter (two-sided)
-    assert ranking.paired_permutation_test([0.0] * 12, [1.0] * 12).p_value == 2 / 4096
+    assert ranking.paired_permutation_test([0.0] * 12, [1.0] * 12, **TEST).p_value == 2 / 4096
 
 
 def test_sampled_p_value_is_seeded_and_corrected():
@@ -77,9 +80,9 @@ def test_sampled_p_value_is_seeded_and_corrected():
     assert t1.method == "sampled" and t1 == t2
     # no random pattern of 20 signs reaches the observed all-plus sum here: p = (0 + 1) / (2000 + 1)
     assert t1.p_value == 1 / 2001
-    same = ranking.paired_permutation_test([0.3] * 20, [0.3] * 20, resamples=500)
+    same = ranking.paired_permutation_test([0.3] * 20, [0.3] * 20, resamples=500, seed=DEFAULT_SEED)
     assert same.p_value == 1.0  # (500 + 1) / (500 + 1)
-    assert ranking.paired_permutation_test([], []).p_value is None
+    assert ranking.paired_permutation_test([], [], **TEST).p_value is None
 
 
 def test_ranking_clusters_and_ties():
@@ -109,9 +112,9 @@ def test_refuses_missing_segments_and_single_systems(tmp_path):
     a = write_xliff(tmp_path / "a.xlf", [("Check the pump.", "Vérifiez la pompe."), ("Drain it.", "Videz-la.")])
     b = write_xliff(tmp_path / "b.xlf", [("Check the pump.", "Vérifiez la pompe.")])
     with pytest.raises(InputError, match=r"segment 2 \(unit u2\) exists only in a"):
-        cmp.compare([a, b], [GLOSS], lemmatiser="lookup")
+        cmp.compare([a, b], [GLOSS], Settings(lemmatiser="lookup"))
     with pytest.raises(UsageError, match="compare needs at least two systems"):
-        cmp.compare([a], [GLOSS], lemmatiser="lookup")
+        cmp.compare([a], [GLOSS], Settings(lemmatiser="lookup"))
     with pytest.raises(UsageError, match="1 --name for 2 systems"):
         systems.plan_systems([a, b], names=["x"])
     # renumbered units with the same source text are the same segments
@@ -129,7 +132,7 @@ def sample_compare(tmp_path_factory):
     a = d / "A.xlf"
     a.write_text((SAMPLES / "pump-manual.xlf").read_text(encoding="utf-8"), encoding="utf-8")
     b = edited(d / "B.xlf", EDITS_B)
-    res = cmp.compare([str(a), b], [GLOSS], lemmatiser="lookup")
+    res = cmp.compare([str(a), b], [GLOSS], Settings(lemmatiser="lookup"))
     return res, res.to_dict()
 
 
@@ -282,7 +285,7 @@ def test_tmx_target_languages_are_systems(tmp_path):
     tmx = tmp_path / "multi.tmx"
     tmx.write_text(TMX, encoding="utf-8")
     gl = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c1", "wear ring", ""]])
-    res = cmp.compare([str(tmx)], [gl], lemmatiser="lookup", source_only_glossary=True)
+    res = cmp.compare([str(tmx)], [gl], Settings(lemmatiser="lookup", source_only_glossary=True))
     data = res.to_dict()
     assert [s["name"] for s in data["systems"]] == ["fr-FR", "fr-CA"]
     form = data["concepts"][0]["forms"][0]
@@ -290,8 +293,8 @@ def test_tmx_target_languages_are_systems(tmp_path):
     assert form["reference"] == {"text": "bague d'usure", "provenance": "pseudo"}
     assert {n: s["outcomes"]["conforming"] for n, s in form["systems"].items()} == {"fr-FR": 2, "fr-CA": 2}
     # --tgt-lang repeated picks and orders them; --name renames
-    res = cmp.compare([str(tmx)], [gl], tgt_langs=["fr-CA", "fr-FR"], names=["canada", "france"],
-                      lemmatiser="lookup", source_only_glossary=True)
+    res = cmp.compare([str(tmx)], [gl], Settings(lemmatiser="lookup", source_only_glossary=True),
+                      tgt_langs=["fr-CA", "fr-FR"], names=["canada", "france"])
     assert [r.spec.name for r in res.runs] == ["canada", "france"]
 
 
@@ -327,7 +330,7 @@ def test_judge_mode_validates_shared_references_once_and_shares_questions(server
                                                         ["c2", "wear ring", ""]])
     settings = settings_from_env(model="scripted-judge", judge_base_url=server.url, cache=str(tmp_path / "c.db"),
                                  backoff_base=0.01, backoff_max=0.05, judge_timeout=2.0)
-    res = cmp.compare([a, b], [gl], judge=settings, lemmatiser="lookup")
+    res = cmp.compare([a, b], [gl], Settings(lemmatiser="lookup"), judge=settings)
     data = res.to_dict()
     # one pseudo chain (wear ring) in one document: one reference check for both systems
     checks = [r for r in server.completions if "proposed as the reference" in r.prompt]
@@ -379,7 +382,7 @@ def test_bio_mqm_systems(corpus, tmp_path):
                      encoding="utf-8")
         paths.append(str(p))
     gl = corpus / "eval/tico19-enfr/data/terminologies/g_en_fr-FR.csv"
-    data = cmp.compare(paths, [str(gl)], lemmatiser="lookup").to_dict()
+    data = cmp.compare(paths, [str(gl)], Settings(lemmatiser="lookup")).to_dict()
     assert [s["name"] for s in data["systems"]] == names and len(data["documents"]) == 8
     assert all(s["occurrences"] == data["systems"][0]["occurrences"] > 0 for s in data["systems"])
     for c in data["concepts"]:
@@ -400,8 +403,8 @@ def test_variant_level_is_shared_by_every_system_and_signed(tmp_path):
     a = write_xliff(tmp_path / "a.xlf", [("Check the pump.", "Vérifiez la pompe."), ("Drain it.", "Videz-la.")])
     b = write_xliff(tmp_path / "b.xlf", [("Check the pump.", "Contrôlez la pompe."), ("Drain it.", "Vidangez.")])
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c1", "pump", "pompe"]])
-    default = cmp.compare([a, b], [g], lemmatiser="lookup").to_dict()
-    none = cmp.compare([a, b], [g], lemmatiser="lookup", variants="none").to_dict()
+    default = cmp.compare([a, b], [g], Settings(lemmatiser="lookup")).to_dict()
+    none = cmp.compare([a, b], [g], Settings(lemmatiser="lookup", variants="none")).to_dict()
     assert "|var:dynamic|" in default["signature"]["string"]
     assert "var:" not in none["signature"]["string"]
     assert all("var:" not in s["signature"] for s in none["systems"])

@@ -8,6 +8,7 @@ import pytest
 np = pytest.importorskip("numpy")
 
 from termqa.evaluate import agreement as ag  # noqa: E402
+from termqa.config import DEFAULT_RESAMPLES, DEFAULT_SEED  # noqa: E402
 from termqa.evaluate import ranking  # noqa: E402
 from termqa.evaluate import stats  # noqa: E402
 
@@ -125,9 +126,9 @@ def test_bad_calls():
 
 def test_compare_and_meta_eval_use_the_same_test():
     a, b = [0.5, 0.25, 1.0, 0.0, 0.75], [0.25, 0.25, 0.5, 0.5, 0.0]
-    two = ranking.paired_permutation_test(a, b)
+    two = ranking.paired_permutation_test(a, b, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED)
     assert two == stats.paired_sign_flip_test(a, b, exact_max=ranking.EXACT_MAX_DOCUMENTS,
-                                              resamples=ranking.DEFAULT_RESAMPLES, seed=ranking.DEFAULT_SEED)
+                                              resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED)
     # meta-eval's one-sided p-value for "a better than b" on the same five items: half of compare's
     one = ag.pairwise_p_values([a, b])[0, 1]
     assert one == run(a, b, stats.GREATER).p_value and two.p_value == 2 * one

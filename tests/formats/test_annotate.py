@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from termqa.config import Settings
 from termqa.formats import inline, read_bilingual
 from termqa.formats.annotate import (ITS_NS, MQ_NS, OUTCOMES_BY_LEVEL, SDL_NS, AnnotateReport, Annotation, Place,
                                     annotate, annotate_bytes, annotations_from_result, merged, note_text, priority,
@@ -1099,7 +1100,7 @@ def _written_notes(data: bytes) -> tuple[list, list]:
 def _sample_result() -> dict:
     """A real `termqa check` of the sample project (counting mode)."""
     return check([str(SAMPLES / "pump-manual.xlf"), str(SAMPLES / "pump-service.xlf")],
-                 [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup").to_dict()
+                 [str(SAMPLES / "pump-terms.tbx")], Settings(lemmatiser="lookup")).to_dict()
 
 
 NOTE_FILES = VALID + sorted(SAMPLES.glob("*.xlf"))

@@ -36,9 +36,9 @@ def _dataset(tmp_path, systems):
 
 def test_real_en_fr_data(corpus):
     root = _bio(corpus)
-    names = biomqm.system_names(root)
+    names = biomqm.system_names(root, "en2fr")
     assert len(names) == 10 and "reference" in names and "reference_r1" in names
-    s = biomqm.load(root, systems=["LISN_run1"])["LISN_run1"]
+    s = biomqm.load(root, "en2fr", systems=["LISN_run1"])["LISN_run1"]
     assert (s.src_lang, s.tgt_lang) == ("en-US", "fr-FR")
     assert len(s.documents) == 50 and sum(len(g) for _, g in s.documents) == 384
     assert [d for d, _ in s.documents][:3] == ["doc2", "doc7", "doc9"]
@@ -54,7 +54,8 @@ def test_real_en_fr_data(corpus):
     _assert_spans_cut_out_their_text(s)
     assert s.spans == biomqm.SpanRepairs(as_given=480, relocated=11, moved=18, dropped=0)
     # doc46 has a segment 400, which continues segment 4
-    assert [x.seg_id for x in biomqm.load(root, systems=["TMT_run1"], docs=["doc46"])["TMT_run1"].document("doc46")] \
+    tmt = biomqm.load(root, "en2fr", systems=["TMT_run1"], docs=["doc46"])["TMT_run1"]
+    assert [x.seg_id for x in tmt.document("doc46")] \
         == ["1", "2", "3", "4", "400", "5", "6"]
 
 
@@ -70,7 +71,7 @@ def _assert_spans_cut_out_their_text(system):
 
 
 def test_every_kept_error_of_the_en_fr_data_cuts_out_its_text(corpus):
-    data = biomqm.load(_bio(corpus))
+    data = biomqm.load(_bio(corpus), "en2fr")
     total = biomqm.SpanRepairs()
     for s in data.values():
         _assert_spans_cut_out_their_text(s)
@@ -83,14 +84,14 @@ def test_every_kept_error_of_the_en_fr_data_cuts_out_its_text(corpus):
 
 def test_export_real_data_reads_back(corpus, tmp_path):
     root = _bio(corpus)
-    m = biomqm.export(root, tmp_path, systems=["TMT_run1", "reference"], docs=3)
+    m = biomqm.export(root, tmp_path, "en2fr", systems=["TMT_run1", "reference"], docs=3)
     assert set(m["systems"]) == {"TMT_run1", "reference"}
     assert m["systems"]["TMT_run1"]["documents"] == ["doc2", "doc7", "doc9"]
     assert json.loads((tmp_path / biomqm.MANIFEST).read_text())["pair"] == "en2fr"
     f = read_bilingual(tmp_path / "TMT_run1.xlf")
     assert f.format == "xliff-1.2" and not f.problems and not f.warnings
     assert [d.original for d in f.documents] == ["doc2", "doc7", "doc9"]
-    orig = biomqm.load(root, systems=["TMT_run1"], docs=3)["TMT_run1"]
+    orig = biomqm.load(root, "en2fr", systems=["TMT_run1"], docs=3)["TMT_run1"]
     for d in f.documents:
         segs = orig.document(d.original)
         assert [s.unit_id for s in d.segments] == [s.seg_id for s in segs]
@@ -124,7 +125,7 @@ def test_load_small_dataset(tmp_path):
                                                            [(3, 7, "pompe", "Terminology", "Major")]),
             _row("doc10", "1", "La pompe tourne.", annotator="B"), _row("doc9", "1", "Autre.")]
     root = _dataset(tmp_path, {"sysA": rows, "sysB": [dict(r, MT_Engine="sysB") for r in rows]})
-    data = biomqm.load(root)
+    data = biomqm.load(root, "en2fr")
     assert list(data) == ["sysA", "sysB"]
     s = data["sysA"]
     assert [d for d, _ in s.documents] == ["doc9", "doc10"]  # natural order
@@ -133,10 +134,11 @@ def test_load_small_dataset(tmp_path):
     assert [a.annotator for a in segs[0].annotations] == ["A", "B"]
     e = segs[0].annotations[0].errors[0]
     assert (e.start, e.end, e.weight) == (3, 8, 5.0)
-    assert list(biomqm.load(root, docs=1)["sysA"].documents)[0][0] == "doc9"
-    assert [d for d, _ in biomqm.load(root, docs=["doc10"])["sysB"].documents] == ["doc10"]
+    assert list(biomqm.load(root, "en2fr", docs=1)["sysA"].documents)[0][0] == "doc9"
+    assert [d for d, _ in biomqm.load(root, "en2fr", docs=["doc10"])["sysB"].documents] == ["doc10"]
     # the pair folder itself is accepted too
-    assert biomqm.pair_dir(root / "data" / "v2" / "target" / "main_phase" / "round_two" / "en2fr").name == "en2fr"
+    pair_folder = root / "data" / "v2" / "target" / "main_phase" / "round_two" / "en2fr"
+    assert biomqm.pair_dir(pair_folder, "en2fr").name == "en2fr"
 
 
 def test_misplaced_errors_move_or_are_dropped(tmp_path):
@@ -147,7 +149,7 @@ def test_misplaced_errors_move_or_are_dropped(tmp_path):
                                                  (0, 3, "vanne", "Accuracy", "Minor")]),
             # annotator B did not see segment 1: an error of B that belongs there cannot follow
             _row("d1", "2", "La pompe tourne.", [(3, 7, "joint", "Terminology", "Major")], annotator="B")]
-    s = biomqm.load(_dataset(tmp_path, {"sysA": rows}))["sysA"]
+    s = biomqm.load(_dataset(tmp_path, {"sysA": rows}), "en2fr")["sysA"]
     one, two = s.document("d1")
     assert [(e.text, e.start, e.end) for e in one.annotations[0].errors] == [("joint", 3, 8)]
     assert [(a.annotator, [e.text for e in a.errors]) for a in two.annotations] == [("A", ["pompe"]), ("B", [])]
@@ -161,9 +163,9 @@ def test_misplaced_errors_move_or_are_dropped(tmp_path):
 def test_load_refuses_bad_input(tmp_path):
     root = _dataset(tmp_path, {"sysA": [_row("doc1", "1", "Un."), _row("doc1", "1", "Deux.", annotator="B")]})
     with pytest.raises(InputError, match="different texts"):
-        biomqm.load(root)
+        biomqm.load(root, "en2fr")
     with pytest.raises(UsageError, match="unknown bio-MQM systems"):
-        biomqm.load(root, systems=["nope"])
+        biomqm.load(root, "en2fr", systems=["nope"])
     other = tmp_path / "other"
     other.mkdir()
     (other / "x.json").write_text('{"a": 1}', encoding="utf-8")
@@ -176,7 +178,7 @@ def test_load_refuses_bad_input(tmp_path):
 def test_unknown_document_is_refused(tmp_path):
     root = _dataset(tmp_path, {"sysA": [_row("doc1", "1", "Un.")]})
     with pytest.raises(UsageError, match="unknown bio-MQM documents: doc5"):
-        biomqm.load(root, docs=["doc5"])
+        biomqm.load(root, "en2fr", docs=["doc5"])
 
 
 def test_export_command(tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 
+from termqa.config import Settings
 from termqa.formats import read_glossary
 from termqa.inspect import inspect_file
 from termqa.pipeline.check import check
@@ -63,7 +64,7 @@ def test_check_with_an_en_id_glossary_checks_indonesian(tmp_path, corpus):
     g = write_csv(tmp_path / "en_id.csv", ["en", "id"], [list(p) for p in pairs])
     doc = [(f"The {e} is here.", f"Ada {i} di sini.") for e, i in pairs[:5]]
     x = write_xliff(tmp_path / "d.xlf", doc, src="en", tgt="id")
-    r = check([x], [g], lemmatiser="lookup").to_dict()  # before: refused, "no terms in the target language"
+    r = check([x], [g], Settings(lemmatiser="lookup")).to_dict()  # before: refused, "no terms in the target language"
     assert r["summary"]["outcomes"]["conforming"] >= 5
 
 

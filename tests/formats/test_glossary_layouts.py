@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from termqa.config import Settings
 from termqa.errors import InputError
 from termqa.formats import read_glossary
 from termqa.lang.langtags import tag_of_name
@@ -40,7 +41,7 @@ def test_omegat_glossary_takes_the_languages_of_the_files_checked(tmp_path):
     p.write_text(OMEGAT, encoding="utf-8")
     x = write_xliff(tmp_path / "doc.xlf", [("Replace the impeller.", "Remplacez la roue."),
                                            ("Check the seal.", "Vérifiez le joint.")], "en", "fr")
-    r = check([x], [str(p)], lemmatiser="lookup").to_dict()
+    r = check([x], [str(p)], Settings(lemmatiser="lookup")).to_dict()
     assert {(o["source_text"], o["target_text"], o["outcome"]) for o in r["occurrences"]} == {
         ("impeller", "roue", "conforming"), ("seal", "joint", "conforming")}
 
@@ -49,7 +50,7 @@ def test_omegat_glossary_with_language_options(tmp_path):
     p = tmp_path / "glossary.utf8"
     p.write_text(OMEGAT, encoding="utf-8")
     x = write_xliff(tmp_path / "doc.xlf", [("Replace the impeller.", "Remplacez la roue.")], "en", "fr")
-    r = check([x], [str(p)], lemmatiser="lookup", src_lang="en", tgt_lang="fr").to_dict()
+    r = check([x], [str(p)], Settings(lemmatiser="lookup", src_lang="en", tgt_lang="fr")).to_dict()
     assert [(o["source_text"], o["outcome"]) for o in r["occurrences"]] == [("impeller", "conforming")]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
+from termqa.config import Settings
 from termqa.formats import read_bilingual
 from termqa.formats.annotate import Annotation, annotate_bytes, annotations_from_result
 from termqa.lang.markup import nonword_spans
@@ -63,7 +64,7 @@ def _check(tmp_path, name, text, rows):
     x = tmp_path / name
     x.write_text(text, encoding="utf-8")
     g = write_csv(tmp_path / "g.csv", ["en", "fr"], rows)
-    return x, check([str(x)], [g], lemmatiser="lookup").to_dict()
+    return x, check([str(x)], [g], Settings(lemmatiser="lookup")).to_dict()
 
 
 def _occ(result):
@@ -153,7 +154,7 @@ def test_markup_and_attributes_are_never_words(tmp_path):
 
 def test_symfony_plural_variants_real_file(tmp_path):
     r = check([str(REAL / "symfony_validators.fr.xlf")], [str(REAL / "symfony_validators.glossary.csv")],
-              lemmatiser="lookup").to_dict()
+              Settings(lemmatiser="lookup")).to_dict()
     occ = r["occurrences"]
     assert len(occ) > 50
     for o in occ:
@@ -165,7 +166,7 @@ def test_symfony_plural_variants_real_file(tmp_path):
 
 def test_angular_icu_selectors_are_not_words_real_file(tmp_path):
     r = check([str(REAL / "angular_messages.fr.xlf")], [str(REAL / "angular_messages.glossary.csv")],
-              lemmatiser="lookup", tgt_lang="fr").to_dict()
+              Settings(lemmatiser="lookup", tgt_lang="fr")).to_dict()
     got = sorted((o["source_text"], o["target_text"]) for o in r["occurrences"])
     # "other {other}": the branch's word is a term, the selector is not (two units hold one each)
     assert got.count(("other", "autre")) == 2, got
@@ -236,7 +237,7 @@ def test_a_judge_rendering_across_a_plural_separator_is_no_rendering(tmp_path):
         ])
         g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c1", "suction line", "conduite d'aspiration"],
                                                                 ["c2", "wear ring", ""], ["c3", "coupling guard", ""]])
-        r = check([x], [g], judge=judge(server, tmp_path), lemmatiser="lookup").to_dict()
+        r = check([x], [g], Settings(lemmatiser="lookup"), judge=judge(server, tmp_path)).to_dict()
     finally:
         server.stop()
     guard = [o for o in r["occurrences"] if o["concept_id"] == "c3"]

@@ -11,6 +11,7 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
+from termqa.config import Settings
 from termqa.errors import InputError, MissingLanguageError
 from termqa.formats import read_any, read_bilingual, read_glossary
 from termqa.inputs import expand
@@ -482,10 +483,10 @@ def test_ts_unfinished_messages_are_not_checked_unless_included(tmp_path):
 
     ts = _write(tmp_path, "app_fr.ts", TS)
     glossary = _write(tmp_path, "terms.csv", "en,fr\nseal,joint\nimpeller,roue\n")
-    r = check([ts], [glossary], lemmatiser="lookup").to_dict()
+    r = check([ts], [glossary], Settings(lemmatiser="lookup")).to_dict()
     assert [o["source_text"] for o in r["occurrences"]] == ["impeller", "impeller"]
     sm = r["summary"]
     assert (sm["units_not_translated"], sm["not_translated_states"]) == (1, {"unfinished": 1})
     assert sm["occurrences_in_untranslated_segments"] == 1
-    r = check([ts], [glossary], lemmatiser="lookup", include_states=["fuzzy,unfinished"]).to_dict()
+    r = check([ts], [glossary], Settings(lemmatiser="lookup", include_states=["fuzzy,unfinished"])).to_dict()
     assert "seal" in [o["source_text"] for o in r["occurrences"]] and r["summary"]["units_not_translated"] == 0

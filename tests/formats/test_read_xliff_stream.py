@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from termqa.config import Settings
 from termqa import formats
 from termqa.errors import InputError
 from termqa.formats import read_bilingual, xliff1, xliff2, xmlstream
@@ -181,7 +182,7 @@ def project(tmp_path_factory) -> Path:
 
 
 def _result(inputs, glossary) -> str:
-    res = check(inputs, [glossary], index_cache=False, lemmatiser="lookup").to_dict()
+    res = check(inputs, [glossary], Settings(index_cache=False, lemmatiser="lookup")).to_dict()
     res.pop("signature", None)
     return json.dumps(res, sort_keys=True, ensure_ascii=False)
 

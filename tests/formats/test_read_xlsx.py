@@ -11,6 +11,7 @@ import pytest
 import xlsxwriter
 from click.testing import CliRunner
 
+from termqa.config import Settings
 from termqa.errors import InputError, UnknownFormatError
 from termqa.formats import read_any, read_glossary
 from tests.helpers import write_xliff
@@ -110,7 +111,7 @@ def test_a_headerless_two_column_sheet_takes_the_run_languages(tmp_path):
 
     path = _write_xlsx(tmp_path / "bare.xlsx", {"S": [["impeller", "roue"], ["seal", "joint"]]})
     x = write_xliff(tmp_path / "doc.xlf", [("Replace the impeller.", "Remplacez la roue.")], "en", "fr")
-    r = check([x], [path], lemmatiser="lookup").to_dict()
+    r = check([x], [path], Settings(lemmatiser="lookup")).to_dict()
     assert [(o["source_text"], o["outcome"]) for o in r["occurrences"]] == [("impeller", "conforming")]
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
+from termqa.config import Settings
 from termqa.cli.main import main
 from termqa.shownpath import with_path, without_path
 from termqa.pipeline.check import check
@@ -21,7 +22,7 @@ def test_check_inspect_and_its_error_name_the_file_once(tmp_path):
     x = tmp_path / "dup.xlf"
     x.write_text(DUP_MID, encoding="utf-8")
     g = write_csv(tmp_path / "g.csv", ["en", "fr"], [["pump", "pompe"]])
-    warnings = check([str(x)], [g], lemmatiser="lookup").warnings
+    warnings = check([str(x)], [g], Settings(lemmatiser="lookup")).warnings
     mid = [w for w in warnings if "mid '1' is used more than once" in w]
     assert mid and all(w.count(str(x)) == 1 for w in mid)
     r = CliRunner().invoke(main, ["inspect", str(x)])

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from termqa.config import Settings
 from termqa.formats.annotate import annotate_files, annotations_from_result
 from termqa.formats.annotate.replies import parse_answer, read_replies
 from termqa.pipeline.check import check
@@ -36,7 +37,7 @@ def _occ(data, source, target):
 def test_answers_under_xliff_notes_become_decisions(tmp_path):
     src = tmp_path / "pump-manual.xlf"
     shutil.copy(SAMPLES / "pump-manual.xlf", src)
-    first = check([str(src)], [GLOSSARY], lemmatiser="lookup")
+    first = check([str(src)], [GLOSSARY], Settings(lemmatiser="lookup"))
     data = first.to_dict()
     assert _occ(data, "strainer", "strainer")[0]["label"] == "A4"
     out = tmp_path / "annotated.xlf"
@@ -61,7 +62,7 @@ def test_answers_under_xliff_notes_become_decisions(tmp_path):
     assert [(r.unit_id, r.author, r.decision) for r in replies] == [
         (strainer_unit, "maria", "accept"), (impeller_unit, "maria", None)]
 
-    again = check([str(out)], [GLOSSARY], lemmatiser="lookup").to_dict()
+    again = check([str(out)], [GLOSSARY], Settings(lemmatiser="lookup")).to_dict()
     o = _occ(again, "strainer", "strainer")[0]
     assert (o["outcome"], o["judge"], o["rule"]) == ("justified", "reviewer", "reviewer")
     assert "maria" in o["reason"] and "client keeps the English name" in o["reason"]
@@ -72,7 +73,7 @@ def test_answers_under_xliff_notes_become_decisions(tmp_path):
     assert any("answer(s) to termqa's notes read from the files" in w for w in again["warnings"])
     # re-annotating keeps the translator's note and drops the flag that is now decided
     out2 = tmp_path / "annotated2.xlf"
-    res2 = check([str(out)], [GLOSSARY], lemmatiser="lookup")
+    res2 = check([str(out)], [GLOSSARY], Settings(lemmatiser="lookup"))
     annotate_files(res2.files, annotations_from_result(res2.to_dict()), out=str(out2))
     t2 = out2.read_text(encoding="utf-8")
     assert "Accept: the client keeps the English name" in t2 and '"strainer" is left in English' not in t2
@@ -90,7 +91,7 @@ def test_a_reply_in_a_trados_comment_thread_becomes_a_decision(tmp_path):
     src = tmp_path / "m.sdlxliff"
     src.write_text(SDL, encoding="utf-8")
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c1", "strainer", "crépine"]])
-    first = check([str(src)], [g], lemmatiser="lookup")
+    first = check([str(src)], [g], Settings(lemmatiser="lookup"))
     assert first.to_dict()["occurrences"][0]["label"] == "A4"
     out = tmp_path / "out.sdlxliff"
     annotate_files(first.files, annotations_from_result(first.to_dict()), out=str(out))
@@ -102,5 +103,5 @@ def test_a_reply_in_a_trados_comment_thread_becomes_a_decision(tmp_path):
     assert n == 1
     out.write_text(text, encoding="utf-8")
     assert [(r.author, r.decision, r.label, r.seg_id) for r in read_replies(str(out))] == [("maria", "reject", "A3", "1")]
-    o = check([str(out)], [g], lemmatiser="lookup").to_dict()["occurrences"][0]
+    o = check([str(out)], [g], Settings(lemmatiser="lookup")).to_dict()["occurrences"][0]
     assert (o["outcome"], o["label"], o["judge"]) == ("error", "A3", "reviewer")

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from termqa.config import Settings
 from termqa import formats
 from termqa.cli.main import main
 from termqa.formats.unitstate import NEW, NOT_TRANSLATED, TRANSLATED, reading, withhold
@@ -43,7 +44,7 @@ def test_the_angular_file_has_its_states_as_written():
 
 
 def test_new_units_are_not_checked_and_the_summary_says_why(tmp_path):
-    r = check([str(ANGULAR)], [_glossary(tmp_path)], lemmatiser="lookup").to_dict()
+    r = check([str(ANGULAR)], [_glossary(tmp_path)], Settings(lemmatiser="lookup")).to_dict()
     new = _new_segments()
     assert r["occurrences"] and not [o for o in r["occurrences"] if o["segment_index"] in new]
     sm = r["summary"]
@@ -56,9 +57,9 @@ def test_new_units_are_not_checked_and_the_summary_says_why(tmp_path):
 
 def test_include_states_checks_them_as_before(tmp_path):
     g = _glossary(tmp_path)
-    default = check([str(ANGULAR)], [g], lemmatiser="lookup").to_dict()
-    widened = check([str(ANGULAR)], [g], lemmatiser="lookup", include_states=["new"]).to_dict()
-    everything = check([str(ANGULAR)], [g], lemmatiser="lookup", include_states="all").to_dict()
+    default = check([str(ANGULAR)], [g], Settings(lemmatiser="lookup")).to_dict()
+    widened = check([str(ANGULAR)], [g], Settings(lemmatiser="lookup", include_states=["new"])).to_dict()
+    everything = check([str(ANGULAR)], [g], Settings(lemmatiser="lookup", include_states="all")).to_dict()
     new = _new_segments()
     in_new = [o for o in widened["occurrences"] if o["segment_index"] in new]
     assert in_new and widened["summary"]["units_not_translated"] == 0
@@ -75,9 +76,9 @@ def test_include_states_checks_them_as_before(tmp_path):
 def test_no_rendering_is_learned_from_new_units(tmp_path):
     # a source-only glossary: every reference is mined from the documents themselves
     g = _glossary(tmp_path, target=False)
-    default = check([str(ANGULAR)], [g], lemmatiser="lookup", source_only_glossary=True).to_dict()
-    widened = check([str(ANGULAR)], [g], lemmatiser="lookup", source_only_glossary=True,
-                    include_states=["new"]).to_dict()
+    default = check([str(ANGULAR)], [g], Settings(lemmatiser="lookup", source_only_glossary=True)).to_dict()
+    widened = check([str(ANGULAR)], [g],
+                    Settings(lemmatiser="lookup", source_only_glossary=True, include_states=["new"])).to_dict()
     english = {s.lower() for s, _t in GLOSSARY} | {"settings", "configuration", "access", "file", "token"}
 
     def learned_english(r):
@@ -205,10 +206,10 @@ def test_source_copies_left_out_do_not_make_a_wrong_language_alert(tmp_path):
     p = tmp_path / "messages.ru.xlf"
     p.write_text(text, encoding="utf-8")
     g = _glossary(tmp_path)
-    r = check([str(p)], [g], lemmatiser="lookup").to_dict()
+    r = check([str(p)], [g], Settings(lemmatiser="lookup")).to_dict()
     assert r["summary"]["units_not_translated"] == 172 and r["summary"]["occurrences"] == 0
     assert not [a for a in r["alerts"] if "looks like" in a]
-    widened = check([str(p)], [g], lemmatiser="lookup", include_states=["new"]).to_dict()
+    widened = check([str(p)], [g], Settings(lemmatiser="lookup", include_states=["new"])).to_dict()
     assert [a for a in widened["alerts"] if "the target text looks like English" in a]
 
 

@@ -34,22 +34,33 @@ def _check():
     return c if callable(c) else c.check  # before the layout change termqa.check was also a module
 
 
+def _run(inputs, glossaries, **settings):
+    """check() with these settings: one Settings record since check takes it whole, keywords before."""
+    import inspect
+
+    check = _check()
+    if "settings" in inspect.signature(check).parameters:
+        from termqa.config import Settings
+
+        return check(inputs, glossaries, Settings(**settings))
+    return check(inputs, glossaries, **settings)
+
+
 def _level(variants):
     # the default level, unless one is named (`none` keeps the glossary-only behaviour under test)
     return {} if variants is None else {"variants": variants}
 
 
 def samples_run(variants=None):
-    return _check()([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup",
-                    **_level(variants)).to_dict(), [SAMPLES]
+    return _run([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup",
+                **_level(variants)).to_dict(), [SAMPLES]
 
 
 def tico_run(corpus: Path, variants=None):
     base = corpus / "eval" / "tico19-enfr" / "data"
-    data = _check()([str(base / "TM" / "all.en-fr.tmx")],
-                        [str(base / "terminologies" / "f_en-fr_XX.csv"),
-                         str(base / "terminologies" / "g_en_fr-FR.csv")], lemmatiser="lookup",
-                        **_level(variants)).to_dict()
+    data = _run([str(base / "TM" / "all.en-fr.tmx")],
+                [str(base / "terminologies" / "f_en-fr_XX.csv"), str(base / "terminologies" / "g_en_fr-FR.csv")],
+                lemmatiser="lookup", **_level(variants)).to_dict()
     return data, [base]
 
 

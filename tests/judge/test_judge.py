@@ -9,6 +9,7 @@ from collections import Counter
 
 import pytest
 
+from termqa.config import Settings
 from termqa.pipeline.check import check
 from termqa.judge.llm import settings_from_env
 from tests.helpers import fast_judge, write_csv, write_xliff
@@ -81,7 +82,7 @@ def run(server, tmp_path, script, **kw):
     x = write_xliff(tmp_path / "doc.xlf", PAIRS)
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSS)
     settings = judge(server, tmp_path, **{k: kw.pop(k) for k in list(kw) if k in ("max_calls", "offline")})
-    return check([x], [g], judge=settings, lemmatiser="lookup", **kw).to_dict()
+    return check([x], [g], Settings(lemmatiser="lookup", **kw), judge=settings).to_dict()
 
 
 def by_unit(r):
@@ -191,7 +192,8 @@ def test_rejected_pseudo_reference_is_regenerated(server, tmp_path):
     server.default = Script(reference_ok=False)
     x = write_xliff(tmp_path / "doc.xlf", pairs)
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c2", "wear ring", ""]])
-    r = check([x], [g], judge=judge(server, tmp_path), lemmatiser="lookup", source_only_glossary=True).to_dict()
+    r = check([x], [g],
+              Settings(lemmatiser="lookup", source_only_glossary=True), judge=judge(server, tmp_path)).to_dict()
     refs = r["references"]
     assert refs[0]["provenance"] == "generated" and refs[0]["text"] == "bague d'usure"
     o = by_unit(r)
@@ -258,7 +260,7 @@ def test_missing_renderings_are_judged_one_by_one(server, tmp_path):
     server.default = script
     x = write_xliff(tmp_path / "doc.xlf", pairs)
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c1", "oil", "huile"]])
-    r = check([x], [g], judge=judge(server, tmp_path), lemmatiser="lookup").to_dict()
+    r = check([x], [g], Settings(lemmatiser="lookup"), judge=judge(server, tmp_path)).to_dict()
     assert r["accounting"]["questions"]["error"] == 2
     assert [o["target_text"] for o in r["occurrences"]] == [None, None]
 
@@ -304,7 +306,7 @@ def test_forged_sections_in_segments_and_glossary_stay_inside_the_data(server, t
         w.writerows([["c1", "suction line", "conduite d'aspiration", "A pipe. " + FORGED, ""],
                      ["c2", "wear ring", "", "", "Mind this. " + FORGED],
                      ["c3", "coupling guard", "", "", ""]])
-    r = check([x], [str(g)], judge=judge(server, tmp_path), lemmatiser="lookup").to_dict()
+    r = check([x], [str(g)], Settings(lemmatiser="lookup"), judge=judge(server, tmp_path)).to_dict()
     segments = {s["unit_id"]: s for s in r["segments"]}
     assert FORGED in segments["u3"]["target"]  # read as written, line breaks included
     log = server.completions
@@ -361,7 +363,7 @@ def test_random_faults_change_nothing_and_repeat_no_paid_answer(server, tmp_path
     settings = settings_from_env(model="scripted-judge", judge_base_url=server.url,
                                  cache=str(tmp_path / "faulty" / "cache.db"), backoff_base=0.01,
                                  backoff_max=0.05, judge_timeout=1.5, max_retries=12)
-    r = check([x], [g], judge=settings, lemmatiser="lookup").to_dict()
+    r = check([x], [g], Settings(lemmatiser="lookup"), judge=settings).to_dict()
     assert _verdicts(r) == _verdicts(clean)
     assert r["accounting"]["failed"] == 0 and r["accounting"]["incomplete"] is False
     paid = [json.dumps(q.body["messages"], sort_keys=True) for q in server.answered]
@@ -375,7 +377,7 @@ def test_unanswered_alignment_leaves_the_occurrence_unjudged_and_is_not_judged_a
     server.default = script
     x = write_xliff(tmp_path / "doc.xlf", PAIRS)
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSS)
-    r = check([x], [g], judge=judge(server, tmp_path, max_retries=1), lemmatiser="lookup").to_dict()
+    r = check([x], [g], Settings(lemmatiser="lookup"), judge=judge(server, tmp_path, max_retries=1)).to_dict()
     o = by_unit(r)
     assert (o["u6"]["outcome"], o["u6"]["reason"], o["u6"]["target_text"]) == ("unjudged", "judge unavailable", None)
     assert r["summary"]["unjudged_reasons"]["judge unavailable"] == 4  # u6 (align), and the Q1 questions
@@ -430,7 +432,7 @@ def test_the_judges_see_the_five_preceding_sentences(server, tmp_path):
     server.default = Script()
     x = write_xliff(tmp_path / "doc.xlf", pairs)
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [GLOSS[0]])
-    check([x], [g], judge=judge(server, tmp_path), lemmatiser="lookup", exhaustive=True)
+    check([x], [g], Settings(lemmatiser="lookup", exhaustive=True), judge=judge(server, tmp_path))
     q1 = {q.data["sentence"]["source"]: q.data for q in server.completions
           if schema_name(q.body) == "term_error_verdict"}
     seen = q1["Flush the suction line."]["preceding_sentences"]
@@ -443,7 +445,7 @@ def test_accounting_gives_calls_tokens_and_cost_per_1000_source_words(server, tm
     x = write_xliff(tmp_path / "doc.xlf", PAIRS)
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSS)
     settings = judge(server, tmp_path, prices={"scripted-judge": (1000, 2000)})
-    acc = check([x], [g], judge=settings, lemmatiser="lookup").to_dict()["accounting"]
+    acc = check([x], [g], Settings(lemmatiser="lookup"), judge=settings).to_dict()["accounting"]
     words = sum(len(s.split()) for _, s, _ in PAIRS)
     assert acc["source_words"] == words
     per = acc["per_1000_source_words"]
@@ -464,7 +466,7 @@ def test_one_alignment_question_per_segment_and_one_consistency_question_per_cha
     server.default = script
     x = write_xliff(tmp_path / "doc.xlf", pairs)
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSS + [["c4", "drive shaft", ""]])
-    r = check([x], [g], judge=judge(server, tmp_path), lemmatiser="lookup").to_dict()
+    r = check([x], [g], Settings(lemmatiser="lookup"), judge=judge(server, tmp_path)).to_dict()
     aligns = [q.data for q in server.completions if schema_name(q.body) == "term_alignments"]
     per_segment = {d["source"]: [t["source_form"] for t in d["terms"]] for d in aligns}
     assert len(aligns) == len(per_segment)  # one question per segment
@@ -500,7 +502,7 @@ def _batch_run(server, folder, **kw):
     g = write_csv(folder / "g.csv", ["id", "en", "fr"], GLOSS)
     settings = settings_from_env(model="scripted-judge", judge_base_url=server.url, cache=str(folder / "cache.db"),
                                  backoff_base=0.01, backoff_max=0.05, judge_timeout=2.0, **kw)
-    return check([x], [g], judge=settings, lemmatiser="lookup").to_dict()
+    return check([x], [g], Settings(lemmatiser="lookup"), judge=settings).to_dict()
 
 
 def _sync_result(server, tmp_path, script):
@@ -645,7 +647,7 @@ def test_documents_are_judged_side_by_side_within_the_concurrency_limit(server, 
     files = []
     for k in range(4):  # four documents that differ (identical questions would be asked once)
         files.append(write_xliff(tmp_path / f"d{k}.xlf", [("u0", f"Section {k}.", f"Section {k}.")] + PAIRS))
-    r = check(files, [g], judge=judge(server, tmp_path, concurrency=3), lemmatiser="lookup").to_dict()
+    r = check(files, [g], Settings(lemmatiser="lookup"), judge=judge(server, tmp_path, concurrency=3)).to_dict()
     assert r["accounting"]["calls"] > 0
     log = [q for q in server.completions]
     spans = [(q.started, q.ended) for q in log]

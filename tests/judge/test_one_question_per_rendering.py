@@ -3,6 +3,7 @@
 answer, so one problem never carries two verdicts."""
 from __future__ import annotations
 
+from termqa.config import Settings
 from termqa import check
 from termqa.problems import opening_case_free
 from tests.helpers import write_csv, write_xliff
@@ -31,7 +32,7 @@ def test_one_question_and_one_verdict_for_both_writings(server, tmp_path):  # no
     server.default = Script(errors={"uyauterie": "paraphrase_instead_of_term"})
     x = write_xliff(tmp_path / "doc.xlf", PAIRS)
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c1", "suction line", "conduite d'aspiration"]])
-    r = check([x], [g], judge=judge(server, tmp_path), lemmatiser="lookup").to_dict()
+    r = check([x], [g], Settings(lemmatiser="lookup"), judge=judge(server, tmp_path)).to_dict()
     found = {o["unit_id"]: (o["target_text"], o["outcome"], o["label"]) for o in r["occurrences"]}
     assert found["u2"][0] == "Tuyauterie d'aspiration" and found["u3"][0] == "tuyauterie d'aspiration"
     assert found["u2"][1:] == found["u3"][1:] == found["u4"][1:] == ("error", "A2")

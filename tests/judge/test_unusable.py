@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from termqa.config import Settings
 from termqa.errors import JudgeError, UnusableAnswer
 from termqa.judge.llm import Backend, Request
 from termqa.pipeline.check import check
@@ -94,7 +95,7 @@ def test_a_third_of_answers_unusable_gives_the_same_verdicts_as_a_healthy_run(se
         folder.mkdir()
         x = write_xliff(folder / "doc.xlf", PAIRS)
         g = write_csv(folder / "g.csv", ["id", "en", "fr"], GLOSS)
-        r = check([x], [g], judge=settings(server, folder), lemmatiser="lookup").to_dict()
+        r = check([x], [g], Settings(lemmatiser="lookup"), judge=settings(server, folder)).to_dict()
         return r, [(o["unit_id"], o["concept_id"], o["target_text"], o["outcome"], o["label"]) for o in r["occurrences"]]
 
     seen: dict = {}
@@ -160,7 +161,8 @@ def test_each_judge_stage_reports_progress_while_it_waits(server, tmp_path):
     x = write_xliff(tmp_path / "doc.xlf", PAIRS)
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSS)
     lines = []
-    r = check([x], [g], judge=settings(server, tmp_path, concurrency=1, progress_every=0.3), lemmatiser="lookup",
+    r = check([x], [g], Settings(lemmatiser="lookup"),
+              judge=settings(server, tmp_path, concurrency=1, progress_every=0.3),
               progress=lambda stage, done, total: lines.append((stage, done, total))).to_dict()
     align = [s for s, _, _ in lines if s.startswith("judge align:")]
     assert r["accounting"]["calls"] >= 5 and len(align) >= 5
@@ -287,7 +289,7 @@ def test_progress_lines_name_the_reason_class_of_failed_questions(server, tmp_pa
     x = write_xliff(tmp_path / "doc.xlf", PAIRS)
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSS)
     lines = []
-    check([x], [g], judge=settings(server, tmp_path, concurrency=1, progress_every=0.02), lemmatiser="lookup",
+    check([x], [g], Settings(lemmatiser="lookup"), judge=settings(server, tmp_path, concurrency=1, progress_every=0.02),
           progress=lambda stage, done, total: lines.append(stage))
     failing = [t for t in lines if t.startswith("judge") and " 0 failed" not in t and "failed" in t]
     assert failing and all("failed (label outside the registry " in t for t in failing), lines

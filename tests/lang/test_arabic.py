@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from termqa.config import Settings
 from termqa.labels import R_INFLECTED, R_SPELLING_VARIANT
 from termqa.lang.lemma import get_lemmatiser
 from termqa.lang.normalise import spelling_issue, uncertain_spelling
@@ -65,7 +66,7 @@ def test_symfony_validators_in_arabic():
     three "اقصى" were spelling errors."""
     from termqa.pipeline.check import check
 
-    r = check([str(REAL / "validators.ar.xlf")], [str(REAL / "terms-ar.csv")], lemmatiser="lookup").to_dict()
+    r = check([str(REAL / "validators.ar.xlf")], [str(REAL / "terms-ar.csv")], Settings(lemmatiser="lookup")).to_dict()
     occ = r["occurrences"]
     out = Counter(o["outcome"] for o in occ)
     assert out["error"] == 0 and out["conforming"] >= 100
@@ -95,7 +96,7 @@ def test_tico19_arabic_no_error_from_vowel_signs():
     base = CORPUS / "eval" / "tico19-multi" / "data"
     r = check([str(base / "TM" / "all.en-ar.tmx")],
               [str(base / "terminologies" / "f_en-ar_AR.csv"), str(base / "terminologies" / "g_en_ar.csv")],
-              lemmatiser="lookup").to_dict()
+              Settings(lemmatiser="lookup")).to_dict()
     occ = r["occurrences"]
 
     def bare(s):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from termqa.config import Settings
 from termqa.errors import UsageError
 from termqa.lang import segment
 from termqa.lang.lemma import get_lemmatiser
@@ -110,7 +111,7 @@ def test_unspaced_sentences_are_not_one_word():
 
 def _run(lang_file, glossary, seg, monkeypatch, tmp_path):
     monkeypatch.setenv(segment.ENV, seg)
-    return check([str(CJK / lang_file)], [str(CJK / glossary)], lemmatiser="lookup").to_dict()
+    return check([str(CJK / lang_file)], [str(CJK / glossary)], Settings(lemmatiser="lookup")).to_dict()
 
 
 def _misaligned(result) -> int:
@@ -166,7 +167,7 @@ def test_tico19_chinese(monkeypatch):
     monkeypatch.setenv(segment.ENV, "auto")
     res = check([str(base / "TM" / "all.en-zh.tmx")],
                 [str(base / "terminologies" / "f_en-zh_CN.csv"), str(base / "terminologies" / "g_en_zh-CN.csv")],
-                lemmatiser="lookup").to_dict()
+                Settings(lemmatiser="lookup")).to_dict()
     s = res["summary"]
     # 4,802 before restructured variants: 34 one-word matches are now inside 21 longer ones ("spread of the
     # virus" for "virus spread"), the same change as on the French memory of the same English source; 4,789

@@ -6,6 +6,7 @@ from collections import Counter
 
 import pytest
 
+from termqa.config import Settings
 from termqa.lang.lemma import get_lemmatiser
 from termqa.lang.normalise import spelling_issue, uncertain_spelling
 from tests.conftest import CORPUS
@@ -55,7 +56,7 @@ def test_tico19_spelling_errors_are_real(lang, errors_before):
     base = CORPUS / "eval" / "tico19-multi" / "data"
     tm = next((base / "TM").glob(f"all.en-{lang}*.tmx"))
     gl = sorted(str(p) for p in (base / "terminologies").glob(f"*en*{lang}*.csv"))
-    occ = check([str(tm)], gl, lemmatiser="lookup").to_dict()["occurrences"]
+    occ = check([str(tm)], gl, Settings(lemmatiser="lookup")).to_dict()["occurrences"]
     errors = Counter((o["target_text"], o["label"]) for o in occ if o["outcome"] == "error")
     assert sum(errors.values()) <= 6 < errors_before
     assert set(errors) <= {("ebola", "F"), ("Ebola", "F"), ("ARDS", "A4")}

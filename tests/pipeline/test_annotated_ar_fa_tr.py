@@ -60,10 +60,12 @@ def read_gold(lang: str) -> list[dict]:
 
 
 def run_counting(lang: str) -> dict:
+    from termqa.config import Settings
     from termqa.pipeline.check import check
 
     folder = HERE / lang
-    return check([str(folder / "project.xlf")], [str(folder / "glossary.csv")], lemmatiser="lookup").to_dict()
+    return check([str(folder / "project.xlf")], [str(folder / "glossary.csv")],
+                 Settings(lemmatiser="lookup")).to_dict()
 
 
 def pairs(lang: str, result: dict) -> list[tuple[dict | None, dict | None]]:

@@ -75,10 +75,12 @@ def read_expected(lang: str) -> list[dict]:
 
 
 def run_counting(lang: str) -> dict:
+    from termqa.config import Settings
     from termqa.pipeline.check import check
 
     folder = ROOT / lang
-    return check([str(folder / "project.xlf")], [str(folder / "glossary.csv")], lemmatiser="lookup").to_dict()
+    return check([str(folder / "project.xlf")], [str(folder / "glossary.csv")],
+                 Settings(lemmatiser="lookup")).to_dict()
 
 
 def english_term(result: dict) -> dict:

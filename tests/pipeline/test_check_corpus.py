@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from termqa.config import Settings
 from termqa.pipeline.check import check
 
 
@@ -18,7 +19,7 @@ def tico(request):
     base = CORPUS / "eval" / "tico19-enfr" / "data"
     return check([str(base / "TM" / "all.en-fr.tmx")],
                  [str(base / "terminologies" / "f_en-fr_XX.csv"), str(base / "terminologies" / "g_en_fr-FR.csv")],
-                 lemmatiser="lookup").to_dict()
+                 Settings(lemmatiser="lookup")).to_dict()
 
 
 def _find(result, source, target):

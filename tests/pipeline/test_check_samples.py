@@ -12,6 +12,7 @@ from collections import defaultdict
 import pytest
 from click.testing import CliRunner
 
+from termqa.config import Settings
 from termqa.pipeline.check import check
 from termqa.cli.main import main
 from tests.conftest import SAMPLES
@@ -32,7 +33,7 @@ def _modes():
 
 @pytest.fixture(scope="module", params=_modes())
 def result(request):
-    return check([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], lemmatiser=request.param).to_dict()
+    return check([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], Settings(lemmatiser=request.param)).to_dict()
 
 
 def test_every_listed_case_has_its_outcome(result):
@@ -206,8 +207,8 @@ def test_records_already_read_give_the_same_result_as_paths():
     """compare and meta-eval read files and glossaries once and hand the records to check."""
     from termqa import formats
 
-    paths = check([str(SAMPLES / "pump-manual.xlf")], [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup")
+    paths = check([str(SAMPLES / "pump-manual.xlf")], [str(SAMPLES / "pump-terms.tbx")], Settings(lemmatiser="lookup"))
     records = check([formats.read_bilingual(str(SAMPLES / "pump-manual.xlf"))],
-                    [formats.read_glossary(str(SAMPLES / "pump-terms.tbx"))], lemmatiser="lookup")
+                    [formats.read_glossary(str(SAMPLES / "pump-terms.tbx"))], Settings(lemmatiser="lookup"))
     assert records.to_dict()["occurrences"] == paths.to_dict()["occurrences"]
     assert records.signature.glossary_hash == paths.signature.glossary_hash

@@ -3,6 +3,7 @@
 Runs through `termqa.pipeline.check` with the lookup lemmatiser so results do not depend on which spaCy
 pipelines are installed; assertions are on occurrences, spans and outcomes.
 """
+from termqa.config import Settings
 from tests.helpers import outcomes, run
 
 H = ["id", "en", "fr", "fr_status"]
@@ -173,8 +174,8 @@ def test_each_target_language_without_glossary_terms_is_named(tmp_path):
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c1", "pump", "pompe"]])
     # an en-fr glossary on a German target cannot check conformity: refused, naming the language and the way out
     with pytest.raises(LanguageError, match="no terms in the target language 'de'.*--source-only-glossary"):
-        check([fr, de], [g], lemmatiser="lookup")
-    r = check([fr, de], [g], lemmatiser="lookup", source_only_glossary=True).to_dict()
+        check([fr, de], [g], Settings(lemmatiser="lookup"))
+    r = check([fr, de], [g], Settings(lemmatiser="lookup", source_only_glossary=True)).to_dict()
     alert = ("the glossary has no terms in the target language 'de': consistency only, references come from "
              "the documents themselves (--source-only-glossary)")
     assert r["alerts"] == [alert] and r["warnings"][0] == alert

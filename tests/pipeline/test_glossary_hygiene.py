@@ -3,6 +3,7 @@
 "Settings" from matching every lowercase "settings"."""
 from click.testing import CliRunner
 
+from termqa.config import Settings
 from termqa.cli import main
 from termqa.pipeline.check import check
 from tests.helpers import run, write_csv, write_xliff
@@ -47,7 +48,7 @@ def test_a_tbx_case_sensitive_term_note(tmp_path):
 
     [c] = read_glossary(str(tbx)).concepts
     assert c.terms[0].match_case and c.terms[0].part_of_speech == "noun" and not c.terms[1].match_case
-    r = check([write_xliff(tmp_path / "d.xlf", PAIRS)], [str(tbx)], lemmatiser="lookup").to_dict()
+    r = check([write_xliff(tmp_path / "d.xlf", PAIRS)], [str(tbx)], Settings(lemmatiser="lookup")).to_dict()
     assert _found(r) == [("u1", "Settings", "ui")]
 
 
@@ -55,7 +56,7 @@ def test_function_word_entries_are_warned_about(tmp_path):
     rows = [["f", "following", "suivant"], ["a", "about", "à propos"], ["p", "pump", "pompe"], ["w", "WHO", "OMS"]]
     g = write_csv(tmp_path / "g.csv", ["concept_id", "en", "fr"], rows)
     x = write_xliff(tmp_path / "d.xlf", [("See the following pump.", "Voir la pompe suivante.")])
-    r = check([x], [g], lemmatiser="lookup").to_dict()
+    r = check([x], [g], Settings(lemmatiser="lookup")).to_dict()
     [w] = [w for w in r["warnings"] if "function word" in w]
     assert "'following'" in w and "'about'" in w and "pump" not in w and "WHO" not in w and "match-case" in w
     out = CliRunner().invoke(main, ["inspect", g])

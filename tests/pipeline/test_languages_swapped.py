@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from termqa.config import Settings
 from termqa.cli import main
 from termqa.errors import LanguageError
 from termqa.pipeline.check import check
@@ -40,15 +41,16 @@ def test_a_file_whose_attributes_are_swapped_is_refused(tmp_path):
     swapped.write_text(text.replace('source-language="en" target-language="fr"',
                                     'source-language="fr" target-language="en"'), encoding="utf-8")
     with pytest.raises(LanguageError, match="swapped") as exc:
-        check([str(swapped)], [GLOSSARY], lemmatiser="lookup", index_cache=False)
+        check([str(swapped)], [GLOSSARY], Settings(lemmatiser="lookup", index_cache=False))
     assert "--src-lang en --tgt-lang fr" in str(exc.value)
     r = _run(["check", str(swapped), "-g", GLOSSARY], tmp_path)
     assert r.exit_code == 2 and "swapped" in r.output.splitlines()[0]
 
 
 def test_force_languages_checks_as_declared_and_says_so(tmp_path):
-    r = check([MANUAL], [GLOSSARY], lemmatiser="lookup", src_lang="fr", tgt_lang="en", force_languages=True,
-              index_cache=False).to_dict()
+    r = check([MANUAL], [GLOSSARY],
+              Settings(lemmatiser="lookup",
+                       src_lang="fr", tgt_lang="en", force_languages=True, index_cache=False)).to_dict()
     assert "swapped" in r["alerts"][0] and "--force-languages" in r["alerts"][0]
     assert r["warnings"][: len(r["alerts"])] == r["alerts"]
     cli = _run(["check", MANUAL, "-g", GLOSSARY, "--src-lang", "fr", "--tgt-lang", "en", "--force-languages", "-q"],
@@ -68,16 +70,16 @@ def test_a_target_in_another_language_is_not_swapped_and_keeps_its_alerts(tmp_pa
     # declared en -> fr, the target is German: wrong, not swapped; the run goes on and says so first
     x = write_xliff(tmp_path / "doc.xlf", [(FRENCH.replace("pompe", "pump"), GERMAN)] * 2, "fr", "de")
     g = write_csv(tmp_path / "g.csv", ["id", "fr", "en"], [["c1", "pump", "pump"]])
-    r = check([x], [g], lemmatiser="lookup", tgt_lang="en", index_cache=False).to_dict()
+    r = check([x], [g], Settings(lemmatiser="lookup", tgt_lang="en", index_cache=False)).to_dict()
     assert any("the target text looks like German, not English (given with --tgt-lang)" in a for a in r["alerts"])
     assert not any("swapped" in a for a in r["alerts"])
     # the sample read with a German target: the text is French, so the alert, no refusal
-    r = check([MANUAL], [GLOSSARY], lemmatiser="lookup", tgt_lang="de", source_only_glossary=True,
-              index_cache=False).to_dict()
+    r = check([MANUAL], [GLOSSARY],
+              Settings(lemmatiser="lookup", tgt_lang="de", source_only_glossary=True, index_cache=False)).to_dict()
     assert any("the target text looks like French, not German" in a for a in r["alerts"])
     assert not any("swapped" in a for a in r["alerts"])
 
 
 def test_a_right_way_round_file_is_not_flagged():
-    r = check([MANUAL], [GLOSSARY], lemmatiser="lookup", index_cache=False).to_dict()
+    r = check([MANUAL], [GLOSSARY], Settings(lemmatiser="lookup", index_cache=False)).to_dict()
     assert r["alerts"] == []

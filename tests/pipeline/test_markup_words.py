@@ -3,6 +3,7 @@ name "table" in "Ouvrez la grille &lt;table&gt; des résultats" is not the sourc
 and a CDATA <bold> tag name is never a rendering."""
 import pytest
 
+from termqa.config import Settings
 from termqa.pipeline.check import check
 from tests.helpers import write_csv
 
@@ -24,7 +25,7 @@ def _check(tmp_path, unit: str):
                  '<file original="t.html" datatype="html" source-language="en" target-language="fr"><body>'
                  f'<trans-unit id="u1">{unit}</trans-unit></body></file></xliff>', encoding="utf-8")
     g = write_csv(tmp_path / "g.csv", ["concept_id", "en", "fr"], [["t", "table", "tableau"], ["b", "bold", "gras"]])
-    return check([str(x)], [g], lemmatiser="lookup").to_dict()["occurrences"]
+    return check([str(x)], [g], Settings(lemmatiser="lookup")).to_dict()["occurrences"]
 
 
 @pytest.mark.parametrize("case", sorted(_UNITS))

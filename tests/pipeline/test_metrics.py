@@ -2,6 +2,7 @@
 import pytest
 
 from termqa.metrics import Item, all_metrics, conformity, em, pseudo_reference, tcr_em, tcr_pr, tcr_t
+from termqa.labels import DEFAULT_PENALTIES
 from termqa.score import penalty_for, scores
 
 
@@ -46,15 +47,17 @@ def test_conformity_first_and_majority_fallbacks():
 
 def _row(doc, concept, sf, outcome, label=None):
     return {"doc_id": doc, "concept_id": concept, "source_form": sf, "outcome": outcome, "label": label,
-            "penalty": penalty_for(outcome, label)}
+            "penalty": penalty_for(outcome, label, DEFAULT_PENALTIES)}
 
 
 def test_penalties_follow_table_1():
-    assert penalty_for("conforming", None) == 0 and penalty_for("justified", "first_mention") == 0
-    assert penalty_for("unjustified", "neutralisation") == 0.5
-    assert [penalty_for("error", c) for c in ["A1", "A2", "A3", "A4", "A5", "A6", "A7"]] == [1, 1, 3, 4, 4, 4, 3]
-    assert [penalty_for("error", c) for c in "CDEFGH"] == [4, 3, 1, 1, 1, 1]
-    assert penalty_for("unjudged", None) is None
+    assert penalty_for("conforming", None, DEFAULT_PENALTIES) == 0
+    assert penalty_for("justified", "first_mention", DEFAULT_PENALTIES) == 0
+    assert penalty_for("unjustified", "neutralisation", DEFAULT_PENALTIES) == 0.5
+    codes = ["A1", "A2", "A3", "A4", "A5", "A6", "A7"]
+    assert [penalty_for("error", c, DEFAULT_PENALTIES) for c in codes] == [1, 1, 3, 4, 4, 4, 3]
+    assert [penalty_for("error", c, DEFAULT_PENALTIES) for c in "CDEFGH"] == [4, 3, 1, 1, 1, 1]
+    assert penalty_for("unjudged", None, DEFAULT_PENALTIES) is None
 
 
 def test_three_aggregations_and_unjudged_never_zero():

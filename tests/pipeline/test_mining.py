@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from termqa.config import Settings
 from termqa import formats
 from termqa.lang.lemma import get_lemmatiser
 from termqa.pipeline import align as al, established as est, mining
@@ -84,7 +85,7 @@ def test_counting_only_countable_ngrams_changes_no_result(tmp_path, monkeypatch)
     (what `_countable` narrows) gives the same result, renderings established included."""
     project = gen.generate(40_000, 400, tmp_path, seed=11, words_per_file=40_000)
     args = ([project / "xliff"], [project / "glossary.tbx"])
-    narrow = check(*args, lemmatiser="lookup", index_cache=False).to_dict()
+    narrow = check(*args, settings=Settings(lemmatiser="lookup", index_cache=False)).to_dict()
     established = sum(o["align_method"] == "established" for o in narrow["occurrences"])
     assert established >= 5, established
 
@@ -93,7 +94,7 @@ def test_counting_only_countable_ngrams_changes_no_result(tmp_path, monkeypatch)
                 for g in mining.ngrams(indexes[work[i].seg.index], stop)}
 
     monkeypatch.setattr(est, "_countable", every_ngram)
-    wide = check(*args, lemmatiser="lookup", index_cache=False).to_dict()
+    wide = check(*args, settings=Settings(lemmatiser="lookup", index_cache=False)).to_dict()
     assert json.dumps(wide, sort_keys=True) == json.dumps(narrow, sort_keys=True)
 
 

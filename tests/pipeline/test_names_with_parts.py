@@ -51,7 +51,8 @@ def test_bio_mqm_no_term_matched_inside_the_spelt_out_virus_name(tmp_path):
 
     terms = CORPUS / "eval" / "tico19-enfr" / "data" / "terminologies"
     runs, _m = run_checks(str(CORPUS / "eval" / "bio-mqm"), [str(terms / "f_en-fr_XX.csv"),
-                          str(terms / "g_en_fr-FR.csv")], str(tmp_path), systems=["mtcarousel"], docs=["doc85"])
+                          str(terms / "g_en_fr-FR.csv")], str(tmp_path), pair="en2fr", systems=["mtcarousel"],
+                          docs=["doc85"])
     occ = [(o["unit_id"], o["source_text"]) for o in runs[0].result["occurrences"] if o["unit_id"] == "2"]
     assert ("2", "SARS-CoV-2") in occ
     assert not {"Severe Acute Respiratory Syndrome", "Coronavirus"} & {t for _u, t in occ}

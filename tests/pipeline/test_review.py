@@ -6,6 +6,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from termqa.config import Settings
 from termqa.cli import main
 from termqa.errors import InputError
 from termqa.formats.decisions import (
@@ -44,7 +45,7 @@ def _decide(tmp_path, data, k, **kw):
 
 def test_accepted_segment_survives_reordering_and_edits_elsewhere(tmp_path):
     x, g = _project(tmp_path)
-    data = check([x], [g], lemmatiser="lookup").to_dict()
+    data = check([x], [g], Settings(lemmatiser="lookup")).to_dict()
     k = _occ(data, "strainer", "strainer")
     assert data["occurrences"][k[0]]["label"] == "A4"
     path = _decide(tmp_path, data, k, decision="accept", scope="segment", by="ana", comment="client keeps it")
@@ -52,7 +53,7 @@ def test_accepted_segment_survives_reordering_and_edits_elsewhere(tmp_path):
     moved = [PAIRS[3], ("u2", "Replace the impeller.", "Remplacez la roue."), PAIRS[0], PAIRS[2],
              ("u5", "Clean the strainer.", "Nettoyez la crépine.")]
     x2 = write_xliff(tmp_path / "doc.xlf", moved)
-    again = check([x2], [g], lemmatiser="lookup", decisions=path).to_dict()
+    again = check([x2], [g], Settings(lemmatiser="lookup"), decisions=path).to_dict()
     o = again["occurrences"][_occ(again, "strainer", "strainer")[0]]
     assert (o["outcome"], o["label"], o["judge"], o["rule"]) == ("justified", None, "reviewer", "reviewer")
     assert "ana" in o["reason"] and "client keeps it" in o["reason"]
@@ -63,11 +64,12 @@ def test_accepted_segment_survives_reordering_and_edits_elsewhere(tmp_path):
 
 def test_editing_the_decided_segment_makes_the_decision_stale(tmp_path):
     x, g = _project(tmp_path)
-    data = check([x], [g], lemmatiser="lookup").to_dict()
+    data = check([x], [g], Settings(lemmatiser="lookup")).to_dict()
     path = _decide(tmp_path, data, _occ(data, "strainer", "strainer"), decision="accept", scope="segment")
     edited = [("u1", "Clean the strainer before start-up.", "Nettoyez bien le strainer avant la mise en service."),
               *PAIRS[1:]]
-    again = check([write_xliff(tmp_path / "doc.xlf", edited)], [g], lemmatiser="lookup", decisions=path).to_dict()
+    again = check([write_xliff(tmp_path / "doc.xlf", edited)], [g],
+                  Settings(lemmatiser="lookup"), decisions=path).to_dict()
     o = again["occurrences"][_occ(again, "strainer", "strainer")[0]]
     assert o["label"] == "A4" and o["judge"] == "rule"
     assert len(again["decisions"]["stale"]) == 1
@@ -76,13 +78,13 @@ def test_editing_the_decided_segment_makes_the_decision_stale(tmp_path):
 
 def test_project_scope_acceptance_is_conforming_everywhere_and_rejection_takes_the_label(tmp_path):
     x, g = _project(tmp_path)
-    data = check([x], [g], lemmatiser="lookup").to_dict()
+    data = check([x], [g], Settings(lemmatiser="lookup")).to_dict()
     acc = _decide(tmp_path, data, _occ(data, "impeller", "impeller"), decision="accept", scope="project")
-    again = check([x], [g], lemmatiser="lookup", decisions=acc).to_dict()
+    again = check([x], [g], Settings(lemmatiser="lookup"), decisions=acc).to_dict()
     assert again["occurrences"][_occ(again, "impeller", "impeller")[0]]["outcome"] == "conforming"
     rej = _decide(tmp_path, data, _occ(data, "drain valve", "vanne de vidange"), decision="reject", scope="document",
                   label="A7", comment="here it is the bleed valve")
-    again = check([x], [g], lemmatiser="lookup", decisions=rej).to_dict()
+    again = check([x], [g], Settings(lemmatiser="lookup"), decisions=rej).to_dict()
     o = again["occurrences"][_occ(again, "drain valve", "vanne de vidange")[0]]
     assert (o["outcome"], o["label"], o["penalty"]) == ("error", "A7", 3.0)
 
@@ -97,7 +99,7 @@ def test_decisions_skip_the_judge(tmp_path):
         return {"justification": "Scripted.", "label": "no_error"}
 
     counts = []
-    data = check([x], [g], lemmatiser="lookup").to_dict()
+    data = check([x], [g], Settings(lemmatiser="lookup")).to_dict()
     # exhaustive mode asks about conforming occurrences too: decide two of them
     path = _decide(tmp_path, data, _occ(data, "drain valve", "vanne de vidange") + _occ(data, "strainer", "crépine"),
                    decision="accept", scope="segment")
@@ -107,7 +109,8 @@ def test_decisions_skip_the_judge(tmp_path):
         try:
             judge = settings_from_env(model="scripted", judge_base_url=server.url, cache=str(tmp_path / f"c{len(counts)}.db"),
                                       backoff_base=0.01, backoff_max=0.05, judge_timeout=5.0)
-            r = check([x], [g], lemmatiser="lookup", judge=judge, exhaustive=True, decisions=decisions).to_dict()
+            r = check([x], [g],
+                      Settings(lemmatiser="lookup", exhaustive=True), judge=judge, decisions=decisions).to_dict()
             bodies = [json.dumps(q.body, ensure_ascii=False) for q in server.completions]
         finally:
             server.stop()
@@ -122,7 +125,7 @@ def test_decisions_skip_the_judge(tmp_path):
 
 def test_merge_keeps_both_sides_and_the_newer_answer(tmp_path):
     x, g = _project(tmp_path)
-    data = check([x], [g], lemmatiser="lookup").to_dict()
+    data = check([x], [g], Settings(lemmatiser="lookup")).to_dict()
     a = decisions_from_result(data, _occ(data, "impeller", "impeller"), decision="reject", scope="project", label="A1",
                               by="ana", at="2026-11-01T10:00:00Z")
     b = decisions_from_result(data, _occ(data, "strainer", "strainer"), decision="accept", scope="segment", by="bo",
@@ -208,7 +211,7 @@ def test_a_broken_decisions_file_is_one_line_naming_the_fix_and_exit_2(tmp_path,
 def _contradicting(tmp_path, first_at, second_at):
     """Two decisions of the file for the strainer segment: ana accepts, bo rejects."""
     x, g = _project(tmp_path)
-    data = check([x], [g], lemmatiser="lookup").to_dict()
+    data = check([x], [g], Settings(lemmatiser="lookup")).to_dict()
     k = _occ(data, "strainer", "strainer")
     acc = decisions_from_result(data, k, decision="accept", scope="segment", by="ana", at=first_at)
     rej = decisions_from_result(data, k, decision="reject", scope="segment", label="A1", by="bo", at=second_at)
@@ -227,7 +230,7 @@ def test_two_decisions_contradicting_each_other_warn_naming_both_and_the_newer_a
     x, g, path = _contradicting(tmp_path, ana_at, bo_at)
     book = read_decisions(path)
     assert len(book) == 2 and len(book.conflicts) == 1
-    again = check([x], [g], lemmatiser="lookup", decisions=path).to_dict()
+    again = check([x], [g], Settings(lemmatiser="lookup"), decisions=path).to_dict()
     o = again["occurrences"][_occ(again, "strainer", "strainer")[0]]
     assert (o["outcome"], o["label"], o["judge"]) == (*applied, "reviewer")
     said = [w for w in again["warnings"] if "contradict" in w]
@@ -244,7 +247,7 @@ def test_two_decisions_contradicting_each_other_warn_naming_both_and_the_newer_a
 
 def test_decisions_that_agree_or_differ_only_in_scope_do_not_warn(tmp_path):
     x, g = _project(tmp_path)
-    data = check([x], [g], lemmatiser="lookup").to_dict()
+    data = check([x], [g], Settings(lemmatiser="lookup")).to_dict()
     k = _occ(data, "strainer", "strainer")
     same = decisions_from_result(data, k, decision="accept", scope="segment", by="ana", at="2026-11-01T10:00:00Z")
     again = decisions_from_result(data, k, decision="accept", scope="segment", by="bo", at="2026-11-02T10:00:00Z")
@@ -257,7 +260,7 @@ def test_decisions_that_agree_or_differ_only_in_scope_do_not_warn(tmp_path):
     lenient.write_text(json.dumps({"termqa_decisions": 1, "decisions": [
         {**_GOOD, "by": None, "at": None, "comment": None, "label": None, "id": "anything"}]}), encoding="utf-8")
     assert read_decisions(str(lenient)).decisions[0].by == ""
-    res = check([x], [g], lemmatiser="lookup", decisions=str(path)).to_dict()
+    res = check([x], [g], Settings(lemmatiser="lookup"), decisions=str(path)).to_dict()
     assert not [w for w in res["warnings"] if "contradict" in w]
     o = res["occurrences"][_occ(res, "strainer", "strainer")[0]]
     assert o["outcome"] == "justified"  # the segment's own decision is the exception to the project's
@@ -286,10 +289,10 @@ def test_backlog_takes_project_acceptances_as_strong_evidence(tmp_path):
     from termqa.results.backlog import backlog
 
     x, g = _project(tmp_path)
-    data = check([x], [g], lemmatiser="lookup").to_dict()
+    data = check([x], [g], Settings(lemmatiser="lookup")).to_dict()
     assert not backlog(data)["candidates"]
     path = _decide(tmp_path, data, _occ(data, "impeller", "impeller"), decision="accept", scope="project", by="ana")
-    again = check([x], [g], lemmatiser="lookup", decisions=path).to_dict()
+    again = check([x], [g], Settings(lemmatiser="lookup"), decisions=path).to_dict()
     cands = backlog(again)["candidates"]
     assert [(c["concept_id"], c["rendering"], c["basis"]) for c in cands] == [("c2", "impeller", ["reviewer"])]
 
@@ -297,7 +300,7 @@ def test_backlog_takes_project_acceptances_as_strong_evidence(tmp_path):
 def test_a_translators_answer_contradicting_the_decisions_file_warns(tmp_path):
     """The decisions file rejects the strainer segment; the translator's answer in the XLIFF accepts it."""
     x, g = _project(tmp_path)
-    data = check([x], [g], lemmatiser="lookup").to_dict()
+    data = check([x], [g], Settings(lemmatiser="lookup")).to_dict()
     k = _occ(data, "strainer", "strainer")
     path = _decide(tmp_path, data, k, decision="reject", scope="segment", label="A4", by="ana")
     text = open(x, encoding="utf-8").read()
@@ -308,6 +311,6 @@ def test_a_translators_answer_contradicting_the_decisions_file_warns(tmp_path):
     text = (head + anchor + body + '<note from="termqa">termqa error: "strainer" is left in English</note>'
             '<note from="maria">Accept: the client keeps it</note></trans-unit>' + rest)
     open(x, "w", encoding="utf-8").write(text)
-    again = check([x], [g], lemmatiser="lookup", decisions=path).to_dict()
+    again = check([x], [g], Settings(lemmatiser="lookup"), decisions=path).to_dict()
     said = [w for w in again["warnings"] if "contradicts a decision" in w]
     assert len(said) == 1 and "reject by ana" in said[0] and "accept by maria" in said[0], again["warnings"]

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from termqa.config import Settings
 from termqa.cli import main
 from termqa.evaluate import compare as cmp
 from termqa.lang.identify import guess_language
@@ -45,8 +46,8 @@ def test_closely_related_languages_are_not_flagged():
 
 
 def test_a_target_language_override_that_contradicts_the_text_is_said_first():
-    r = check([str(SAMPLES / "pump-manual.xlf")], [GLOSSARY], lemmatiser="lookup", tgt_lang="de",
-              source_only_glossary=True).to_dict()
+    r = check([str(SAMPLES / "pump-manual.xlf")], [GLOSSARY],
+              Settings(lemmatiser="lookup", tgt_lang="de", source_only_glossary=True)).to_dict()
     assert any("the target text looks like French, not German (given with --tgt-lang)" in a for a in r["alerts"])
     assert r["warnings"][: len(r["alerts"])] == r["alerts"]
 
@@ -54,11 +55,11 @@ def test_a_target_language_override_that_contradicts_the_text_is_said_first():
 def test_a_source_language_override_that_contradicts_the_text_is_said_first(tmp_path):
     x = write_xliff(tmp_path / "doc.xlf", [(GERMAN.replace("Pumpe", "pump"), FRENCH)], "en", "fr")
     g = write_csv(tmp_path / "g.csv", ["id", "de", "fr"], [["c1", "pump", "pompe"]])
-    r = check([x], [g], lemmatiser="lookup", src_lang="de").to_dict()
+    r = check([x], [g], Settings(lemmatiser="lookup", src_lang="de")).to_dict()
     assert r["alerts"] == []  # the text is German: the override is right
     g2 = write_csv(tmp_path / "g2.csv", ["id", "fr", "en"], [["c1", "pompe", "pump"]])
     y = write_xliff(tmp_path / "doc2.xlf", [(GERMAN, FRENCH)], "de", "en")
-    r = check([y], [g2], lemmatiser="lookup", src_lang="fr", tgt_lang="en").to_dict()
+    r = check([y], [g2], Settings(lemmatiser="lookup", src_lang="fr", tgt_lang="en")).to_dict()
     assert any("the source text looks like German, not French (given with --src-lang)" in a for a in r["alerts"])
     assert any("the target text looks like French, not English (given with --tgt-lang)" in a for a in r["alerts"])
 
@@ -66,14 +67,14 @@ def test_a_source_language_override_that_contradicts_the_text_is_said_first(tmp_
 def test_source_text_in_another_language_is_flagged(tmp_path):
     x = write_xliff(tmp_path / "doc.xlf", [(FRENCH, GERMAN)], "en", "de")
     g = write_csv(tmp_path / "g.csv", ["id", "en", "de"], [["c1", "pump", "Pumpe"]])
-    r = check([x], [g], lemmatiser="lookup").to_dict()
+    r = check([x], [g], Settings(lemmatiser="lookup")).to_dict()
     assert any("the source text looks like French, not English (as the file says)" in a for a in r["alerts"])
 
 
 def test_no_occurrence_found_is_said(tmp_path):
     x = write_xliff(tmp_path / "doc.xlf", [("The weather is fine today.", "Il fait beau aujourd'hui.")])
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c1", "centrifugal pump", "pompe centrifuge"]])
-    r = check([x], [g], lemmatiser="lookup").to_dict()
+    r = check([x], [g], Settings(lemmatiser="lookup")).to_dict()
     assert r["alerts"] == [r["warnings"][0]]
     # nothing was checked: said as a run without translations says it, never a pass (#34)
     assert r["alerts"][0].startswith("nothing checked: no glossary term was found in the 1 source segments")
@@ -112,7 +113,7 @@ def test_compare_flags_a_system_in_another_language(tmp_path):
     a = write_xliff(tmp_path / "good.xlf", pairs_de, "en", "de")
     b = write_xliff(tmp_path / "russian.xlf", pairs_ru, "en", "de")
     g = write_csv(tmp_path / "g.csv", ["id", "en", "de"], [["c1", "pump", "Pumpe"]])
-    data = cmp.compare([a, b], [g], lemmatiser="lookup").to_dict()
+    data = cmp.compare([a, b], [g], Settings(lemmatiser="lookup")).to_dict()
     flags = {r["name"]: r["flags"] for r in data["ranking"]}
     assert flags == {"good": [], "russian": ["target text not in the target language"]}
     assert any(w.startswith("russian: ") and "looks like Russian, not German" in w for w in data["warnings"])

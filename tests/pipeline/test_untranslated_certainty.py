@@ -3,6 +3,7 @@ or a copy the target language's word list cannot judge, goes to the judge instea
 from __future__ import annotations
 
 
+from termqa.config import Settings
 from termqa.labels import R_ACRONYM_KEPT, R_COPY_UNKNOWN, R_SHORT_FORM_KEPT
 from termqa.model import Concept, Reference, Term
 from termqa.pipeline.prejudge import contains_form, copy_is_foreign, decide, one_verdict_per_copy
@@ -92,6 +93,6 @@ def test_indonesian_medical_words_kept_are_not_certain_errors(corpus):
     base = corpus / "eval" / "tico19-multi" / "data"
     res = check([str(base / "TM" / "all.en-id.tmx")],
                 [str(base / "terminologies" / "f_en-id_ID.csv"), str(base / "terminologies" / "g_en_id.csv")],
-                lemmatiser="lookup").to_dict()
+                Settings(lemmatiser="lookup")).to_dict()
     assert res["summary"]["labels"].get("A4", 0) <= 1
     assert res["summary"]["unjudged_reasons"].get(R_COPY_UNKNOWN, 0) >= 90

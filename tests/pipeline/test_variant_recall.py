@@ -5,6 +5,7 @@ type), restructuring found in both directions, and the negatives never matched.
 The project, its glossary and its annotations were written for this test (see the README there); the
 annotations say what a terminologist would mark, not what termqa finds.
 """
+from termqa.config import Settings
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -26,8 +27,8 @@ def _gold():
 def found():
     from termqa.pipeline.check import check
 
-    r = check([str(HERE / "project.xlf")], [str(HERE / "glossary.csv")], lemmatiser="lookup",
-              variants="dynamic").to_dict()
+    r = check([str(HERE / "project.xlf")], [str(HERE / "glossary.csv")],
+              Settings(lemmatiser="lookup", variants="dynamic")).to_dict()
     return [(o["unit_id"], o["concept_id"], o["source_text"].casefold(), o["via"]) for o in r["occurrences"]]
 
 

@@ -2,6 +2,8 @@
 match, the detection levels, the per-type breakdown and CTV, and the rules on the TICO-19 corpus."""
 import pytest
 
+from termqa.config import Settings
+from termqa.pipeline.detection import Detection
 from termqa.metrics import Item, ctv, variation_shares
 from tests.helpers import run
 
@@ -363,7 +365,7 @@ def _tico19_found(**kw) -> tuple[set, dict]:
     base = CORPUS / "eval" / "tico19-enfr" / "data"
     r = check([str(base / "TM" / "all.en-fr.tmx")],
               [str(base / "terminologies" / "f_en-fr_XX.csv"), str(base / "terminologies" / "g_en_fr-FR.csv")],
-              lemmatiser="lookup", **kw).to_dict()
+              Settings(lemmatiser="lookup", **kw)).to_dict()
     return {(o["via"], o["source_text"]) for o in r["occurrences"]}, r
 
 
@@ -410,8 +412,8 @@ def test_concept_heads_are_made_once_per_index(tmp_path):
     with indexcache.using(indexcache.IndexCache(tmp_path / "cache")):
         concepts = read_glossary_cached(SAMPLES / "pump-terms.tbx").concepts
         lem = get_lemmatiser("en", mode="lookup")
-        cached_source_index(concepts, "en", lem, "x", "dynamic")
-        trie, _heads = cached_source_index(concepts, "en", lem, "x", "dynamic")  # read back
+        cached_source_index(concepts, "en", lem, "x", Detection("dynamic"))
+        trie, _heads = cached_source_index(concepts, "en", lem, "x", Detection("dynamic"))  # read back
     assert ("heads", "en") not in trie.derived
     want: dict = {}
     for e in trie.entries:

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from termqa.config import Settings
 from termqa.evaluate import compare as cmp
 from termqa.reports.compare_html import _heat, build_compare_view, render_compare_html
 
@@ -24,7 +25,7 @@ def many(tmp_path_factory):
     for i in range(3):
         files.append(edited(d / f"B{i}.xlf", EDITS_B))
     files.append(edited(d / "C.xlf", EDITS_B[:3]))
-    return cmp.compare(files, [GLOSS], lemmatiser="lookup").to_dict()
+    return cmp.compare(files, [GLOSS], Settings(lemmatiser="lookup")).to_dict()
 
 
 def test_identical_systems_are_flagged_and_merged(many):

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from termqa.config import Settings
 from termqa.cli import main
 from termqa.labels import ERROR_CODES, LABEL_NAMES, label_info, label_name
 
@@ -50,7 +51,8 @@ def test_the_report_uses_one_name_and_explains_its_words(tmp_path):
     from termqa.pipeline.check import check
     from termqa.reports.html import build_view, render_html
 
-    r = check([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup", index_cache=False).to_dict()
+    r = check([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")],
+              Settings(lemmatiser="lookup", index_cache=False)).to_dict()
     view = build_view(r)
     filter_names = {l["code"]: l["name"] for l in view["problems"]}
     assert filter_names["F"] == label_name("F") and filter_names["A1"] == label_name("A1")

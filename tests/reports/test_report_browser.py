@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from termqa.config import Settings
 from termqa.reports import render_html
 
 from tests.browser_pipe import find_chromium
@@ -312,7 +313,7 @@ def compare_data(tmp_path_factory):
 
     d = tmp_path_factory.mktemp("cmpb")
     files = [edited(d / f"system-with-a-long-name-{i:02d}.xlf", EDITS_B if i % 2 else ()) for i in range(10)]
-    return cmp.compare(files, [GLOSS], lemmatiser="lookup").to_dict()
+    return cmp.compare(files, [GLOSS], Settings(lemmatiser="lookup")).to_dict()
 
 
 @pytest.mark.parametrize("width", [1440, 800])

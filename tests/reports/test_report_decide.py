@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from termqa.config import Settings
 from termqa.formats.decisions import DecisionBook, decisions_from_result, read_decisions, to_json, write_decisions
 from termqa.pipeline.check import check
 from termqa.reports import write_html
@@ -63,14 +64,14 @@ def _page_occ(page_data: dict) -> dict:
 def project(tmp_path):
     x = write_xliff(tmp_path / "doc.xlf", PAIRS)
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], GLOSSARY)
-    first = check([x], [g], lemmatiser="lookup").to_dict()
+    first = check([x], [g], Settings(lemmatiser="lookup")).to_dict()
     # the decisions file the run uses: olga rejected "vanne de vidange" for the whole project
     olga = decisions_from_result(first, _occ(first, "drain valve", "vanne de vidange"), decision="reject",
                                  scope="project", label="A7", by="olga", at="2026-11-01T09:00:00Z",
                                  comment="bleed valve here")
     path = tmp_path / "termqa-decisions.json"
     write_decisions(DecisionBook(tuple(olga)), str(path))
-    data = check([x], [g], lemmatiser="lookup", decisions=str(path)).to_dict()
+    data = check([x], [g], Settings(lemmatiser="lookup"), decisions=str(path)).to_dict()
     return {"xliff": x, "glossary": g, "decisions": path, "data": data}
 
 
@@ -199,7 +200,8 @@ def test_decide_in_the_page_download_and_check_applies_it(project, tmp_path):
     assert (rej.decision, rej.label, rej.scope, rej.unit, rej.comment) == ("reject", "A3", "segment", "u2",
                                                                          "a calque of the English")
 
-    again = check([project["xliff"]], [project["glossary"]], lemmatiser="lookup", decisions=str(saved)).to_dict()
+    again = check([project["xliff"]], [project["glossary"]],
+                  Settings(lemmatiser="lookup"), decisions=str(saved)).to_dict()
     occ = again["occurrences"]
     for k in _occ(again, "strainer", "strainer"):  # both segments: the document decision covers them
         assert (occ[k]["outcome"], occ[k]["judge"], occ[k]["rule"]) == ("justified", "reviewer", "reviewer")

@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from termqa.config import Settings
 from termqa.errors import UsageError
 from termqa.labels import CODE_DESCRIPTIONS
 from termqa.reports import CSV_COLUMNS, render_html, write_csv, write_html
@@ -408,7 +409,8 @@ def test_rule_decided_errors_are_named_after_their_rule():
     from termqa.reports.html import render_html
     from tests.conftest import SAMPLES
 
-    data = check([str(SAMPLES / "pump-manual.xlf")], [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup").to_dict()
+    data = check([str(SAMPLES / "pump-manual.xlf")], [str(SAMPLES / "pump-terms.tbx")],
+                 Settings(lemmatiser="lookup")).to_dict()
     page = render_html(data)
     # hélice is A1 by the deprecated-term rule: the occurrence says so rather than "neighbouring concept"
     assert "deprecated term" in page and "spelling (diacritics)" in page

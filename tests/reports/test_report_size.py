@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from termqa.config import Settings
 from termqa.pipeline.check import check
 from termqa.reports import render_html
 
@@ -62,7 +63,7 @@ def delivery(request, tmp_path_factory):
             glossaries.append(base / lang / g)
             glossaries[-1].parent.mkdir(parents=True, exist_ok=True)
             glossaries[-1].write_bytes((data / "terminologies" / g).read_bytes())
-    result = check([str(f) for f in files], [str(g) for g in glossaries], lemmatiser="lookup").to_dict()
+    result = check([str(f) for f in files], [str(g) for g in glossaries], Settings(lemmatiser="lookup")).to_dict()
     return request.param, result, render_html(result)
 
 

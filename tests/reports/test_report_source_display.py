@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from termqa.config import Settings
 from termqa.evaluate.compare import compare
 from termqa.pipeline.check import check
 from termqa.reports import render_html, write_csv
@@ -80,7 +81,7 @@ def _check_outputs(result: dict, tmp_path: Path) -> set[str]:
 
 def test_samples_show_forms_as_written(tmp_path):
     result = check([str(SAMPLES / "pump-manual.xlf"), str(SAMPLES / "pump-service.xlf")],
-                   [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup").to_dict()
+                   [str(SAMPLES / "pump-terms.tbx")], Settings(lemmatiser="lookup")).to_dict()
     keys = _check_outputs(result, tmp_path)
     assert keys  # the samples do have keys unlike their text ("bear bracket"-like lemmas)
     # the CSV's machine column still carries the key, for joining rows to the JSON
@@ -93,8 +94,8 @@ def test_comparison_shows_forms_as_written(tmp_path):
     gloss = str(SAMPLES / "pump-terms.tbx")
     a = tmp_path / "a.xlf"
     a.write_text((SAMPLES / "pump-manual.xlf").read_text(encoding="utf-8"), encoding="utf-8")
-    data = compare([str(SAMPLES / "pump-manual.xlf"), str(a)], [gloss], lemmatiser="lookup").to_dict()
-    one = check([str(SAMPLES / "pump-manual.xlf")], [gloss], lemmatiser="lookup").to_dict()
+    data = compare([str(SAMPLES / "pump-manual.xlf"), str(a)], [gloss], Settings(lemmatiser="lookup")).to_dict()
+    one = check([str(SAMPLES / "pump-manual.xlf")], [gloss], Settings(lemmatiser="lookup")).to_dict()
     keys = _keys_never_written(one)
     assert keys
     for c in data["concepts"]:
@@ -113,7 +114,7 @@ def test_tico19_shows_forms_as_written(tmp_path):
     base = CORPUS / "eval" / "tico19-enfr" / "data"
     result = check([str(base / "TM" / "all.en-fr.tmx")],
                    [str(base / "terminologies" / "f_en-fr_XX.csv"), str(base / "terminologies" / "g_en_fr-FR.csv")],
-                   lemmatiser="lookup").to_dict()
+                   Settings(lemmatiser="lookup")).to_dict()
     keys = _check_outputs(result, tmp_path)
     assert len(keys) > 20  # "1 nation", "gender base violence", ...
 

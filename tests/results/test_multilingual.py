@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from termqa.config import Settings
 from termqa.glossaryscope import applicable, glossary_labels
 from termqa.pipeline.check import check
 
@@ -130,7 +131,7 @@ def test_multilingual_tmx_checks_every_pair(delivery):
         want = [{**o, "doc_id": None} for o in _occurrences(single, single["documents"][0]["doc_id"])]
         assert got == want, lang
     # --tgt-lang narrows it to one pair
-    only = check([str(tmx)], gl, tgt_lang="ru")
+    only = check([str(tmx)], gl, Settings(tgt_lang="ru"))
     assert [d.tgt_lang for d in only.documents] == ["ru"]
 
 

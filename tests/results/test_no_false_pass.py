@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from termqa.config import Settings
 from termqa.cli import main
 from termqa.pipeline.check import check
 from termqa.results.gate import coverage, failures, nothing_checked
@@ -58,7 +59,7 @@ def test_a_file_without_targets_is_never_a_pass(tmp_path, gate):
 
 
 def test_the_library_gate_fails_a_run_that_checked_nothing(tmp_path):
-    r = check([_without_targets(tmp_path)], [GLOSSARY], lemmatiser="lookup", index_cache=False).to_dict()
+    r = check([_without_targets(tmp_path)], [GLOSSARY], Settings(lemmatiser="lookup", index_cache=False)).to_dict()
     assert nothing_checked(r).startswith("nothing checked:")
     assert failures(r, ["error"])[0].startswith("nothing checked")
     assert failures(r, [])  # no condition given: still not a pass
@@ -70,13 +71,13 @@ def test_a_file_with_no_translated_segment_and_no_term_is_not_checked(tmp_path):
 
     x = write_xliff(tmp_path / "d.xlf", [("The valve is closed.", None), ("Open the door.", "")])
     g = write_csv(tmp_path / "g.csv", ["id", "en", "fr"], [["c1", "impeller", "roue"]])
-    r = check([x], [g], lemmatiser="lookup", index_cache=False).to_dict()
+    r = check([x], [g], Settings(lemmatiser="lookup", index_cache=False)).to_dict()
     assert r["alerts"][0].startswith("nothing checked: 0 of the 2 segments have a translation")
 
 
 def test_coverage_counts_untranslated_occurrences_as_not_scored(tmp_path):
     x = _without_targets(tmp_path, keep=20)  # about half the units translated
-    r = check([x], [GLOSSARY], lemmatiser="lookup", index_cache=False).to_dict()
+    r = check([x], [GLOSSARY], Settings(lemmatiser="lookup", index_cache=False)).to_dict()
     s = r["scores"]
     skipped = r["summary"]["occurrences_in_untranslated_segments"]
     assert s["scored"] and skipped and not nothing_checked(r)
@@ -92,7 +93,8 @@ def test_coverage_counts_untranslated_occurrences_as_not_scored(tmp_path):
 
 
 def test_a_translated_file_is_checked_as_before():
-    r = check([str(SAMPLES / "pump-manual.xlf")], [GLOSSARY], lemmatiser="lookup", index_cache=False).to_dict()
+    r = check([str(SAMPLES / "pump-manual.xlf")], [GLOSSARY],
+              Settings(lemmatiser="lookup", index_cache=False)).to_dict()
     assert not nothing_checked(r)
     assert not any(a.startswith("nothing checked") for a in r["alerts"])
 

@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from termqa.pipeline.detection import Detection
+from termqa.config import Settings
 from termqa import formats
 from termqa.cli.main import main
 from termqa.fileio import Rows, atomic_write
@@ -45,7 +47,7 @@ def memory(tmp_path_factory) -> Path:
 
 
 def _result(inputs, glossary, **kw) -> str:
-    return json.dumps(check(inputs, [glossary], index_cache=False, **kw).to_dict(), sort_keys=True,
+    return json.dumps(check(inputs, [glossary], Settings(index_cache=False, **kw)).to_dict(), sort_keys=True,
                       ensure_ascii=False)
 
 
@@ -135,10 +137,11 @@ def test_detection_in_chunks_keeps_no_tokens(memory, monkeypatch):
         return real(self, index)
 
     monkeypatch.setattr(occ.SourceTokens, "__missing__", spy)
-    run = ck.prepare([str(memory / "tmx" / "memory.tmx")], [str(memory / "glossary.tbx")], lemmatiser="lookup")
+    run = ck.prepare([str(memory / "tmx" / "memory.tmx")], [str(memory / "glossary.tbx")],
+                     Settings(lemmatiser="lookup"))
     doc = run.documents[0]
-    trie, _heads = cached_source_index(list(run.concepts), "en", run.lem("en"), doc.path, "dynamic")
-    matches, tokens = occ.detect_in_chunks(trie, doc.segments, run.lem("en"), "dynamic", "en", frozenset())
+    trie, _heads = cached_source_index(list(run.concepts), "en", run.lem("en"), doc.path, Detection("dynamic"))
+    matches, tokens = occ.detect_in_chunks(trie, doc.segments, run.lem("en"), Detection("dynamic"), "en")
     assert len(tokens) == 0  # nothing kept: a dict of every segment's tokens would be the document again
     with_match = {m.segment.index for m in matches}
     near = {i + d for i in with_match for d in range(sv.REDUCTION_WINDOW + 1)}
@@ -159,7 +162,7 @@ def test_reductions_ask_only_segments_near_a_mention():
 
     concepts = [Concept("c1", (Term("centrifugal pump", "en", "preferred"), Term("pompe centrifuge", "fr")))]
     trie = dt.TermTrie()
-    for e in dt.build_entries(concepts, "en", lem, variants="dynamic"):
+    for e in dt.build_entries(concepts, "en", lem, Detection("dynamic")):
         trie.add(e)
     tokens = {s.index: lem.tokenize(s.source) for s in segs}
     asked: list[int] = []
@@ -169,7 +172,7 @@ def test_reductions_ask_only_segments_near_a_mention():
             asked.append(k)
             return dict.__getitem__(self, k)
 
-    finder = sv.VariantFinder(trie, "dynamic", frozenset())
+    finder = sv.VariantFinder(trie, Detection("dynamic"))
     by_seg, taken = {}, {}
     for s in segs:
         found, t = finder.in_segment(s, tokens[s.index], dt.find_in_segment(trie, s, tokens[s.index]))
@@ -210,7 +213,7 @@ def test_targets_are_tokenised_a_chunk_at_a_time(memory, monkeypatch):
 
     monkeypatch.setattr(Lemmatiser, "tokenize_many", many)
     monkeypatch.setattr(Lemmatiser, "has_key", has_key)
-    check([tm], [gl], index_cache=False, lemmatiser="lookup")
+    check([tm], [gl], Settings(index_cache=False, lemmatiser="lookup"))
     # every target looked at (aligned, or asked whether it can count), in many calls of bounded size
     assert len(doc.segments) > 2_000 and sum(asked) + sum(sizes) > 2_000 and sum(asked) > 1_000
     assert max(sizes) <= 500 and max(asked) <= 200
@@ -240,7 +243,7 @@ def test_open_targets_of_a_big_document_are_made_again(memory, monkeypatch):
         seen.append(len(indexes._recent))
 
     monkeypatch.setattr(passes, "align_established", spy)
-    check([memory / "tmx" / "memory.tmx"], [memory / "glossary.tbx"], index_cache=False, lemmatiser="lookup")
+    check([memory / "tmx" / "memory.tmx"], [memory / "glossary.tbx"], Settings(index_cache=False, lemmatiser="lookup"))
     assert seen and max(seen) <= passes.OpenTargets.KEEP
 
 
@@ -261,7 +264,7 @@ def test_pass_two_gets_only_the_pendings_it_reads(memory, monkeypatch):
         real(work, by_seg, indexes, pendings, *args, **kwargs)
 
     monkeypatch.setattr(passes, "align_established", spy)
-    check([memory / "tmx" / "memory.tmx"], [memory / "glossary.tbx"], index_cache=False, lemmatiser="lookup")
+    check([memory / "tmx" / "memory.tmx"], [memory / "glossary.tbx"], Settings(index_cache=False, lemmatiser="lookup"))
     assert got and all(0 < kept < n for n, kept, _ in got), got  # some let go, some kept
     assert any(o > 0 for *_, o in got)
 
@@ -278,9 +281,9 @@ def test_streamed_json_is_the_whole_result(project, memory, tmp_path):
     """`streamed_result` written gives the bytes of `result_dict` written: same sections, same order,
     same records; its long lists are `Rows`, made again on each pass."""
     if project == "samples":
-        res = check([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup", index_cache=False)
+        res = check([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], Settings(lemmatiser="lookup", index_cache=False))
     else:
-        res = check([memory / "tmx" / "memory.tmx"], [memory / "glossary.tbx"], index_cache=False)
+        res = check([memory / "tmx" / "memory.tmx"], [memory / "glossary.tbx"], Settings(index_cache=False))
     whole = result_dict(res)
     streamed = streamed_result(res)
     assert isinstance(streamed["occurrences"], Rows) and isinstance(streamed["segments"], Rows)
@@ -308,7 +311,7 @@ def test_cli_json_is_the_library_result(tmp_path):
     assert r.exit_code == 0, r.output
     piped = CliRunner().invoke(main, ["check", str(SAMPLES), "-g", str(SAMPLES / "pump-terms.tbx"),
                                       "--lemmatiser", "lookup", "--json", "-"], catch_exceptions=False)
-    lib = result_dict(check([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], lemmatiser="lookup"))
+    lib = result_dict(check([str(SAMPLES)], [str(SAMPLES / "pump-terms.tbx")], Settings(lemmatiser="lookup")))
     for got in (json.loads(out.read_text(encoding="utf-8")), json.loads(piped.stdout)):
         assert got.pop("signature")["id"] == lib["signature"]["id"]
         assert got == json.loads(json.dumps({k: v for k, v in lib.items() if k != "signature"}, ensure_ascii=False))
@@ -317,7 +320,7 @@ def test_cli_json_is_the_library_result(tmp_path):
 def test_streamed_json_never_holds_the_rows(memory, tmp_path):
     """Writing the streamed result holds one occurrence row at a time: its peak of allocated memory is a
     fraction of what the whole result's rows take (measured with tracemalloc, not timed)."""
-    res = check([memory / "tmx" / "memory.tmx"], [memory / "glossary.tbx"], index_cache=False)
+    res = check([memory / "tmx" / "memory.tmx"], [memory / "glossary.tbx"], Settings(index_cache=False))
     assert len(res.verdicts) > 500
 
     def peak_of(make) -> int:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from termqa.config import Settings
 from termqa import formats
 from termqa.store import indexcache
 from termqa.store.conceptrows import ConceptRows, by_id
@@ -85,16 +86,16 @@ def test_a_warm_run_makes_only_the_concepts_it_finds(tmp_path):
     one of a run without the cache."""
     project = gen.generate(3_000, 400, tmp_path, seed=5, words_per_file=3_000)
     folder, gl = tmp_path / "cache", project / "glossary.tbx"
-    cold = check([project / "xliff"], [gl], index_cache=folder)
+    cold = check([project / "xliff"], [gl], Settings(index_cache=folder))
     with indexcache.using(indexcache.IndexCache(folder)):
         cached = read_glossary_cached(gl)
     assert isinstance(cached.concepts, ConceptRows) and _made(cached.concepts) == 0
-    warm = check([project / "xliff"], [cached], index_cache=folder)
+    warm = check([project / "xliff"], [cached], Settings(index_cache=folder))
     found = {v.occurrence.concept_id for v in warm.verdicts}
     made = {c.id for c in cached.concepts._made if c is not None}
     assert found and made <= found | {cached.concepts[0].id}  # the first: is there a target term at all?
     assert len(made) < len(cached.concepts) // 2
-    none = check([project / "xliff"], [gl], index_cache=False)
+    none = check([project / "xliff"], [gl], Settings(index_cache=False))
     as_json = [json.dumps(r.to_dict(), sort_keys=True, ensure_ascii=False) for r in (cold, warm, none)]
     assert as_json[0] == as_json[1] == as_json[2]
 

@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from termqa.config import Settings
+from termqa.pipeline.detection import Detection
 from termqa.store import indexcache
 from termqa.cli.main import main
 from termqa.lang.lemma import get_lemmatiser
@@ -44,7 +46,7 @@ def _files(folder: Path, kind: str) -> list[Path]:
 
 def _result(inputs, glossary, **kw) -> str:
     """The whole JSON result as one string (it holds no timing)."""
-    return json.dumps(check(inputs, [glossary], **kw).to_dict(), sort_keys=True, ensure_ascii=False)
+    return json.dumps(check(inputs, [glossary], Settings(**kw)).to_dict(), sort_keys=True, ensure_ascii=False)
 
 
 @pytest.fixture
@@ -83,7 +85,7 @@ def test_glossary_bytes_change_is_a_new_key(samples, tmp_path):
     assert again.terms_fingerprint == terms_fingerprint(again.concepts) != first.terms_fingerprint
     assert len(_files(folder, "glossary")) == 2
     # and the run against the edited file finds the edited term
-    res = check([samples], [gl], index_cache=folder)
+    res = check([samples], [gl], Settings(index_cache=folder))
     assert any(t.text == pref + "x" for c in res.concepts.values() for t in c.terms)
 
 
@@ -107,15 +109,15 @@ def test_target_forms_are_kept_and_an_edited_target_term_is_derived_again(sample
     text = gl.read_text(encoding="utf-8")
     fr_term = next(t.text for c in concepts if (c.id, "") in kept for t in c.terms_in("fr"))
     gl.write_text(text.replace(f">{fr_term}<", f">{fr_term}e<", 1), encoding="utf-8")
-    res = check([samples], [gl], index_cache=folder, variants="dynamic")
-    fresh = check([samples], [gl], index_cache=False, variants="dynamic")
+    res = check([samples], [gl], Settings(index_cache=folder, variants="dynamic"))
+    fresh = check([samples], [gl], Settings(index_cache=False, variants="dynamic"))
     assert json.dumps(res.to_dict(), sort_keys=True) == json.dumps(fresh.to_dict(), sort_keys=True)
     assert table.exists()
 
 
 def _index_files_after(concepts, lemmatiser, folder) -> list[Path]:
     with indexcache.using(indexcache.IndexCache(folder)):
-        cached_source_index(concepts, "en", lemmatiser, "x")
+        cached_source_index(concepts, "en", lemmatiser, "x", Detection("dynamic"))
     return _files(folder, "source-index")
 
 
@@ -282,15 +284,16 @@ def test_jobs_flag_the_same_misaligned_segments(tmp_path):
                       lambda m: m.group(1) + (" ".join([m.group(2)] * 4) if next(units) % 7 == k else m.group(2))
                       + m.group(3), text)
         f.write_text(text, encoding="utf-8")
-    one = check([xliff], [gl], jobs=1, index_cache=False)
-    two = check([xliff], [gl], jobs=2, index_cache=False)
+    one = check([xliff], [gl], Settings(jobs=1, index_cache=False))
+    two = check([xliff], [gl], Settings(jobs=2, index_cache=False))
     flagged = [w for w in one.warnings if "misaligned" in w]
     assert flagged and flagged == [w for w in two.warnings if "misaligned" in w]
     assert json.dumps(one.to_dict(), sort_keys=True) == json.dumps(two.to_dict(), sort_keys=True)
 
 
 def test_plan_jobs_keeps_small_projects_in_one_process(samples, monkeypatch):
-    docs = [d for f in check([samples], [samples / "pump-terms.tbx"], index_cache=False).files for d in f.documents]
+    docs = [d for f in check([samples], [samples / "pump-terms.tbx"],
+                             Settings(index_cache=False)).files for d in f.documents]
     assert parallel.plan_jobs(None, docs) == 1  # default: too small to gain
     assert parallel.plan_jobs(8, docs) == min(8, len(docs))  # asked: honoured, bounded by documents
     assert parallel.plan_jobs(4, docs[:1]) == 1
@@ -501,7 +504,7 @@ def test_counting_and_the_result_run_with_the_collector_paused_and_resume_it(sam
     monkeypatch.setattr(serialise, "occurrence_dict", lambda *a, **k: seen.append(("dict", gc.isenabled()))
                         or real_dict(*a, **k))
     assert gc.isenabled()
-    check([samples], [samples / "pump-terms.tbx"], index_cache=False).to_dict()
+    check([samples], [samples / "pump-terms.tbx"], Settings(index_cache=False)).to_dict()
     assert {k for k, _ in seen} == {"detect", "dict"}
     assert not any(on for _, on in seen), seen
     assert gc.isenabled()
@@ -745,9 +748,10 @@ def test_source_entries_survive_the_cache_equal_and_the_read_trie_finds_the_same
 
     from termqa.pipeline import detect as dt, sourcevariants as sv
 
-    run = ck.prepare([str(samples / "pump-manual.xlf")], [str(samples / "pump-terms.tbx")], lemmatiser="lookup")
+    run = ck.prepare([str(samples / "pump-manual.xlf")], [str(samples / "pump-terms.tbx")],
+                     Settings(lemmatiser="lookup"))
     doc, lem = run.documents[0], run.lem("en")
-    trie, heads = source_index(list(run.concepts), "en", lem, doc.path, "dynamic")
+    trie, heads = source_index(list(run.concepts), "en", lem, doc.path, Detection("dynamic"))
     sv.variant_indexes(trie, True)
     cache = indexcache.IndexCache(tmp_path / "cache")
     cache.store("source-index-test", (trie, heads))
@@ -770,6 +774,6 @@ def test_source_entries_survive_the_cache_equal_and_the_read_trie_finds_the_same
     words = {}
     assert all(words.setdefault(w, w) is w for x in read.entries for w in x.key)
     found = [(m.segment.index, m.start, m.end, m.entry)
-             for m in occ.detect_in_chunks(trie, doc.segments, lem, "dynamic", "en", frozenset())[0]]
+             for m in occ.detect_in_chunks(trie, doc.segments, lem, Detection("dynamic"), "en")[0]]
     assert found and found == [(m.segment.index, m.start, m.end, m.entry) for m in occ.detect_in_chunks(
-        read, doc.segments, lem, "dynamic", "en", frozenset())[0]]
+        read, doc.segments, lem, Detection("dynamic"), "en")[0]]
