@@ -307,6 +307,23 @@ def _exact_first(entries: list, keys, i: int, end: int) -> list:
     return entries
 
 
+def homographs(trie: TermTrie) -> dict:
+    """{(key, text folded): concept ids in glossary order} of the glossary designations written the same in
+    several concepts ("transmission" in two termbases, one giving 传染, the other 传播). Detection gives the
+    text to the first (`find_in_segment`); alignment may give it to another whose own target term the
+    translation uses (termqa.pipeline.passes). Built once per trie."""
+    got = trie.derived.get("homographs")
+    if got is None:
+        by: dict = {}
+        for e in trie.entries:
+            if e.via == "glossary" and not e.rule:
+                ids = by.setdefault((e.key, e.text.casefold()), [])
+                if e.concept_id not in ids:
+                    ids.append(e.concept_id)
+        got = trie.derived["homographs"] = {k: tuple(v) for k, v in by.items() if len(v) > 1}
+    return got
+
+
 _NOUN_ENTRY: dict = {}
 
 

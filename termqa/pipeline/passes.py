@@ -22,6 +22,11 @@ from termqa.pipeline.closest import align_closest
 from termqa.pipeline.established import align_established
 
 
+# alignment kinds of pass 1 that give an occurrence no term of its concept's glossary: a concept that
+# writes the same source designation may have its own term there (`to_homograph`)
+_UNSETTLED = frozenset({"untranslated", "copied_word", "inflected", "derived"})
+
+
 @dataclass(slots=True)
 class Work:
     """One occurrence while the pipeline works on it (mutable; frozen into Occurrence/Verdict at the end)."""
@@ -133,6 +138,44 @@ def detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cach
             in_name=dt.inside_name(w.seg.source, w.start, w.end, w.entry.text),
         )
 
+    homs = dt.homographs(trie)
+    moved = False
+
+    def to_homograph(seg, idx, idxs, here) -> bool:
+        """Occurrences of a designation several concepts write the same (`dt.homographs`) that pass 1 left
+        without their concept's glossary term go to the next such concept whose glossary term the segment
+        holds, on a span no other occurrence took: "transmission" is 传染 in one termbase and 传播 in the
+        other, and the translation's 传播 is the second's term. Nothing changes where no such term is there."""
+        changed = False
+        for i in idxs:
+            w = work[i]
+            if w.alignment is not None and w.alignment.kind not in _UNSETTLED:
+                continue
+            if w.entry.via != "glossary" or w.entry.rule or w.concept.dnt:
+                continue
+            ids = homs.get((w.entry.key, w.entry.text.casefold()))
+            if not ids:
+                continue
+            taken = [(work[j].alignment.start, work[j].alignment.end) for j in idxs
+                     if j != i and work[j].alignment is not None]
+            for cid in ids:
+                other = by_id.get(cid)
+                if cid == w.concept.id or other is None or other.dnt:
+                    continue
+                forms = forms_of(other)
+                p = al.Pending(
+                    index=i, concept_id=cid, source_form=w.source_form, source_surface_key=w.surface_key,
+                    source_text=w.source_text, dnt=False, forms=forms,
+                    has_target_terms=any(f.kind == "glossary" for f in forms), in_name=here[i].in_name)
+                found = sorted((c for c in al.candidates(p, idx, seg.target) if c[3].kind == "glossary"
+                                and not any(c[3].start < e and s < c[3].end for s, e in taken)),
+                               key=lambda c: c[:3])
+                if found:
+                    w.concept, w.alignment, here[i] = other, found[0][3], p
+                    changed = True
+                    break
+        return changed
+
     # pass 2 reads the Pending of each occurrence pass 1 leaves open and of each chain's first (its forms
     # are the chain's): only those are kept (a big memory's occurrences would hold many of them)
     chain_firsts: dict = {}
@@ -159,12 +202,29 @@ def detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cach
                 done = al.assign(list(here.values()), cands)
             for i, a in done.items():
                 work[i].alignment = a
+            if homs and to_homograph(seg, idx, idxs, here):
+                moved = True
             if any(work[i].alignment is None for i in idxs):
                 indexes.add(seg, idx)
             for i in idxs:
                 if work[i].alignment is None or i in firsts:
                     pendings[i] = here[i]
     del firsts
+    if moved:
+        # an occurrence given to another concept joins that concept's chain: chains, first mentions and the
+        # Pending of each chain's first (pass 2 reads the chain's forms there) follow it
+        chains = Counter((w.concept.id, w.source_form) for w in work)
+        seen_concepts = set()
+        chain_firsts = {}
+        for i, w in enumerate(work):
+            w.chain_size = chains[(w.concept.id, w.source_form)]
+            w.first = w.concept.id not in seen_concepts
+            seen_concepts.add(w.concept.id)
+            chain_firsts.setdefault((w.concept.id, w.source_form), i)
+        for i in chain_firsts.values():
+            if i not in pendings:
+                pendings[i] = pending(i)
+        del chain_firsts
     # pass 2: renderings established in the document for the chains that still have gaps
     align_established(work, by_seg, indexes, pendings, forms_cache, tgt_l, lem_t)
     # pass 3: what is still open shows the closest candidate the target holds (left undecided)
