@@ -47,13 +47,14 @@ def test_tico19_two_termbases(tmp_path):
     if CORPUS is None:
         pytest.skip("../shared/corpus is not present")
     from tests.pipeline.test_decide_more_tico import _tico_pairs
+    from termqa.config import Settings
     from termqa.pipeline.check import check
 
     pairs = _tico_pairs("all.en-zh.tmx", "taking steps to reduce transmission",
                         "has a higher ability to spread than MERS-CoV", "the stage of community spread")
     terms = CORPUS / "eval" / "tico19-multi" / "data" / "terminologies"
     x = write_xliff(tmp_path / "doc.xlf", pairs, "en", "zh")
-    r = check([x], [terms / "f_en-zh_CN.csv", terms / "g_en_zh-CN.csv"], lemmatiser="lookup").to_dict()
+    r = check([x], [terms / "f_en-zh_CN.csv", terms / "g_en_zh-CN.csv"], Settings(lemmatiser="lookup")).to_dict()
     got = {(o["source_text"], o["target_text"], o["outcome"]) for o in r["occurrences"]
            if o["source_text"] in ("transmission", "spread", "SARS-CoV-2", "community spread")}
     # the second termbase's 传播, 扩散, 社区传播 and its SARS-CoV-2 kept as written (the first termbase gives
