@@ -9,7 +9,8 @@ import os
 import sys
 import threading
 from collections import Counter
-from operator import itemgetter
+from itertools import compress, filterfalse
+from operator import itemgetter, ne
 from pathlib import Path
 from typing import Mapping, Optional
 
@@ -62,11 +63,14 @@ class Table:
             with self._lock:
                 if self._loose is None:
                     data = self.data
-                    forms = [f for f in data if not f.isascii() and "\n" not in f]
+                    forms = list(filterfalse(str.isascii, data))
+                    if "\n".join(forms).count("\n") != max(len(forms) - 1, 0):  # a form holding a newline: left out
+                        forms = [f for f in forms if "\n" not in f]
                     # folded in a few passes over all forms joined (loose_many), and grouped with whole-list
                     # steps: Russian's 500k forms took ~1.8 s of CPU folded a character at a time and
                     # indexed one form at a time
-                    pairs = [(lf, f) for lf, f in zip(loose_many(forms), forms) if lf != f]
+                    loosed = loose_many(forms)
+                    pairs = list(compress(zip(loosed, forms), map(ne, loosed, forms)))
                     first = dict(reversed(pairs))  # each loose form's first form (the last write wins)
                     counts = Counter(map(itemgetter(0), pairs))
                     shared = {lf for lf, n in counts.items() if n > 1}
@@ -81,7 +85,8 @@ class Table:
                             idx[lf] = None  # forms of different lemmas: ambiguous
                             continue
                         low = form.lower()
-                        idx[lf] = (form if low == form else low, intern(data[form].lower()))  # shares the table's strings
+                        # the form shares the table's strings, the lemma is interned
+                        idx[lf] = (form if low == form else low, intern(data[form].lower()))
                     self._loose = idx
         return self._loose
 
@@ -135,11 +140,13 @@ def _table_data(names, files) -> tuple[dict[str, str], dict[str, tuple[str, ...]
     if names == ["lemma_lookup"]:
         raw = read_data(files["lemma_lookup"])
         if raw.__class__ is dict and set(map(type, raw.values())) == {str}:
-            # one lemma per form (most tables): whole-table steps rather than a Python step per form
-            data = dict(zip(raw, map(intern, raw.values())))
-            if "" in data.values():
-                data = {k: v for k, v in data.items() if v}
-            return data, {}
+            # one lemma per form (most tables): whole-table steps rather than a Python step per form, the
+            # values interned in place (a second dict of 800k forms was ~40 MB more at a first run's peak)
+            for k, v in zip(list(raw), map(intern, raw.values())):
+                raw[k] = v
+            if "" in raw.values():
+                raw = {k: v for k, v in raw.items() if v}
+            return raw, {}
         data = {k: intern(v if v.__class__ is str else v[0]) for k, v in raw.items() if v}
         alts = {k: tuple(intern(x) for x in v) for k, v in raw.items() if v.__class__ is not str and len(v) > 1}
         return data, alts
@@ -171,7 +178,8 @@ class _FirstLemmas(Mapping):
 
     def __iter__(self):
         text = self._forms.text()
-        return (line.split("\t", 1)[0] for line in text.decode("utf-8", "surrogatepass").split("\n")) if text else iter(())
+        lines = text.decode("utf-8", "surrogatepass").split("\n") if text else []
+        return (line.split("\t", 1)[0] for line in lines)
 
     def __len__(self) -> int:
         text = self._forms.text()
@@ -201,7 +209,8 @@ class _LooseLines(Mapping):
 
     def __iter__(self):
         text = self._pairs.text()
-        return (line.split("\t", 1)[0] for line in text.decode("utf-8", "surrogatepass").split("\n")) if text else iter(())
+        lines = text.decode("utf-8", "surrogatepass").split("\n") if text else []
+        return (line.split("\t", 1)[0] for line in lines)
 
     def __len__(self) -> int:
         text = self._pairs.text()
@@ -282,15 +291,25 @@ def lexicon_parts(table: Table) -> tuple:
         for vs in d.values():
             lemmas.update(vs)
     words |= set(map(str.lower, lemmas))
-    forms = dict(table.data)
-    for k, alts in table.alternatives.items():
-        if k in forms:
-            forms[k] = "\t".join(dict.fromkeys((forms[k], *alts)))
-    loose_forms = {k: "\t".join(v) if v else "" for k, v in table.loose_index().items()}
-    return (SortedWords(words).text(), SortedWords(lemmas).text(),
-            {pos: SortedWords(ws).text() for pos, ws in index.items()},
-            {pos: SortedPairs({k: "\t".join(v) for k, v in d.items()}).text() for pos, d in exc.items()},
-            rules, SortedPairs(forms).text(), SortedPairs(loose_forms).text())
+    # each text made and its set let go before the next: the peak of a first run is this build's
+    words_text = SortedWords(words).text()
+    del words
+    lemmas_text = SortedWords(lemmas).text()
+    del lemmas
+    index_texts = {pos: SortedWords(ws).text() for pos, ws in index.items()}
+    del index
+    exc_texts = {pos: SortedPairs({k: "\t".join(v) for k, v in d.items()}).text() for pos, d in exc.items()}
+    del exc
+    forms = table.data
+    if table.alternatives:
+        forms = dict(forms)
+        for k, alts in table.alternatives.items():
+            if k in forms:
+                forms[k] = "\t".join(dict.fromkeys((forms[k], *alts)))
+    forms_text = SortedPairs(forms).text()
+    del forms
+    loose_text = SortedPairs({k: "\t".join(v) if v else "" for k, v in table.loose_index().items()}).text()
+    return words_text, lemmas_text, index_texts, exc_texts, rules, forms_text, loose_text
 
 
 def _usable_parts(hit) -> bool:

@@ -91,14 +91,17 @@ class SortedPairs(SortedText):
     __slots__ = ()
 
     def __init__(self, pairs: Optional[dict[str, str]] = None):
-        items = sorted((pairs or {}).items())
-        keys = "\n".join(k for k, _v in items)
-        values = "\n".join(v for _k, v in items)
-        n = len(items) - 1
-        if items and items[0][0] and keys.count("\n") == n and "\t" not in keys and values.count("\n") == n:
-            text = "\n".join(map("\t".join, items))  # every pair can be kept: no line-by-line checks
+        pairs = pairs or {}
+        keys = sorted(pairs)  # keys are unique: sorting them sorts the pairs, and strings sort faster than tuples
+        values = list(map(pairs.__getitem__, keys))
+        joined_keys = "\n".join(keys)
+        n = len(keys) - 1
+        if keys and keys[0] and joined_keys.count("\n") == n and "\t" not in joined_keys \
+                and "\n".join(values).count("\n") == n:
+            text = "\n".join(map("\t".join, zip(keys, values)))  # every pair can be kept: no line-by-line checks
         else:
-            text = "\n".join(f"{k}\t{v}" for k, v in items if k and "\n" not in k and "\t" not in k and "\n" not in v)
+            text = "\n".join(f"{k}\t{v}" for k, v in zip(keys, values)
+                              if k and "\n" not in k and "\t" not in k and "\n" not in v)
         self._text = text.encode("utf-8", "surrogatepass")
 
     def get(self, word: str) -> Optional[str]:
