@@ -332,7 +332,7 @@ def _lines_keep(table: Table) -> bool:
     return "" not in table.data and "\t" not in forms and forms.count("\n") == max(len(table.data) - 1, 0)
 
 
-_PARTS: dict[str, tuple] = {}
+_PARTS: dict[tuple[str, str], tuple] = {}
 _PARTS_LOCK = threading.Lock()
 
 
@@ -346,8 +346,9 @@ def cached_parts(lang: str, names: list[str], files) -> Optional[tuple]:
     if not cache.enabled:
         return None
     key = table_key(lang, names, files, kind="lemma-lexicon")
+    kept = (str(cache.folder), key)  # per folder: a run with another cache folder reads (and fills) its own
     with _PARTS_LOCK:
-        got = _PARTS.get(key)
+        got = _PARTS.get(kept)
         if got is not None:
             return got
         hit = cache.load(key)
@@ -360,7 +361,7 @@ def cached_parts(lang: str, names: list[str], files) -> Optional[tuple]:
             got = lexicon_parts(table) + (_lines_keep(table),)
             cache.store(key, got)
             del table, data, alternatives  # a first run keeps the lines, not the dict (~100 MB a language)
-        _PARTS[key] = got
+        _PARTS[kept] = got
         return got
 
 
