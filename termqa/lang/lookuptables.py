@@ -190,17 +190,30 @@ class _LooseLines(Mapping):
     """A table's loose index read from a lexicon's "loose<TAB>form<TAB>lemma" lines ("loose<TAB>" for an
     ambiguous one): `get` gives (form, lemma), None when ambiguous, as the dict `Table.loose_index` builds."""
 
+    _KEPT_MAX = 100_000
+
     def __init__(self, pairs: SortedPairs):
         self._pairs = pairs
+        self._kept: dict = {}  # key -> its line's value or None: the lemmatiser asks `get`, then `in`
+
+    def _line(self, key) -> Optional[str]:
+        kept = self._kept
+        if key in kept:
+            return kept[key]
+        v = self._pairs.get(key) if isinstance(key, str) else None
+        if len(kept) > self._KEPT_MAX:
+            kept.clear()
+        kept[key] = v
+        return v
 
     def get(self, key, default=None):
-        v = self._pairs.get(key) if isinstance(key, str) else None
+        v = self._line(key)
         if v is None:
             return default
         return tuple(v.split("\t", 1)) if v else None
 
     def __contains__(self, key) -> bool:
-        return isinstance(key, str) and self._pairs.get(key) is not None
+        return self._line(key) is not None
 
     def __getitem__(self, key):
         if key not in self:
@@ -230,13 +243,18 @@ class SortedTable(Table):
         self._loose = _LooseLines(SortedPairs.from_text(parts[6]))  # type: ignore[assignment]
 
     def get(self, word: str) -> Optional[str]:
+        # Table.get's probes, each spelling searched once (a search costs microseconds, not a dict's
+        # nanoseconds: running text is mostly lowercase, where the three spellings are one)
         f = self._forms.get
         v = f(word)
         if v is None:
             low = word.lower()
-            v = f(low)
-            if v is None and low != word:
-                v = f(word[:1] + word[1:].lower())  # ALLCAPS German noun -> Noun
+            if low != word:
+                v = f(low)
+                if v is None:
+                    cap = word[:1] + word[1:].lower()  # ALLCAPS German noun -> Noun
+                    if cap != word and cap != low:
+                        v = f(cap)
         return v.split("\t", 1)[0] if v is not None else None
 
     @property
