@@ -3,7 +3,9 @@ and `strip_marks`. Language-independent; the lemmatiser keys every token with `l
 normalisation family (normalise.py) builds on it."""
 from __future__ import annotations
 
+import re
 import unicodedata
+from typing import Optional
 
 # Apostrophe look-alikes and dashes that writers and CAT tools use interchangeably.
 _APOSTROPHES = "\u2019\u2018\u02bc\u02bb\u2032\u00b4\u0060\uff07"
@@ -59,20 +61,41 @@ def exact_key(text: str) -> str:
     return "=" + text
 
 
-_COMBINING_BMP: dict = {}
+_MARKS_BMP: Optional[re.Pattern] = None  # the marks `loose` drops, in the BMP, as one character class
+_LOOSE_CHARS = re.compile("[" + "".join(map(re.escape, map(chr, _LOOSE_TABLE))) + "]")
+_BEYOND_BMP = re.compile("[\U00010000-\U0010ffff]")
+
+
+def _marks_bmp() -> re.Pattern:
+    global _MARKS_BMP
+    if _MARKS_BMP is None:
+        ranges: list[list[int]] = []
+        for cp in range(0x10000):
+            if _mark(chr(cp)):
+                if ranges and ranges[-1][1] == cp - 1:
+                    ranges[-1][1] = cp
+                else:
+                    ranges.append([cp, cp])
+        _MARKS_BMP = re.compile("[" + "".join(re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b > a else "")
+                                              for a, b in ranges) + "]")
+    return _MARKS_BMP
+
+
+def _fold_chars(m: re.Match) -> str:
+    return m.group().translate(_LOOSE_TABLE)
 
 
 def loose_many(words: list[str]) -> list[str]:
     """`[loose(w) for w in words]`, in a few passes over the joined text instead of one Python step
-    per character (a whole lexicon folds in a fraction of the time). Words must not contain newlines."""
+    per character (a whole lexicon folds in a fraction of the time). Words must not contain newlines.
+    The marks and the folded characters are found by regular expressions: `str.translate` with a dict
+    looks every character up (~0.3 s per pass over Russian's 500k table forms, the expressions ~0.04 s)."""
     if not words:
         return []
-    if not _COMBINING_BMP:
-        _COMBINING_BMP.update({cp: None for cp in range(0x10000) if _mark(chr(cp))})
     text = unicodedata.normalize("NFKD", "\n".join(words).casefold())
-    if max(text) > "\uffff":  # a character beyond the BMP (its marks are not in the table): the exact way
+    if _BEYOND_BMP.search(text):  # a character beyond the BMP (its marks are not in the class): the exact way
         return [loose(w) for w in words]
-    out = text.translate(_COMBINING_BMP).translate(_LOOSE_TABLE).split("\n")
+    out = _LOOSE_CHARS.sub(_fold_chars, _marks_bmp().sub("", text)).split("\n")
     return out if len(out) == len(words) else [loose(w) for w in words]
 
 

@@ -8,8 +8,8 @@ from typing import Optional
 
 from termqa.lang.fold import dotless_i, loose, loose_many
 from termqa.lang.langtags import primary
-from termqa.lang.lookuptables import (TABLES_LOCK, Table, load_table, lookup_files, read_data, table_key,
-                                      table_names)
+from termqa.lang.lookuptables import (TABLES_LOCK, Table, cached_parts, lexicon_parts, load_table, lookup_files,
+                                      read_data, table_key, table_names)
 from termqa.lang.sortedtext import SortedPairs, SortedWords
 from termqa.store import indexcache
 
@@ -37,48 +37,8 @@ class Lexicon:
 
     @staticmethod
     def parts_of(table: "Table") -> tuple:
-        """What the index cache keeps of a table and the data files beside it: (words, lemmas, {part of
-        speech: lemmas}, {part of speech: exceptions}, suffix rules, forms -> lemmas, loose index), the
-        lists as `SortedWords` text and the mappings as `SortedPairs` text."""
-        files = table.files
-        words: set[str] = set()
-        lemmas: set[str] = set()
-        # lemmas keep the table's case: German "Gut" (goods) is not "gut" (good)
-        for k, v in table.data.items():
-            words.add(k.lower())
-            lemmas.add(v)
-        for vs in table.alternatives.values():
-            lemmas.update(vs)
-        index: dict[str, frozenset[str]] = {}
-        exc: dict[str, dict[str, tuple[str, ...]]] = {}
-        rules: list[tuple[str, str, str]] = []  # (part of speech, old suffix, new suffix)
-        try:
-            if "lemma_index" in files:
-                index = {pos: frozenset(w.lower() for w in ws) for pos, ws in read_data(files["lemma_index"]).items()}
-            if "lemma_exc" in files:
-                exc = {pos: {k.lower(): tuple(x.lower() for x in (v if isinstance(v, list) else [v]))
-                             for k, v in d.items()}
-                       for pos, d in read_data(files["lemma_exc"]).items()}
-            if "lemma_rules" in files and index:
-                for group, rs in read_data(files["lemma_rules"]).items():
-                    pos = group.split("_")[0]  # Spanish groups rules by inflection: verb_fin_ind_...
-                    if pos in index and isinstance(rs, list):
-                        rules.extend((pos, old, new) for old, new in rs if old)
-        except Exception:  # an unexpected table layout: the lookup table alone still answers
-            index, exc, rules = {}, {}, []
-        for ws in index.values():
-            lemmas.update(ws)
-        for d in exc.values():
-            words.update(d)
-            for vs in d.values():
-                lemmas.update(vs)
-        words |= {w.lower() for w in lemmas}
-        forms = {k: "\t".join(dict.fromkeys((v, *table.alternatives.get(k, ())))) for k, v in table.data.items()}
-        loose_forms = {k: "\t".join(v) if v else "" for k, v in table.loose_index().items()}
-        return (SortedWords(words).text(), SortedWords(lemmas).text(),
-                {pos: SortedWords(ws).text() for pos, ws in index.items()},
-                {pos: SortedPairs({k: "\t".join(v) for k, v in d.items()}).text() for pos, d in exc.items()},
-                rules, SortedPairs(forms).text(), SortedPairs(loose_forms).text())
+        """What the index cache keeps of a table (termqa.lang.lookuptables.lexicon_parts)."""
+        return lexicon_parts(table)
 
     def known_form(self, word: str) -> Optional[str]:
         """The table's spelling of `word` (lowercase) when it knows the word up to accents/case."""
@@ -133,25 +93,21 @@ _LEXICONS: dict[str, Optional[Lexicon]] = {}
 
 
 def _lexicon(lang: str) -> Optional[Lexicon]:
-    """The language's lexicon (None without tables), from the index cache when it is there: building
-    it loads the table, reads three more data files and walks every form."""
+    """The language's lexicon (None without tables), from the index cache when it is there (the same
+    parts that answer the lemmatiser's table: termqa.lang.lookuptables.cached_parts): building it loads the
+    table, reads three more data files and walks every form."""
     if lang in _LEXICONS:
         return _LEXICONS[lang]
     names = table_names(lang)
     lex = None
     if names:
-        cache = indexcache.active()
-        key = table_key(lang, names, lookup_files(lang), kind="lemma-lexicon") if cache.enabled else None
-        hit = cache.load(key) if key is not None else None
-        if isinstance(hit, tuple) and len(hit) == 7 and isinstance(hit[0], bytes):
-            lex = Lexicon(lang, hit)
+        parts = cached_parts(lang, names, lookup_files(lang))
+        if parts is not None:
+            lex = Lexicon(lang, parts[:7])
         else:
             table = load_table(lang)
             if table is not None:
-                parts = Lexicon.parts_of(table)
-                lex = Lexicon(lang, parts)
-                if key is not None:
-                    cache.store(key, parts)
+                lex = Lexicon(lang, Lexicon.parts_of(table))
     with TABLES_LOCK:
         _LEXICONS[lang] = lex
     return lex
