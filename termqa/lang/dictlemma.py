@@ -177,9 +177,11 @@ class CompactDictionaries:
                 if got is None:
                     got = compact_dictionary(lang)
                     if got is None:
-                        from simplemma.strategies.dictionaries.dictionary_factory import DEFAULT_DICTIONARY_FACTORY
+                        from simplemma.strategies.dictionaries.dictionary_factory import (
+                            DEFAULT_DICTIONARY_FACTORY as simplemma_factory,
+                        )
 
-                        got = DEFAULT_DICTIONARY_FACTORY.get_dictionary(lang)
+                        got = simplemma_factory.get_dictionary(lang)
                     self._got[lang] = got
         return got
 

@@ -170,7 +170,7 @@ def every_role(tmp_path):
 def test_every_output_option_on_every_input_role_is_refused_before_the_run(every_role, monkeypatch):
     """Issue #36: 5 outputs x 7 input roles, each exit 2 with one line naming the output and what the file is
     to the run, the run never started, every file byte-identical."""
-    monkeypatch.setattr(check_cli, "run_check", lambda *a, **k: pytest.fail("the run started"))
+    monkeypatch.setattr(check_cli.run, "check", lambda *a, **k: pytest.fail("the run started"))
     root, roles = every_role
     before = _snapshot(root)
     for option in OUTPUTS:
@@ -192,7 +192,7 @@ def test_every_output_option_on_every_input_role_is_refused_before_the_run(every
 
 @pytest.mark.parametrize("first", OUTPUTS)
 def test_every_pair_of_outputs_on_one_path_is_refused(every_role, monkeypatch, first):
-    monkeypatch.setattr(check_cli, "run_check", lambda *a, **k: pytest.fail("the run started"))
+    monkeypatch.setattr(check_cli.run, "check", lambda *a, **k: pytest.fail("the run started"))
     root, roles = every_role
     manual = roles[0][1][0]
     for second in OUTPUTS:

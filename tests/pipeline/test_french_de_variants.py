@@ -33,12 +33,13 @@ def _verdicts(tmp_path, gloss, pairs):
     (("virus transmission", "transmission du virus"),
      [("Virus transmission is fast.", "La transmission virale est rapide."),
       ("Virus transmission is fast.", "Le virus de la transmission est rapide.")],
-     [("transmission virale", "conforming", "derivation"), (None, "unjudged", None)]),
+     # the swapped phrase is shown as the closest candidate (both words of the term), never conforming
+     [("transmission virale", "conforming", "derivation"), ("virus de la transmission", "unjudged", None)]),
     # another preposition: "pompe à eau" is not "eau de la pompe"
     (("water pump", "pompe à eau"),
      [("Check the water pump every week.", "Vérifiez la pompe à eau chaque semaine."),
       ("Check the water pump every week.", "Vérifiez l'eau de la pompe chaque semaine.")],
-     [("pompe à eau", "conforming", None), (None, "unjudged", None)]),
+     [("pompe à eau", "conforming", None), ("eau de la pompe", "unjudged", None)]),
     # an article is never dropped: "mise à terre" is another term than "mise à la terre"
     (("grounding", "mise à la terre"),
      [("Check the grounding of the pump.", "Vérifiez la mise à la terre de la pompe."),

@@ -382,7 +382,8 @@ def test_variants_on_tico19():
     # before the parts of hyphen-joined names stopped counting ("SARS" in "SARS-CoV-2": 45 of them)
     # before the parts of hyphen-joined names stopped counting ("SARS" in "SARS-CoV-2": 45 of them); 4570
     # before verb uses of noun terms did (23: "updated", "touch"... termqa.lang.verbuse)
-    assert sum(o["via"] == "glossary" for o in r["occurrences"]) == 4547
+    # 4,547 before two verb uses stopped counting ("develop and update", "don't touch")
+    assert sum(o["via"] == "glossary" for o in r["occurrences"]) == 4545
     assert sum(o["via"] == "of_phrase" for o in r["occurrences"]) == 21
 
 
