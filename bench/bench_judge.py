@@ -469,7 +469,7 @@ def main(argv=None) -> int:
     sustained = cold["calls"] / cold["judge_seconds"] if cold["judge_seconds"] else 0.0
     per = cold.get("per_1000_source_words") or {}
     print(f"cold run, per 1,000 source words: {per.get('calls')} calls, {per.get('tokens')} tokens "
-          f"(the scripted server reports 110 tokens per answer; see README for real prompt sizes)")
+          f"(the scripted server reports 110 tokens per answer; see docs/judge.md for real prompt sizes)")
     print(f"cold run, phases (lemmatiser {cold['lemmatiser']}):")
     print("\n".join(phase_table(cold["batches"])))
     print()

@@ -25,7 +25,7 @@ Unintelligible, Other. How errors weigh is a `Weighting` (see WEIGHTINGS).
 This module reads that data and writes it as XLIFF 1.2, one file per system, one `<file>` per
 document (`original` = the dataset's doc id), trans-unit ids = segment ids, so `termqa check` runs
 on it unchanged. The MQM annotations stay here for `termqa meta-eval` (termqa/meta_eval.py).
-No glossary ships with the data: pass one to `check` (README, "meta-eval").
+No glossary ships with the data: pass one to `check` (docs/cli.md, "meta-eval").
 """
 from __future__ import annotations
 

@@ -210,7 +210,7 @@ def dnt_marker(category: Optional[str], value: Optional[str]) -> bool:
 
 # Names of the data category (a TBX `<termNote type=...>`, a CSV column) saying a term is found only
 # written with its own capitals. TBX has no standard category for it: termqa reads `caseSensitive`
-# (documented in the README) and the spellings exports use for the same thing.
+# (documented in docs/formats.md, "Unit states") and the spellings exports use for the same thing.
 MATCH_CASE_CATEGORIES = frozenset({"casesensitive", "xcasesensitive", "matchcase", "xmatchcase", "case",
                                    "casesensitivity", "keepcase"})
 # Values that mean "case-sensitive" besides a plain yes.

@@ -51,7 +51,7 @@ class _Choice(str, Enum):
 
 
 class VariantLevel(_Choice):
-    """Term variants found beyond the glossary's forms (README, "Term variants")."""
+    """Term variants found beyond the glossary's forms (docs/matching.md, "Term variants")."""
 
     NONE = "none"
     STATIC = "static"

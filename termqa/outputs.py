@@ -26,7 +26,7 @@ from typing import Iterable, Mapping, Optional, Sequence
 from termqa.errors import UsageError
 from termqa.fileio import atomic_write
 
-# The file an output gets when its option names a folder (documented in README and in --help).
+# The file an output gets when its option names a folder (documented in docs/outputs.md and in --help).
 DEFAULT_NAMES = {"--report": "report.html", "--json": "result.json", "--csv": "occurrences.csv",
                  "--xlsx": "issues.xlsx"}
 

@@ -12,7 +12,7 @@ What it guarantees to the judge built on top of it:
 - `--max-calls` / `--max-cost` stop new calls with `BudgetExceeded`; answers already given stay;
 - the `Accounting` (termqa.judge.accounting) says what the run cost.
 
-Its settings are termqa.judge.settings; `settings_from_env` is imported here too, where README shows it.
+Its settings are termqa.judge.settings; `settings_from_env` is imported here too, where docs/library.md shows it.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ from termqa.judge.cache import ANSWERED, MINE, VerdictCache, cache_key
 from termqa.judge.costs import read_usage
 from termqa.judge.retry import RecentAnswers, RetryPolicy, retry_after
 from termqa.judge.settings import OPENAI_URL, PLACEHOLDER_KEY, JudgeSettings, endpoint_kind
-from termqa.judge.settings import settings_from_env  # noqa: F401  (public: README imports it from here)
+from termqa.judge.settings import settings_from_env  # noqa: F401  (public: docs/library.md imports it from here)
 
 JSON_SCHEMA = "json_schema"
 JSON_OBJECT = "json_object"  # with the schema alongside: llama.cpp's server constrains output with it
@@ -691,7 +691,7 @@ class Backend:
 
 
 _UNUSABLE_FIX = ("the model does not answer in the JSON asked for: use a model that follows JSON "
-                 "instructions, or a server with JSON-schema output (README: a local judge); "
+                 "instructions, or a server with JSON-schema output (docs/judge.md: a judge on your own machine); "
                  "re-running asks only what is missing")
 
 

@@ -124,7 +124,7 @@ def check(
 
     `inputs` and `glossaries` are paths, or records already read (`BilingualFile`, `Glossary`). `settings`
     (termqa.config.Settings) holds every option, with the flags' names: languages, lemmatiser mode,
-    variant level (none | static | dynamic, README "Term variants"), penalties, source-only glossary,
+    variant level (none | static | dynamic, docs/matching.md "Term variants"), penalties, source-only glossary,
     swapped languages forced, unit states included, match case, worker processes (`jobs`: None, the
     available cores on projects large enough to gain from it; results are the same for any value), the
     index cache (`index_cache`: True, the user cache folder or $TERMQA_CACHE_DIR; False, none; or a

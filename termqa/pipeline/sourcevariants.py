@@ -2,7 +2,7 @@
 (split compounds, insertions, coordinations, "X of Y" restructurings, reductions to the head).
 
 Separate from `detect` (the trie, the matching of one segment, acronyms), which these passes build on:
-each pass takes the plain matches and adds the variants of a level (README, "Term variants"), segment by
+each pass takes the plain matches and adds the variants of a level (docs/matching.md, "Term variants"), segment by
 segment (`VariantFinder.in_segment`) and then across segments (`VariantFinder.finish`). `variant_indexes`
 builds what they look designations up by, once per trie (the index cache stores it with the trie).
 """

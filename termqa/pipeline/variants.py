@@ -31,7 +31,7 @@ from termqa.lang.lexicon import known_form, part_of_speech_keys
 from termqa.lang.lookuptables import table_lemma
 from termqa.lang.normalise import loose
 
-# our rule -> (variation, subtype); the README's table lists the same
+# our rule -> (variation, subtype); the table of docs/matching.md lists the same
 RULES = {
     "closed_compound": ("graphical", "GRAPH4"),  # work flow -> workflow
     "split_compound": ("graphical", "GRAPH3"),  # workflow -> work flow

@@ -1,6 +1,6 @@
 """The result object every writer consumes (`--json`, HTML, CSV, XLIFF notes).
 
-Its shape is documented in README.md ("JSON output") and versioned by `termqa_result`; keep it stable.
+Its shape is documented in docs/outputs.md ("JSON output") and versioned by `termqa_result`; keep it stable.
 """
 from __future__ import annotations
 
@@ -128,7 +128,7 @@ class _Row:
 
 @without_gc
 def result_dict(res) -> dict:
-    """The whole result as one dict (the shape of README's "JSON output")."""
+    """The whole result as one dict (the shape of docs/outputs.md's "JSON output")."""
     data = streamed_result(res)
     data["segments"] = list(data["segments"])
     data["occurrences"] = list(data["occurrences"])
