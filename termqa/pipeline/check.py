@@ -1,7 +1,9 @@
 """`termqa.pipeline.check`: connects the stages, nothing more.
 
-read -> detect (source occurrences) -> align (target spans) -> reference -> prejudge -> judge (optional,
-LLM) -> score -> result. Each stage lives in its own module; this one only moves records between them.
+read -> detect (source occurrences) -> align (target spans) -> reference -> prejudge -> review -> score ->
+result. Each stage lives in its own module; this one only moves records between them. The LLM judge sits
+above the pipeline: the top floor (termqa.run) calls it between `counted` and `finish`, so no stage here
+imports it.
 """
 from __future__ import annotations
 
@@ -38,8 +40,7 @@ from termqa.wordcount import source_words
 from termqa.store import conceptrows, indexcache
 from termqa.store.gcpause import without_gc
 
-if TYPE_CHECKING:  # a counting run never loads the judge (openai, its SQLite cache) nor the review code
-    from termqa.judge.settings import JudgeSettings
+if TYPE_CHECKING:  # a counting run never loads the review code
     from termqa.pipeline.review import ReviewReport
 
 Progress = Callable[[str, int, int], None]
@@ -78,7 +79,7 @@ class CheckResult:
 
 @dataclass(frozen=True)
 class Run:
-    """One check as it moves through the stages: prepare -> count -> judge -> finish.
+    """One check as it moves through the stages: prepare -> count -> review -> judge (termqa.run) -> finish.
 
     Each stage returns a new Run with its own part filled in; `compare` runs the same stages for
     several systems and shares references between them before judging.
@@ -116,11 +117,12 @@ def check(
     glossaries: Sequence[Union[str, Glossary]] = (),
     settings: Settings = Settings(),
     *,
-    judge: Optional[JudgeSettings] = None,
     decisions: Union[None, str, DecisionBook] = None,
     progress: Optional[Progress] = None,
 ) -> CheckResult:
-    """Run the terminology check on bilingual files (or folders) against one or more glossaries.
+    """Run the terminology check in counting mode on bilingual files (or folders) against one or more
+    glossaries: what counting cannot settle stays `unjudged` (a check with the LLM judge is
+    `termqa.run.check`, which calls the judge between `counted` and `finish`).
 
     `inputs` and `glossaries` are paths, or records already read (`BilingualFile`, `Glossary`). `settings`
     (termqa.config.Settings) holds every option, with the flags' names: languages, lemmatiser mode,
@@ -128,19 +130,25 @@ def check(
     swapped languages forced, unit states included, match case, worker processes (`jobs`: None, the
     available cores on projects large enough to gain from it; results are the same for any value), the
     index cache (`index_cache`: True, the user cache folder or $TERMQA_CACHE_DIR; False, none; or a
-    folder), the judge's domain and `exhaustive`.
-
-    With `judge` (a `termqa.judge.settings.JudgeSettings`), divergences counting cannot settle go to the LLM
-    judge; without it the run is counting mode and such occurrences stay `unjudged`.
-    `decisions`: a reviewer decisions file (path or DecisionBook), applied before the judge.
+    folder). `decisions`: a reviewer decisions file (path or DecisionBook).
     """
+    return finish(counted(inputs, glossaries, settings, decisions=decisions, progress=progress))
+
+
+def counted(
+    inputs: Sequence[Union[str, BilingualFile]],
+    glossaries: Sequence[Union[str, Glossary]] = (),
+    settings: Settings = Settings(),
+    *,
+    decisions: Union[None, str, DecisionBook] = None,
+    progress: Optional[Progress] = None,
+) -> Run:
+    """The stages before the judge: prepare, count (in the index cache `settings.index_cache`), then the
+    reviewer's decisions (`decisions`: a path or a DecisionBook), so decided occurrences are never asked."""
     with indexcache.using(indexcache.resolve(settings.index_cache)):
         run = count(prepare(inputs, glossaries, settings), progress=progress)
-    run = review(run, decisions if isinstance(decisions, DecisionBook) or decisions is None
-                 else read_decisions(decisions))
-    if judge is not None:
-        run = judge_run(run, judge, progress=progress)
-    return finish(run)
+    return review(run, decisions if isinstance(decisions, DecisionBook) or decisions is None
+                  else read_decisions(decisions))
 
 
 # --- the stages --------------------------------------------------------------------------------------
@@ -304,20 +312,6 @@ def review(run: Run, book: Optional[DecisionBook] = None) -> Run:
 
 
 
-def judge_run(run: Run, settings: JudgeSettings, *, progress: Optional[Progress] = None) -> Run:
-    """The LLM judge on what counting left open (termqa.judge.stages); the run's settings say whether
-    every occurrence is asked (`exhaustive`) and the domain named to the judge."""
-    from termqa.judge.stages import run_judge
-
-    exhaustive, domain = run.settings.exhaustive, run.settings.domain
-    verdicts, references, accounting, info = run_judge(
-        list(run.verdicts), dict(run.references), run.documents, run.concepts_by_id, settings,
-        table=run.table, exhaustive=exhaustive, domain=domain, progress=progress, lem=run.lem,
-    )
-    return replace(run, verdicts=tuple(verdicts), references=references, accounting=accounting, judge=info,
-                   exhaustive=exhaustive, domain=domain)
-
-
 def finish(run: Run) -> CheckResult:
     """The result every writer consumes, with the run's signature."""
     sig = signature.build(
@@ -341,4 +335,4 @@ def finish(run: Run) -> CheckResult:
 
 
 
-__all__ = ["check", "CheckResult", "Run", "prepare", "count", "review", "judge_run", "finish"]
+__all__ = ["check", "CheckResult", "Run", "prepare", "count", "review", "counted", "finish"]
