@@ -247,11 +247,11 @@ def target_forms(concept, tgt_lang, lemmatiser, detection: Detection, reduced: s
 
     From `detection.variants` "static" on (the run's Detection record, termqa.pipeline.detection), the
     static variants of each allowed designation follow (a closed compound, "N du N" for "N de N"...): they
-    render the term as well. `reduced` adds the parts of each multi-word designation (its head, its other words) for an occurrence whose source is itself
-    a reduction or coordination ("la pompe" renders "the pump" said of the centrifugal pump);
-    `reduced="insertion"` the designations with one inserted word; `reduced="modifier_reduction"`
-    each designation of three words or more without its outermost modifier ("équipement de
-    protection" renders "protective equipment" said of personal protective equipment).
+    render the term as well. `reduced` adds the parts of each multi-word designation (its head, its other
+    words) for an occurrence whose source is itself a reduction or coordination ("la pompe" renders "the
+    pump" said of the centrifugal pump); `reduced="insertion"` the designations with one inserted word;
+    `reduced="modifier_reduction"` each designation of three words or more without its outermost modifier
+    ("équipement de protection" renders "protective equipment" said of personal protective equipment).
     """
 
     lang = primary(tgt_lang)
