@@ -22,6 +22,7 @@ from termqa.pipeline import check as stages
 from termqa.pipeline.check import CheckResult, Progress, Run
 from termqa.results.languages import gate as language_gate
 from termqa.results.serialise import streamed_result
+from termqa.store.gcpause import no_collection_at_exit, paused_gc
 from termqa.results.verdict import with_verdicts
 
 if TYPE_CHECKING:  # a counting run never loads the judge, nor compare's statistics
@@ -105,6 +106,14 @@ def compare(
     return result
 
 
+# --- the index cache and the process (for `termqa cache` and the command line) ---------------------
+
+index_cache_folder = stages.index_cache_folder
+clear_index_cache = stages.clear_index_cache
+# `no_collection_at_exit` (imported above, termqa.store.gcpause): a command-line process exits without a
+# last collection; a library caller keeps its collector as it was
+
+
 # --- the outputs -------------------------------------------------------------------------------------
 
 def result_data(result: CheckResult, fail_on: Sequence[str] = (), *, whole: bool = True) -> tuple[dict, dict]:
@@ -113,7 +122,11 @@ def result_data(result: CheckResult, fail_on: Sequence[str] = (), *, whole: bool
     a time while the JSON is written (a big translation memory's result is never held whole as dicts);
     the report writers read every occurrence more than once and need it whole."""
     fail_on = list(fail_on)
-    data = result.to_dict() if whole else streamed_result(result)
+    if whole:
+        data = result.to_dict()
+    else:
+        with paused_gc():  # the summaries are records built in bulk (termqa.store.gcpause)
+            data = streamed_result(result)
     by_language = language_gate(data, fail_on) if fail_on else {}
     for lang, failed in by_language.items():  # each language's own gate, in every output (termqa.results.languages)
         if lang in data.get("languages", {}):

@@ -38,7 +38,7 @@ from termqa.pipeline.sourceindex import cached_source_index
 from termqa.signature import JudgePart, Signature
 from termqa.wordcount import source_words
 from termqa.store import conceptrows, indexcache
-from termqa.store.gcpause import without_gc
+from termqa.store.gcpause import paused_gc, without_gc
 
 if TYPE_CHECKING:  # a counting run never loads the review code
     from termqa.pipeline.review import ReviewReport
@@ -73,7 +73,8 @@ class CheckResult:
         when asked, so the pipeline never depends on the serialiser)."""
         from termqa.results.serialise import result_dict
 
-        return result_dict(self)
+        with paused_gc():  # records built in bulk (termqa.store.gcpause)
+            return result_dict(self)
 
 
 
@@ -145,10 +146,28 @@ def counted(
 ) -> Run:
     """The stages before the judge: prepare, count (in the index cache `settings.index_cache`), then the
     reviewer's decisions (`decisions`: a path or a DecisionBook), so decided occurrences are never asked."""
-    with indexcache.using(indexcache.resolve(settings.index_cache)):
+    with index_cache_of(settings):
         run = count(prepare(inputs, glossaries, settings), progress=progress)
     return review(run, decisions if isinstance(decisions, DecisionBook) or decisions is None
                   else read_decisions(decisions))
+
+
+def index_cache_folder():
+    """The index cache folder ($TERMQA_CACHE_DIR, else the user cache folder), or None on a system without
+    one (`termqa cache path`)."""
+    return indexcache.default_folder()
+
+
+def clear_index_cache() -> tuple:
+    """Delete every file of the index cache (`termqa cache clear`): (files removed, the folder)."""
+    cache = indexcache.default_cache()
+    return cache.clear(), cache.folder
+
+
+def index_cache_of(settings: Settings):
+    """The index cache of a run with `settings` (`settings.index_cache`), made the active one: a context
+    manager for the stages, so a caller (termqa compare) opens it without reaching the store itself."""
+    return indexcache.using(indexcache.resolve(settings.index_cache))
 
 
 # --- the stages --------------------------------------------------------------------------------------
@@ -252,7 +271,8 @@ def count(run: Run, *, progress: Optional[Progress] = None) -> Run:
     rules = Rules(lem, run.table)
     if n_jobs > 1:
         references, verdicts, items, suspects, skipped = count_parallel(documents, concepts, tries, lem, rules,
-                                                                         n_jobs, progress, detections)
+                                                                         n_jobs, progress, detections,
+                                                                         parallel.run_documents)
     else:
         work, skipped = count_sequential(documents, concepts, tries, lem, progress, detections)
         references = references_of(work)
@@ -335,4 +355,5 @@ def finish(run: Run) -> CheckResult:
 
 
 
-__all__ = ["check", "CheckResult", "Run", "prepare", "count", "review", "counted", "finish"]
+__all__ = ["check", "CheckResult", "Run", "prepare", "count", "review", "counted", "finish", "index_cache_of",
+           "index_cache_folder", "clear_index_cache"]
