@@ -70,7 +70,7 @@ def test_fewer_modules_import_the_store_than_before():
     assert len(_store_importers()) <= STORE_IMPORTERS_TODAY
 
 
-@pytest.mark.xfail(strict=True, reason="the source index, target forms and pickled records of the pipeline import store")
+@pytest.mark.xfail(strict=True, reason="the source index, target forms and pickled records of the pipeline import it")
 def test_at_most_six_modules_import_the_store():
     assert len(_store_importers()) <= STORE_IMPORTERS_AT_MOST, _store_importers()
 
