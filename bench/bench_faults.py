@@ -41,7 +41,7 @@ def verdicts(data: dict) -> list:
 def run(inputs, glossary, url, cache, timeout, lemmatiser, concurrency, max_retries=8):
     from termqa.judge.llm import settings_from_env
     from termqa.config import Settings
-    from termqa.pipeline.check import check
+    from termqa.run import check  # the judge is called from the top floor
 
     settings = settings_from_env(environ={}, model=MODEL, judge_base_url=url, cache=str(cache),
                                  concurrency=concurrency, judge_timeout=timeout, backoff_base=0.05, backoff_max=1.0,

@@ -234,7 +234,7 @@ class Probe:
 
 
 def run_check(inputs, glossary, url, cache, concurrency, lemmatiser, profile=None):
-    from termqa.pipeline.check import check
+    from termqa.run import check  # the judge is called from the top floor
     from termqa.judge.llm import settings_from_env
 
     settings = settings_from_env(environ={}, model=MODEL, judge_base_url=url, cache=str(cache),

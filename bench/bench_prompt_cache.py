@@ -67,7 +67,7 @@ def common_prefix_len(a: list, b: list) -> int:
 
 def run(inputs, glossary, cache: Path, concurrency: int, lemmatiser: str) -> dict:
     from termqa.judge.llm import settings_from_env
-    from termqa.pipeline.check import check
+    from termqa.run import check  # the judge is called from the top floor
 
     server = ScriptedLLM(default=answer, prompt_caching=True).start()
     try:

@@ -2,7 +2,8 @@
 
 `check` and `compare` take the run's settings whole (`termqa.config.Settings`), make the judge's
 settings from it when a judge model is configured (or take a `JudgeSettings` made by the caller), call
-the stages (termqa.pipeline.check, termqa.evaluate.compare) and record where the settings came from.
+the stages (termqa.pipeline.check's counting stages, then the judge, then `finish`; termqa.evaluate.compare)
+and record where the settings came from. The judge is called from here, so no pipeline stage imports it.
 `write_outputs` routes a check's result to the writers asked for, each imported only when its file is:
 a run writing JSON alone loads none of them. The CLI (termqa.cli) only parses options, prints and
 turns the result into an exit code; the service would call the same functions.
@@ -10,7 +11,7 @@ turns the result into an exit code; the service would call the same functions.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Optional, Sequence, Union
 
 from termqa.config import Settings
@@ -18,9 +19,10 @@ from termqa.fileio import atomic_write, dump_json
 from termqa.formats.decisions import DecisionBook
 from termqa.model import BilingualFile, Glossary
 from termqa.pipeline import check as stages
-from termqa.pipeline.check import CheckResult, Progress
+from termqa.pipeline.check import CheckResult, Progress, Run
 from termqa.results.languages import gate as language_gate
 from termqa.results.serialise import streamed_result
+from termqa.store.gcpause import no_collection_at_exit, paused_gc
 from termqa.results.verdict import with_verdicts
 
 if TYPE_CHECKING:  # a counting run never loads the judge, nor compare's statistics
@@ -58,10 +60,27 @@ def check(
     DecisionBook), applied before the judge.
     """
     judge = judge if judge is not None else judge_of(settings)  # refused before anything is read
-    result = stages.check(inputs, glossaries, settings, judge=judge, decisions=decisions, progress=progress)
+    run = stages.counted(inputs, glossaries, settings, decisions=decisions, progress=progress)
+    if judge is not None:
+        run = judge_run(run, judge, progress=progress)
+    result = stages.finish(run)
     if settings.config:  # where the settings came from: recorded, not part of the signature's id
         result.signature = result.signature.with_settings(config=settings.config)
     return result
+
+
+def judge_run(run: Run, settings: JudgeSettings, *, progress: Optional[Progress] = None) -> Run:
+    """The LLM judge on what counting left open (termqa.judge.stages); the run's settings say whether
+    every occurrence is asked (`exhaustive`) and the domain named to the judge."""
+    from termqa.judge.stages import run_judge
+
+    exhaustive, domain = run.settings.exhaustive, run.settings.domain
+    verdicts, references, accounting, info = run_judge(
+        list(run.verdicts), dict(run.references), run.documents, run.concepts_by_id, settings,
+        table=run.table, exhaustive=exhaustive, domain=domain, progress=progress, lem=run.lem,
+    )
+    return replace(run, verdicts=tuple(verdicts), references=references, accounting=accounting, judge=info,
+                   exhaustive=exhaustive, domain=domain)
 
 
 def compare(
@@ -87,6 +106,14 @@ def compare(
     return result
 
 
+# --- the index cache and the process (for `termqa cache` and the command line) ---------------------
+
+index_cache_folder = stages.index_cache_folder
+clear_index_cache = stages.clear_index_cache
+# `no_collection_at_exit` (imported above, termqa.store.gcpause): a command-line process exits without a
+# last collection; a library caller keeps its collector as it was
+
+
 # --- the outputs -------------------------------------------------------------------------------------
 
 def result_data(result: CheckResult, fail_on: Sequence[str] = (), *, whole: bool = True) -> tuple[dict, dict]:
@@ -95,7 +122,11 @@ def result_data(result: CheckResult, fail_on: Sequence[str] = (), *, whole: bool
     a time while the JSON is written (a big translation memory's result is never held whole as dicts);
     the report writers read every occurrence more than once and need it whole."""
     fail_on = list(fail_on)
-    data = result.to_dict() if whole else streamed_result(result)
+    if whole:
+        data = result.to_dict()
+    else:
+        with paused_gc():  # the summaries are records built in bulk (termqa.store.gcpause)
+            data = streamed_result(result)
     by_language = language_gate(data, fail_on) if fail_on else {}
     for lang, failed in by_language.items():  # each language's own gate, in every output (termqa.results.languages)
         if lang in data.get("languages", {}):

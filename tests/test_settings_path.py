@@ -6,7 +6,8 @@ JudgeSettings), which the stages pass whole. The calls are watched with a profil
 runs in-process, so a stage that starts taking the level or the model again shows up here.
 
     --variants static:      check_command -> Settings.build -> Settings -> Detection
-                            (the variant finder and the source index's entries read Detection.variants)
+                            (the variant finder, the source index's entries and the target forms read
+                            Detection.variants)
     --judge-model M:        check_command -> Settings.build -> Settings -> JudgeSettings
                             (the request's model is read from JudgeSettings by Backend._payload)
 """
@@ -69,8 +70,9 @@ def test_variants_reach_the_variant_finder_in_four_hops(tmp_path):
     assert hops[:4] == path, hops
     # the uses were reached, reading the record: the finder, the source index's entries
     assert {"termqa.pipeline.sourcevariants:VariantFinder.__init__", "termqa.pipeline.detect:build_entries"} <= called
-    # below Detection only the target forms (termqa.pipeline.align) still take the level itself: a 5th hop
-    assert set(hops[4:]) <= {"termqa.pipeline.align:StoredForms.__init__", "termqa.pipeline.align:target_forms"}, hops
+    # the target forms (termqa.pipeline.align) and their stored table read the record too: no 5th hop
+    assert {"termqa.pipeline.align:StoredForms.__init__", "termqa.pipeline.align:target_forms"} <= called
+    assert hops[4:] == [], hops
 
 
 def test_the_judge_model_reaches_the_request_in_four_hops(tmp_path):

@@ -18,7 +18,6 @@ from termqa.formats.sniff import detect_text, looks_binary, text_start
 from termqa.labels import R_BATCH, R_UNAVAILABLE
 from termqa.inputs import scan
 from termqa.outputs import ANNOTATED_MARK, XLIFF_SUFFIXES, OutputPlan, names_folder
-from termqa.store.gcpause import no_collection_at_exit
 
 EXIT_OK = 0
 EXIT_QA_FAILED = 1
@@ -121,6 +120,8 @@ class Group(click.Group):
         return super().get_command(ctx, name)
 
     def invoke(self, ctx):
+        from termqa.run import no_collection_at_exit  # the top floor, which every command runs through
+
         no_collection_at_exit()
         return run_guarded(super().invoke, ctx)
 

@@ -10,8 +10,7 @@ import sys
 
 import click
 
-from termqa import config
-from termqa.store import indexcache
+from termqa import config, run
 from termqa.cli.check import check_command
 from termqa.cli.common import EXIT_INPUT, Group, epilog, wrote
 from termqa.cli.console import rescore_table
@@ -113,16 +112,15 @@ def cache_group():
 @cache_group.command("path", epilog=epilog("termqa cache path"))
 def cache_path():
     """Print the index cache folder ($TERMQA_CACHE_DIR, else the user cache folder)."""
-    folder = indexcache.default_folder()
+    folder = run.index_cache_folder()
     click.echo(str(folder) if folder is not None else "(no cache folder on this system)")
 
 
 @cache_group.command("clear", epilog=epilog("termqa cache clear"))
 def cache_clear():
     """Delete every file of the index cache (the next run rebuilds what it needs)."""
-    cache = indexcache.default_cache()
-    n = cache.clear()
-    click.echo(f"removed {n} file{'s' if n != 1 else ''} from {cache.folder}")
+    n, folder = run.clear_index_cache()
+    click.echo(f"removed {n} file{'s' if n != 1 else ''} from {folder}")
 
 
 main.add_command(check_command)

@@ -38,11 +38,10 @@ from termqa.judge.llm import Backend
 from termqa.judge.progress import Ticker
 from termqa.judge.stages import DocView, Stage, System, account, judge_part, judge_phases
 from termqa.pipeline import sanity
-from termqa.pipeline.check import count, finish, prepare
+from termqa.pipeline.check import count, finish, index_cache_of, prepare
 from termqa.pipeline.lemmatisers import TRAINED_MAX_WORDS, Lemmatisers, project_words
 from termqa.pipeline.read import read_glossary_cached
 from termqa.score import validate_table
-from termqa.store import indexcache
 
 
 # --- the comparison -----------------------------------------------------------------------------------
@@ -83,7 +82,7 @@ def compare(
     `alpha`, `resamples` and `seed`. `tgt_langs` picks and orders the target languages of one TMX
     (default: `settings.tgt_lang`, else all of them); `names` names the systems.
     """
-    with indexcache.using(indexcache.resolve(settings.index_cache)):
+    with index_cache_of(settings):
         return _compare(inputs, glossaries, settings, names=names, tgt_langs=tgt_langs, judge=judge,
                         progress=progress)
 

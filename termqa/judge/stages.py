@@ -45,6 +45,7 @@ from termqa.model import (
 from termqa.pipeline.align import TargetIndex, classify_rendering, target_forms
 from termqa.pipeline.boundaries import crossing
 from termqa.pipeline.detect import keys_of, rendering_key
+from termqa.pipeline.detection import Detection
 from termqa.pipeline.prejudge import Rules
 from termqa.pipeline.reference import pseudo_reference
 from termqa.pipeline.review import REVIEWER
@@ -52,6 +53,9 @@ from termqa.score import penalty_for
 from termqa.problems import opening_case_free
 from termqa.signature import JudgePart
 from termqa.wordcount import source_words
+
+# the judge reads a concept's target designations themselves: no variants derived (termqa.pipeline.align)
+NO_VARIANTS = Detection(VariantLevel.NONE)
 
 Progress = Callable[[str, int, int], None]
 
@@ -126,7 +130,7 @@ class Stage:
 
         k = (cid, tgt)
         if k not in self._forms:
-            self._forms[k] = target_forms(self.concepts[cid], tgt, self.lem(primary(tgt)), VariantLevel.NONE)
+            self._forms[k] = target_forms(self.concepts[cid], tgt, self.lem(primary(tgt)), NO_VARIANTS)
         return self._forms[k]
 
     def key(self, text: Optional[str], lang: str) -> Optional[tuple]:

@@ -4,10 +4,10 @@ the lemmatiser because it is storage: what a row means (`ANALYSES_FORMAT`), wher
 reading rows and writing back the new ones."""
 from __future__ import annotations
 
-from termqa.store import indexcache
+from termqa.lang import langcache
 
 # The layout of a stored analysis (a tuple of `Piece`s per chunk or text), part of the analyses table's
-# key. The table is keyed by the language code's fingerprint (indexcache.make_lang_key), which any edit
+# key. The table is keyed by the language code's fingerprint (langcache.make_lang_key), which any edit
 # of this package changes; this number says what a row means, so that a change of meaning is a new table
 # even where the code reads the same. 2: since the table's key left the whole-code fingerprint.
 ANALYSES_FORMAT = 2
@@ -23,11 +23,11 @@ class Analyses:
         self.fresh: dict[str, tuple] = {}
 
     def key(self) -> str:
-        return indexcache.make_lang_key("analyses", ANALYSES_FORMAT, *self._key_parts)
+        return langcache.make_lang_key("analyses", ANALYSES_FORMAT, *self._key_parts)
 
     def stored(self, keys) -> dict:
         """The stored analyses of `keys` (texts or chunks) that the table has."""
-        cache = indexcache.active()
+        cache = langcache.active()
         table = cache.table(self.key()) if cache.enabled else None
         return table.get_many(keys) if table is not None else {}
 
@@ -42,7 +42,7 @@ class Analyses:
 
     def save(self) -> None:
         """Add this run's new analyses to the table (nothing to do when there are none)."""
-        cache = indexcache.active()
+        cache = langcache.active()
         if not self.fresh or not cache.enabled:
             return
         table = cache.table(self.key())

@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping
 from typing import Callable, Optional
 
 from termqa.lang.installed import morphology
-from termqa.store import indexcache
+from termqa.lang import langcache
 
 _LOCK = threading.Lock()
 _STRATEGY = None
@@ -138,7 +138,7 @@ def compact_dictionary(lang: str) -> Optional[CompactDictionary]:
         data = _read_stream(lang)
     except Exception:
         return None
-    cache = indexcache.active()
+    cache = langcache.active()
     key = None
     if cache.enabled:
         path = _data_file(lang)
@@ -147,7 +147,7 @@ def compact_dictionary(lang: str) -> Optional[CompactDictionary]:
         except OSError:
             st = None
         stamp = [path, st.st_size, st.st_mtime_ns] if st else [path]
-        key = indexcache.make_lang_key("dictionary-index", FORMAT, _BLOCK, morphology()["simplemma"], lang, stamp,
+        key = langcache.make_lang_key("dictionary-index", FORMAT, _BLOCK, morphology()["simplemma"], lang, stamp,
                                        len(data))
         hit = cache.load(key)
         if (isinstance(hit, tuple) and len(hit) == 4 and isinstance(hit[2], list) and isinstance(hit[3], list)

@@ -16,7 +16,7 @@ import sys
 import threading
 from typing import Optional
 
-from termqa.store import indexcache
+from termqa.lang import langcache
 
 _ANSWERS: Optional[dict] = None
 _LOCK = threading.Lock()
@@ -114,8 +114,8 @@ def answers() -> dict:
     global _ANSWERS
     with _LOCK:
         if _ANSWERS is None:
-            cache = indexcache.active()
-            key = indexcache.make_key("installed", distributions_stamp()) if cache.enabled else None
+            cache = langcache.active()
+            key = langcache.make_key("installed", distributions_stamp()) if cache.enabled else None
             hit = cache.load(key) if key is not None else None
             if _usable(hit):
                 _ANSWERS = hit

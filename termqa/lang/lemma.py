@@ -44,7 +44,7 @@ from termqa.lang.tokens import Piece, Token, make_token
 from termqa.lang.wordlists import (
     ARTICLE_MIN_STEM, ARTICLE_PREFIXES, ARTICLES, DICTIONARY_UNSAFE, LEMMA_OVERRIDES, PLURAL_RULES, trained_package,
 )
-from termqa.store.gcpause import paused_gc
+from termqa.lang.langcache import paused_gc
 
 _HYPHENS = "-\u2010\u2011"
 _INTRA_HYPHEN = re.compile(r"(?<=\w)([-\u2010\u2011])(?=\w)")

@@ -11,7 +11,7 @@ from termqa.lang.langtags import primary
 from termqa.lang.lookuptables import (TABLES_LOCK, Table, cached_parts, lexicon_parts, load_table, lookup_files,
                                       read_data, table_key, table_names)
 from termqa.lang.sortedtext import SortedPairs, SortedWords
-from termqa.store import indexcache
+from termqa.lang import langcache
 
 
 class Lexicon:
@@ -160,7 +160,7 @@ def part_of_speech_keys(lang: str) -> tuple:
         got = (empty, empty, empty)
         files = lookup_files(lang)
         if "lemma_index" in files:
-            cache = indexcache.active()
+            cache = langcache.active()
             names = [n for n in ("lemma_index", "lemma_exc") if n in files]
             key = table_key(lang, names, files, kind="pos-keys") if cache.enabled else None
             hit = cache.load(key) if key else None

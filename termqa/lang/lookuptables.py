@@ -18,7 +18,7 @@ from termqa.lang import installed
 from termqa.lang.fold import loose_many
 from termqa.lang.langtags import primary
 from termqa.lang.sortedtext import SortedPairs, SortedWords
-from termqa.store import indexcache
+from termqa.lang import langcache
 
 
 def _first(value) -> Optional[str]:
@@ -360,7 +360,7 @@ def cached_parts(lang: str, names: list[str], files) -> Optional[tuple]:
     process, so the lemmatiser's table and the lexicon share one copy. None without an index cache. Keyed by
     the data files (path, size, modification time) and the package version, so an upgrade of
     spacy-lookups-data is a new key."""
-    cache = indexcache.active()
+    cache = langcache.active()
     if not cache.enabled:
         return None
     key = table_key(lang, names, files, kind="lemma-lexicon")
@@ -406,7 +406,7 @@ def table_key(lang: str, names: list[str], files: dict, kind: str = "lemma-table
             stamp.append([n, str(files[n]), st.st_size, st.st_mtime_ns])
         except OSError:
             stamp.append([n, str(files[n])])
-    return indexcache.make_lang_key(kind, lang, source, lookups_version(), stamp)
+    return langcache.make_lang_key(kind, lang, source, lookups_version(), stamp)
 
 
 def table_lemma(word: str, lang: str) -> Optional[str]:

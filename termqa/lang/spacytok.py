@@ -13,7 +13,7 @@ from typing import Optional
 from termqa.errors import TermqaError
 from termqa.fileio import atomic_write
 from termqa.lang import chunktok, installed
-from termqa.store import indexcache
+from termqa.lang import langcache
 
 
 def package_meta(pkg: str) -> dict:
@@ -49,8 +49,8 @@ def blank_language(lang: str):
     package that is missing (ja, ko, th, vi). Finding out means building the tokenizer (and importing
     spaCy): the answer is kept in the index cache, so later runs build it only when a text needs it.
     """
-    cache = indexcache.active()
-    key = indexcache.make_lang_key("blank-language", spacy_version(), lang) if cache.enabled else None
+    cache = langcache.active()
+    key = langcache.make_lang_key("blank-language", spacy_version(), lang) if cache.enabled else None
     if key is not None:
         hit = cache.load(key)
         if hit in (lang, "xx"):
@@ -72,7 +72,7 @@ class _TokenizerOnly:
 
 
 def _tokenizer_cache(lang: str):
-    cache = indexcache.active()
+    cache = langcache.active()
     if not cache.enabled:
         return None
     return cache.folder / f"tokenizer-spacy-{spacy_version()}-{lang}.bin"
@@ -114,14 +114,14 @@ def blank(lang: str):
 
 def chunk_rules_key(lang: str) -> str:
     # the Python version too: the patterns are compiled by this Python's `re`, as spaCy's would be
-    return indexcache.make_lang_key("chunk-rules", spacy_version(), lang, chunktok.FORMAT,
+    return langcache.make_lang_key("chunk-rules", spacy_version(), lang, chunktok.FORMAT,
                                     list(sys.version_info[:2]))
 
 
 def _keep_chunk_rules(lang: str, tokenizer) -> None:
     """Store the rules of the tokenizer just built for `lang` as chunktok data (once per spaCy version,
     language and termqa code), for later processes to tokenise new text without spaCy."""
-    cache = indexcache.active()
+    cache = langcache.active()
     if not cache.enabled:
         return
     key = chunk_rules_key(lang)
@@ -139,7 +139,7 @@ def _keep_chunk_rules(lang: str, tokenizer) -> None:
 
 def chunk_rules(lang: str) -> Optional[dict]:
     """The stored chunktok data of `lang`'s tokenizer, or None (not stored yet, or not usable)."""
-    cache = indexcache.active()
+    cache = langcache.active()
     if not cache.enabled:
         return None
     data = cache.load(chunk_rules_key(lang))

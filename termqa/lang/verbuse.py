@@ -78,7 +78,7 @@ class WordClasses:
         self.dirty = False
 
     def _load(self) -> dict:
-        from termqa.store import indexcache
+        from termqa.lang import langcache as indexcache  # lang's door to the index cache
 
         cache = indexcache.active()
         if self._memo is not None and cache is self._cache:

@@ -31,13 +31,13 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from termqa.config import VariantLevel
 from termqa.lang.identify import stop_words  # noqa: F401 (stages import it from here)
 from termqa.lang.langtags import primary
 from termqa.lang.lexicon import is_target_word
 from termqa.model import FORBIDDEN_STATUSES
 from termqa.pipeline import inflection, variants as vr
 from termqa.pipeline.detect import content_positions, keys_of, text_keys
+from termqa.pipeline.detection import Detection
 from termqa.store import indexcache
 from termqa.store.pickling import pickled_by_fields
 
@@ -242,16 +242,16 @@ def _with_ending(m) -> str:
     return word + end
 
 
-def target_forms(concept, tgt_lang, lemmatiser, variants: VariantLevel, reduced: str = "") -> list[TargetForm]:
+def target_forms(concept, tgt_lang, lemmatiser, detection: Detection, reduced: str = "") -> list[TargetForm]:
     """The concept's target designations with their lemma keys (hidden labels included: matchable).
 
-    From `variants="static"` on, the static variants of each allowed designation follow (a closed
-    compound, "N du N" for "N de N"...): they render the term as well. `reduced` adds the parts of
-    each multi-word designation (its head, its other words) for an occurrence whose source is itself
-    a reduction or coordination ("la pompe" renders "the pump" said of the centrifugal pump);
-    `reduced="insertion"` the designations with one inserted word; `reduced="modifier_reduction"`
-    each designation of three words or more without its outermost modifier ("équipement de
-    protection" renders "protective equipment" said of personal protective equipment).
+    From `detection.variants` "static" on (the run's Detection record, termqa.pipeline.detection), the
+    static variants of each allowed designation follow (a closed compound, "N du N" for "N de N"...): they
+    render the term as well. `reduced` adds the parts of each multi-word designation (its head, its other
+    words) for an occurrence whose source is itself a reduction or coordination ("la pompe" renders "the
+    pump" said of the centrifugal pump); `reduced="insertion"` the designations with one inserted word;
+    `reduced="modifier_reduction"` each designation of three words or more without its outermost modifier
+    ("équipement de protection" renders "protective equipment" said of personal protective equipment).
     """
 
     lang = primary(tgt_lang)
@@ -264,7 +264,7 @@ def target_forms(concept, tgt_lang, lemmatiser, variants: VariantLevel, reduced:
         if key:
             kind = "forbidden" if t.status in FORBIDDEN_STATUSES else "glossary"
             out.append(TargetForm(key, text, kind, t.status, skey, lang))
-    if variants == VariantLevel.NONE:
+    if not detection.any_variants:
         return out
     own = {f.key for f in out}
     extra = []
@@ -293,7 +293,8 @@ def target_forms(concept, tgt_lang, lemmatiser, variants: VariantLevel, reduced:
 
 class StoredForms:
     """`target_forms` kept between runs: a table of the index cache per target language, lemmatiser
-    (tables and mode) and variant level, one row per concept's target designations and `reduced` kind.
+    (tables and mode) and variant level (`detection.variants`), one row per concept's target designations
+    and `reduced` kind.
 
     A row is keyed by what `target_forms` reads of the concept (its target terms' texts and statuses),
     not by its id: an edited designation is another row, and two termbases sharing a concept share it.
@@ -301,11 +302,11 @@ class StoredForms:
     tenth of a warm 100k-word run; reading them back is one query per document.
     """
 
-    def __init__(self, tgt_lang: str, lemmatiser, variants: str):
+    def __init__(self, tgt_lang: str, lemmatiser, detection: Detection):
         self.tgt_lang = tgt_lang
         cache = indexcache.active()
         self.table = cache.table(indexcache.make_key("target-forms", lemmatiser.name, lemmatiser.mode,
-                                                     tgt_lang, variants)) if cache.enabled else None
+                                                     tgt_lang, detection.variants)) if cache.enabled else None
         self.fresh: dict = {}
 
     def row(self, concept, reduced: str) -> str:

@@ -1,7 +1,9 @@
 """`termqa.pipeline.check`: connects the stages, nothing more.
 
-read -> detect (source occurrences) -> align (target spans) -> reference -> prejudge -> judge (optional,
-LLM) -> score -> result. Each stage lives in its own module; this one only moves records between them.
+read -> detect (source occurrences) -> align (target spans) -> reference -> prejudge -> review -> score ->
+result. Each stage lives in its own module; this one only moves records between them. The LLM judge sits
+above the pipeline: the top floor (termqa.run) calls it between `counted` and `finish`, so no stage here
+imports it.
 """
 from __future__ import annotations
 
@@ -36,10 +38,9 @@ from termqa.pipeline.sourceindex import cached_source_index
 from termqa.signature import JudgePart, Signature
 from termqa.wordcount import source_words
 from termqa.store import conceptrows, indexcache
-from termqa.store.gcpause import without_gc
+from termqa.store.gcpause import paused_gc, without_gc
 
-if TYPE_CHECKING:  # a counting run never loads the judge (openai, its SQLite cache) nor the review code
-    from termqa.judge.settings import JudgeSettings
+if TYPE_CHECKING:  # a counting run never loads the review code
     from termqa.pipeline.review import ReviewReport
 
 Progress = Callable[[str, int, int], None]
@@ -72,13 +73,14 @@ class CheckResult:
         when asked, so the pipeline never depends on the serialiser)."""
         from termqa.results.serialise import result_dict
 
-        return result_dict(self)
+        with paused_gc():  # records built in bulk (termqa.store.gcpause)
+            return result_dict(self)
 
 
 
 @dataclass(frozen=True)
 class Run:
-    """One check as it moves through the stages: prepare -> count -> judge -> finish.
+    """One check as it moves through the stages: prepare -> count -> review -> judge (termqa.run) -> finish.
 
     Each stage returns a new Run with its own part filled in; `compare` runs the same stages for
     several systems and shares references between them before judging.
@@ -116,11 +118,12 @@ def check(
     glossaries: Sequence[Union[str, Glossary]] = (),
     settings: Settings = Settings(),
     *,
-    judge: Optional[JudgeSettings] = None,
     decisions: Union[None, str, DecisionBook] = None,
     progress: Optional[Progress] = None,
 ) -> CheckResult:
-    """Run the terminology check on bilingual files (or folders) against one or more glossaries.
+    """Run the terminology check in counting mode on bilingual files (or folders) against one or more
+    glossaries: what counting cannot settle stays `unjudged` (a check with the LLM judge is
+    `termqa.run.check`, which calls the judge between `counted` and `finish`).
 
     `inputs` and `glossaries` are paths, or records already read (`BilingualFile`, `Glossary`). `settings`
     (termqa.config.Settings) holds every option, with the flags' names: languages, lemmatiser mode,
@@ -128,19 +131,43 @@ def check(
     swapped languages forced, unit states included, match case, worker processes (`jobs`: None, the
     available cores on projects large enough to gain from it; results are the same for any value), the
     index cache (`index_cache`: True, the user cache folder or $TERMQA_CACHE_DIR; False, none; or a
-    folder), the judge's domain and `exhaustive`.
-
-    With `judge` (a `termqa.judge.settings.JudgeSettings`), divergences counting cannot settle go to the LLM
-    judge; without it the run is counting mode and such occurrences stay `unjudged`.
-    `decisions`: a reviewer decisions file (path or DecisionBook), applied before the judge.
+    folder). `decisions`: a reviewer decisions file (path or DecisionBook).
     """
-    with indexcache.using(indexcache.resolve(settings.index_cache)):
+    return finish(counted(inputs, glossaries, settings, decisions=decisions, progress=progress))
+
+
+def counted(
+    inputs: Sequence[Union[str, BilingualFile]],
+    glossaries: Sequence[Union[str, Glossary]] = (),
+    settings: Settings = Settings(),
+    *,
+    decisions: Union[None, str, DecisionBook] = None,
+    progress: Optional[Progress] = None,
+) -> Run:
+    """The stages before the judge: prepare, count (in the index cache `settings.index_cache`), then the
+    reviewer's decisions (`decisions`: a path or a DecisionBook), so decided occurrences are never asked."""
+    with index_cache_of(settings):
         run = count(prepare(inputs, glossaries, settings), progress=progress)
-    run = review(run, decisions if isinstance(decisions, DecisionBook) or decisions is None
-                 else read_decisions(decisions))
-    if judge is not None:
-        run = judge_run(run, judge, progress=progress)
-    return finish(run)
+    return review(run, decisions if isinstance(decisions, DecisionBook) or decisions is None
+                  else read_decisions(decisions))
+
+
+def index_cache_folder():
+    """The index cache folder ($TERMQA_CACHE_DIR, else the user cache folder), or None on a system without
+    one (`termqa cache path`)."""
+    return indexcache.default_folder()
+
+
+def clear_index_cache() -> tuple:
+    """Delete every file of the index cache (`termqa cache clear`): (files removed, the folder)."""
+    cache = indexcache.default_cache()
+    return cache.clear(), cache.folder
+
+
+def index_cache_of(settings: Settings):
+    """The index cache of a run with `settings` (`settings.index_cache`), made the active one: a context
+    manager for the stages, so a caller (termqa compare) opens it without reaching the store itself."""
+    return indexcache.using(indexcache.resolve(settings.index_cache))
 
 
 # --- the stages --------------------------------------------------------------------------------------
@@ -244,7 +271,8 @@ def count(run: Run, *, progress: Optional[Progress] = None) -> Run:
     rules = Rules(lem, run.table)
     if n_jobs > 1:
         references, verdicts, items, suspects, skipped = count_parallel(documents, concepts, tries, lem, rules,
-                                                                         n_jobs, progress, detections)
+                                                                         n_jobs, progress, detections,
+                                                                         parallel.run_documents)
     else:
         work, skipped = count_sequential(documents, concepts, tries, lem, progress, detections)
         references = references_of(work)
@@ -304,20 +332,6 @@ def review(run: Run, book: Optional[DecisionBook] = None) -> Run:
 
 
 
-def judge_run(run: Run, settings: JudgeSettings, *, progress: Optional[Progress] = None) -> Run:
-    """The LLM judge on what counting left open (termqa.judge.stages); the run's settings say whether
-    every occurrence is asked (`exhaustive`) and the domain named to the judge."""
-    from termqa.judge.stages import run_judge
-
-    exhaustive, domain = run.settings.exhaustive, run.settings.domain
-    verdicts, references, accounting, info = run_judge(
-        list(run.verdicts), dict(run.references), run.documents, run.concepts_by_id, settings,
-        table=run.table, exhaustive=exhaustive, domain=domain, progress=progress, lem=run.lem,
-    )
-    return replace(run, verdicts=tuple(verdicts), references=references, accounting=accounting, judge=info,
-                   exhaustive=exhaustive, domain=domain)
-
-
 def finish(run: Run) -> CheckResult:
     """The result every writer consumes, with the run's signature."""
     sig = signature.build(
@@ -341,4 +355,5 @@ def finish(run: Run) -> CheckResult:
 
 
 
-__all__ = ["check", "CheckResult", "Run", "prepare", "count", "review", "judge_run", "finish"]
+__all__ = ["check", "CheckResult", "Run", "prepare", "count", "review", "counted", "finish", "index_cache_of",
+           "index_cache_folder", "clear_index_cache"]

@@ -1,6 +1,6 @@
 """The counting stage over a project's documents: each document's pass (`passes.detect_and_align`), then
 references, counting verdicts and metric items, in one process (`count_sequential`) or in worker processes
-(`count_parallel`, over `parallel.run_documents`), with the same results.
+(`count_parallel`, over the store's `parallel.run_documents`), with the same results.
 
 Separate from `check.count`, which builds the source indexes, chooses the path and reports what was found.
 """
@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import replace
-from typing import Mapping, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 from termqa.lang.langtags import normalise_tag, primary
 from termqa.lang.segcheck import misalignment
 from termqa.model import ALLOWED_STATUSES, UNJUDGED, Occurrence, Reference, Span, Verdict, segment_texts
 from termqa.pipeline import detect as dt, passes
-from termqa.store import parallel
 from termqa.metrics import Item
 from termqa.pipeline.detection import Detection
 from termqa.pipeline.occurrences import WithSource
@@ -44,8 +43,11 @@ def count_sequential(documents, concepts, tries, lem, progress, detections: Mapp
     return work, skipped
 
 
-def count_parallel(documents, concepts, tries, lem, rules, jobs, progress, detections: Mapping[str, Detection]):
-    """`count_sequential` in worker processes, then references and verdicts, with the same results: a
+def count_parallel(documents, concepts, tries, lem, rules, jobs, progress, detections: Mapping[str, Detection],
+                   run_documents: Callable):
+    """`count_sequential` in `jobs` worker processes, spread by `run_documents(task, n, jobs, tick)` (the
+    store's, termqa.store.parallel.run_documents, passed in by the stage that planned the jobs), then
+    references and verdicts, with the same results: a
     document's occurrences depend on that document alone (the glossary renderings mining keeps clear of
     are those of the concepts found in it), and so do its references (R(s) is per document) and the
     verdicts `rules` makes of them, so each worker settles its documents whole and sends back their
@@ -70,7 +72,7 @@ def count_parallel(documents, concepts, tries, lem, rules, jobs, progress, detec
             progress("documents", done, len(documents))
 
     tick(0)
-    results = parallel.run_documents(task, len(documents), jobs, tick)
+    results = run_documents(task, len(documents), jobs, tick)
     references: dict = {}
     verdicts: list = []
     items: list = []

@@ -108,7 +108,7 @@ def detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cach
 
     # forms kept from earlier runs, read in one query; the target designations of the concepts left
     # tokenised in one call (one lookup of the stored analyses instead of one per concept)
-    store = al.StoredForms(tgt_l, lem_t, detection.variants)
+    store = al.StoredForms(tgt_l, lem_t, detection)
     wanted = dict.fromkeys([(w.concept.id, "") for w in work]
                            + [(w.concept.id, reduced_of(w.entry.rule)) for w in work])
     wanted = [(by_id[cid], r) for cid, r in wanted
@@ -123,7 +123,7 @@ def detect_and_align(doc, concepts, trie, heads, lem_s, lem_t, tgt_l, forms_cach
         if k not in cache:
             got = kept.get((concept.id, reduced))
             if got is None:
-                got = al.target_forms(concept, tgt_l, lem_t, detection.variants, reduced)
+                got = al.target_forms(concept, tgt_l, lem_t, detection, reduced)
                 store.keep(concept, reduced, got)
             cache[k] = got
         return cache[k]

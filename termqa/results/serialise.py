@@ -16,7 +16,6 @@ from termqa.metrics import all_metrics, per_document, variation_shares
 from termqa.score import scores
 from termqa.results.languages import per_language, target_languages, totals_only
 from termqa.results.verdict import with_verdicts
-from termqa.store.gcpause import without_gc
 from termqa.wordcount import source_and_checked_words
 
 RESULT_VERSION = 1
@@ -126,16 +125,16 @@ class _Row:
         return _ROW_FIELDS[key](self.v)
 
 
-@without_gc
 def result_dict(res) -> dict:
-    """The whole result as one dict (the shape of docs/outputs.md's "JSON output")."""
+    """The whole result as one dict (the shape of docs/outputs.md's "JSON output"). Its callers (the
+    result's `to_dict`, termqa.run) run it with the collector paused (termqa.store.gcpause): it builds
+    records in bulk."""
     data = streamed_result(res)
     data["segments"] = list(data["segments"])
     data["occurrences"] = list(data["occurrences"])
     return data
 
 
-@without_gc
 def streamed_result(res) -> dict:
     """`result_dict`, except that its two long lists, "segments" and "occurrences", are `Rows`: made one
     record at a time while they are written (`termqa.fileio.dump_json`, `atomic_write(json_data=...)`),

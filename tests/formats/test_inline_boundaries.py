@@ -14,7 +14,7 @@ from termqa.formats import read_bilingual
 from termqa.formats.annotate import Annotation, annotate_bytes, annotations_from_result
 from termqa.lang.markup import nonword_spans
 from termqa.pipeline.boundaries import crossing
-from termqa.pipeline.check import check
+from termqa.run import check  # the judge is called from the top floor
 
 from tests.helpers import write_csv
 from tests.formats.test_annotate import _errors

@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from termqa.config import Settings
-from termqa.pipeline.check import check
+from termqa.run import check  # the judge is called from the top floor
 from termqa.judge.llm import settings_from_env
 from tests.helpers import fast_judge, write_csv, write_xliff
 from tests.llm_server import data_of

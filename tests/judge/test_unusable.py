@@ -13,7 +13,7 @@ import pytest
 from termqa.config import Settings
 from termqa.errors import JudgeError, UnusableAnswer
 from termqa.judge.llm import Backend, Request
-from termqa.pipeline.check import check
+from termqa.run import check  # the judge is called from the top floor
 from tests.judge.test_judge import GLOSS, PAIRS, Script
 from tests.helpers import fast_judge, write_csv, write_xliff
 

@@ -136,6 +136,7 @@ def test_glossary_with_no_source_terms_is_a_language_error(tmp_path):
 def test_a_rendering_found_elsewhere_is_classified_by_the_same_rules():
     """The judge's (and other systems') renderings go through the matching counting uses."""
     from termqa.pipeline.align import classify_rendering, target_forms
+    from termqa.pipeline.detection import Detection
     from termqa.pipeline.detect import keys_of
     from termqa.lang.lemma import get_lemmatiser
     from termqa.model import Concept, Term
@@ -144,7 +145,7 @@ def test_a_rendering_found_elsewhere_is_classified_by_the_same_rules():
     fr, en = get_lemmatiser("fr", mode="lookup"), get_lemmatiser("en", mode="lookup")
     c = Concept("c1", (Term("strainer", "en", "preferred"), Term("crépine", "fr", "preferred"),
                        Term("filtre à tamis", "fr", "deprecated")))
-    forms = target_forms(c, "fr", fr, "none")
+    forms = target_forms(c, "fr", fr, Detection("none"))
     src = keys_of(en.tokenize("strainer"))[1]
 
     def kind(text):
@@ -157,7 +158,7 @@ def test_a_rendering_found_elsewhere_is_classified_by_the_same_rules():
     assert kind("strainer") == ("untranslated", None)
     # a copy that is also a French word is not a certain A4 (the lexicon knows "influenza")
     flu = Concept("c2", (Term("influenza", "en", "preferred"), Term("grippe", "fr", "preferred")))
-    assert classify_rendering(term_tokens(fr.tokenize("influenza")), target_forms(flu, "fr", fr, "none"),
+    assert classify_rendering(term_tokens(fr.tokenize("influenza")), target_forms(flu, "fr", fr, Detection("none")),
                               keys_of(en.tokenize("influenza"))[1], True) == ("copied_word", None)
     assert kind("filtre") == ("established", None)
 

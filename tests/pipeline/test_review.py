@@ -13,7 +13,7 @@ from termqa.formats.decisions import (
     DecisionBook, decisions_from_result, merge, read_decisions, segment_key, write_decisions,
 )
 from termqa.judge.llm import settings_from_env
-from termqa.pipeline.check import check
+from termqa.run import check  # the judge is called from the top floor
 from tests.helpers import write_csv, write_xliff
 from tests.llm_server import ScriptedLLM
 

@@ -98,12 +98,12 @@ def test_target_forms_are_kept_and_an_edited_target_term_is_derived_again(sample
     (table,) = folder.glob("target-forms-*.sqlite")
     concepts = read_glossary_cached(gl).concepts
     with indexcache.using(indexcache.IndexCache(folder)):
-        store = al.StoredForms("fr", get_lemmatiser("fr", mode="auto"), "dynamic")
+        store = al.StoredForms("fr", get_lemmatiser("fr", mode="auto"), Detection("dynamic"))
     kept = store.fetch([(c, "") for c in concepts])
     assert kept, "no forms kept after a run"
     for c in concepts:
         if c.id in {cid for cid, _r in kept}:
-            assert kept[(c.id, "")] == al.target_forms(c, "fr", get_lemmatiser("fr", mode="auto"), "dynamic")
+            assert kept[(c.id, "")] == al.target_forms(c, "fr", get_lemmatiser("fr", mode="auto"), Detection("dynamic"))
     assert _result([samples], gl, index_cache=folder, variants="dynamic") == cold
     # an edited French term: its row is another, so the run derives (and finds) the new term
     text = gl.read_text(encoding="utf-8")
