@@ -211,6 +211,10 @@ def _match(morph: Morph, a: int, key, skey, fstems, lang: str) -> Optional[str]:
         if key[x] in morph.lemma_readings(a + x) or clitic_form(morph._texts[a + x], skey[x], lang):
             kind = kind or "glossary"
             continue
+        plain = morph.plain[a + x]
+        if plain and plain[1] in (gerund_infinitive(skey[x], lang), gerund_infinitive(key[x], lang)):
+            kind = kind or "glossary"  # "toucher" for the glossary's "touchant": the verb itself
+            continue
         # a derivation first: Snowball gives "climatique" the stem of "climat", but it is another word
         stems_x, known_x, exact_x, defective = fstems[x]
         if any(b in want for b in morph.derived[a + x]):
@@ -238,6 +242,38 @@ def _match(morph: Morph, a: int, key, skey, fstems, lang: str) -> Optional[str]:
             continue
         return None
     return kind
+
+
+# a verb's gerund or present participle ending and its infinitive's, longest first: the glossary word with the first
+# ending, listed under the infinitive made with the second, is that verb's gerund ("touchant" of "toucher")
+_GERUNDS = {
+    "fr": (("geant", "ger"), ("issant", "ir"), ("ant", "er")),
+    "pt": (("ando", "ar"), ("endo", "er"), ("indo", "ir")),
+    "es": (("ando", "ar"), ("iendo", "er"), ("iendo", "ir")),
+}
+_GERUND_OF: dict = {}  # (lang, loose word) -> its infinitive's loose key, or None
+
+
+def gerund_infinitive(term_word: str, lang: str) -> Optional[str]:
+    """The infinitive (loose key) of a glossary word that is a verb's gerund or present participle by its
+    regular ending, where the lexicon lists the word under that infinitive; else None. English "-ing" after a
+    preposition is rendered by the infinitive ("without touching" -> "sans toucher", "sem tocar"), so a text
+    word that IS that infinitive is the glossary's verb, not another word. Only the infinitive: another form
+    of the verb ("touchez", "infectait") may be another use, and stays for the other rules."""
+    k = (lang, term_word)
+    if k in _GERUND_OF:
+        return _GERUND_OF[k]
+    got = None
+    for ger, inf in _GERUNDS.get(lang, ()):
+        if term_word.endswith(ger) and len(term_word) > len(ger) + 1:
+            verb = term_word[: len(term_word) - len(ger)] + inf
+            if verb in {loose(lower(x, lang)) for x in lemmas_of(term_word, lang)}:
+                got = verb
+                break
+    if len(_GERUND_OF) > 100_000:
+        _GERUND_OF.clear()
+    _GERUND_OF[k] = got
+    return got
 
 
 # Arabic proclitics written onto the next word: "wa" and "fa" (and, so), "bi" (with, by), "li" (for), "ka" (as),
