@@ -191,7 +191,40 @@ def find(idx, forms: Sequence, lang: str, morph: Optional[Morph]) -> tuple[Optio
             kind = _match(morph, a, f.key, skey, fstems, lang)
             if kind is not None:
                 out.append((a, a + m, kind, f))
+        if m >= 2 and f.key[0] in _AUXILIARIES.get(lang, ()):
+            out.extend(_without_auxiliary(morph, f, skey, fstems, lang))
     return morph, out
+
+
+# the auxiliaries of the passive and the copula a glossary writes before a participle ("être infecté",
+# "ser infetado"), as loose keys
+_AUXILIARIES = {"fr": frozenset({"etre"}), "pt": frozenset({"ser", "estar"}), "es": frozenset({"ser", "estar"}),
+                "it": frozenset({"essere"})}
+_BETWEEN = frozenset({"pas", "ne", "n", "nao", "no", "non", "plus", "jamais", "nunca", "tambem", "aussi"})
+
+
+def _without_auxiliary(morph: Morph, f, skey, fstems, lang: str) -> list:
+    """Spans that render a glossary verb phrase "auxiliary + participle" by the participle alone ("les
+    individus infectés" for "être infecté"): `inflected`, for review, never conforming (the auxiliary is
+    missing, the grammar may still be right). Where a form of the auxiliary stands before the participle,
+    with a negation or an adverb between them ("ne sont pas infectés"), the span starts at it."""
+    out = []
+    aux, n, m = f.key[0], len(morph.words), len(f.key)
+    for a in range(0, n - m + 2):
+        rest = range(1, m)
+        exact = all(morph.plain[a + x - 1] and f.key[x] in morph.plain[a + x - 1] for x in rest)
+        if not exact and _match(morph, a, f.key[1:], skey[1:], fstems[1:], lang) is None:
+            continue
+        start = a
+        j = a - 1
+        while j >= 0 and morph.plain[j] and morph.plain[j][1] in _BETWEEN and j > a - 3:
+            j -= 1
+        if j >= 0 and morph.plain[j] and aux in morph.lemma_readings(j):
+            if j == a - 1:
+                continue  # the whole phrase: the glossary rules have answered it
+            start = j
+        out.append((start, a + m - 1, "inflected", f))
+    return out
 
 
 def _match(morph: Morph, a: int, key, skey, fstems, lang: str) -> Optional[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from lxml import etree
 
+from termqa.labels import R_INFLECTED
 from tests.conftest import CORPUS
 from tests.helpers import outcomes, run
 
@@ -242,3 +243,35 @@ def test_tico19_without_touching_conforms(tmp_path):
     pairs = _tico_pairs("all.en-fr.tmx", "Greet people without touching them")
     r = run(tmp_path, pairs, H, [["1", "touching", "touchant"]])
     assert {(o["target_text"], o["outcome"]) for o in r["occurrences"]} == {("toucher", "conforming")}
+
+
+# --- a glossary verb phrase "auxiliary + participle" rendered by the participle alone -------------------
+
+def test_participle_without_the_glossary_auxiliary_is_an_inflected_form(tmp_path):
+    r = run(tmp_path, [("Most individuals who are infected do not transmit it.",
+                        "La plupart des individus infectés ne le transmettent pas.")],
+            H, [["c1", "are infected", "être infecté"]])
+    assert [(o["target_text"], o["outcome"], o["reason"]) for o in r["occurrences"]] == [
+        ("infectés", "unjudged", R_INFLECTED)]
+
+
+def test_participle_with_the_auxiliary_apart_shows_the_auxiliary(tmp_path):
+    r = run(tmp_path, [("Most individuals who are infected do not transmit it.",
+                        "La plupart des individus qui ne sont pas infectés le transmettent.")],
+            H, [["c1", "are infected", "être infecté"]])
+    assert [(o["target_text"], o["outcome"]) for o in r["occurrences"]] == [("sont pas infectés", "unjudged")]
+
+
+def test_participle_with_the_auxiliary_next_to_it_conforms(tmp_path):
+    r = run(tmp_path, [("Most individuals who are infected do not transmit it.",
+                        "La plupart des individus qui sont infectés le transmettent.")],
+            H, [["c1", "are infected", "être infecté"]])
+    assert outcomes(r) == [("are infected", "sont infectés", "conforming", None)]
+
+
+def test_participle_without_the_auxiliary_in_portuguese(tmp_path):
+    r = run(tmp_path, [("Most individuals who are infected do not transmit it.",
+                        "A maioria das pessoas infetadas não o transmite.")],
+            ["concept_id", "en", "pt"], [["c1", "are infected", "ser infetado"]], tgt="pt-BR")
+    assert [(o["target_text"], o["outcome"], o["reason"]) for o in r["occurrences"]] == [
+        ("infetadas", "unjudged", R_INFLECTED)]
