@@ -17,6 +17,7 @@ from typing import Optional, Sequence
 
 from termqa.config import VariantLevel
 from termqa.lang.fold import exact_key, is_caps
+from termqa.lang.langtags import lang_matches
 from termqa.lang.normalise import loose, term_tokens
 from termqa.model import Concept, Segment, Term
 from termqa.pipeline import variants as vr
@@ -142,10 +143,16 @@ def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser,
                 items.append((c, t))
     toks = lemmatiser.tokenize_many([t.text for _, t in items])
     out = []
+    verbal: dict = {}
     for (c, t), tk in zip(items, toks):
         key, skey = keys_of(tk)
         if key:
-            out.append(SourceEntry(c.id, t.text, key, t.term_type, "glossary", skey, pos=t.part_of_speech or "",
+            pos = t.part_of_speech or ""
+            if not pos and len(key) == 1:
+                if c.id not in verbal:
+                    verbal[c.id] = _verb_concept(c, src_lang)
+                pos = "verb" if verbal[c.id] else ""
+            out.append(SourceEntry(c.id, t.text, key, t.term_type, "glossary", skey, pos=pos,
                                    match_case=t.match_case))
     if variants != VariantLevel.NONE:
         lang = src_lang.split("-")[0].lower()
@@ -157,6 +164,15 @@ def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser,
                     extra.append(SourceEntry(e.concept_id, e.text, k, e.term_type, rule, k, rule, e.key))
         out += extra + _modifier_reductions(out, lang, own | {e.key for e in extra})
     return _shared(out)
+
+
+def _verb_concept(c: Concept, src_lang: str) -> bool:
+    """Does a concept whose one-word source term has no word class render it by verbs (termqa.lang.verbuse
+    .verb_targets: "touch" -> "toucher")? Then its verb uses are its occurrences ("don't touch your face")."""
+    from termqa.lang.verbuse import verb_targets
+
+    targets = [(t.text, t.lang or "") for t in c.terms if t.text.strip() and not lang_matches(t.lang, src_lang)]
+    return bool(targets) and verb_targets(targets)
 
 
 def _shared(entries: list[SourceEntry]) -> list[SourceEntry]:
