@@ -105,3 +105,22 @@ def test_verb_targets_needs_every_target_an_infinitive():
     assert not verb_targets([("exportation", "fr")])
     assert not verb_targets([("mettre en quarantaine", "fr")])
     assert not verb_targets([("触摸", "zh"), ("يلمس", "ar")])  # the lexicon cannot tell: the filter stays
+
+
+def test_a_verb_entry_after_an_article_is_a_noun_use(tmp_path):
+    # TICO-19: "to touch the touch screen": the second "touch" is a noun, no occurrence of the verb "toucher"
+    pairs = [("And use a tissue to touch the touch screen.", "Utilisez un mouchoir pour toucher l'écran.")]
+    r = run(tmp_path, pairs, H, [["t", "touch", "toucher", ""]])
+    assert [(o["source_text"], o["target_text"], o["outcome"]) for o in r["occurrences"]] == [
+        ("touch", "toucher", "conforming")]
+    # with a noun entry beside the verb, the noun use is the noun's
+    g = [["t", "touch", "toucher", ""], ["n", "touch", "contact", "noun"]]
+    r = run(tmp_path, pairs, H, g)
+    assert sorted((o["concept_id"], o["source_span"][0]) for o in r["occurrences"]) == [("n", 30), ("t", 20)]
+
+
+def test_a_participle_after_an_article_stays_the_verbs(tmp_path):
+    # TICO-19: "randomizes the hospitalized subject" is the glossary verb's participle
+    pairs = [("It assigns the hospitalized subject to a group.", "Il assigne le sujet hospitalisé à un groupe.")]
+    r = run(tmp_path, pairs, H, [["h", "hospitalized", "hospitalisé", "verb"]])
+    assert [(o["source_text"], o["outcome"]) for o in r["occurrences"]] == [("hospitalized", "conforming")]
