@@ -189,6 +189,42 @@ def noun_term(text: str, part_of_speech: Optional[str], lang: str = "en") -> boo
     return can_be_noun(words[0])
 
 
+# infinitive endings by language, where the lexicon tells word classes apart (termqa.lang.lexicon)
+_INFINITIVES = {"fr": ("er", "ir", "re"), "es": ("ar", "er", "ir")}
+
+
+def verb_targets(targets: Sequence[tuple[str, str]]) -> bool:
+    """Do a concept's target terms, (text, language) pairs, show it is a verb concept? True when, in a
+    language whose lexicon tells word classes apart, every target term is one word, an infinitive: its own
+    lemma, listed under a verb, with the infinitive's ending ("toucher", "tousser", "tocar"). A French
+    infinitive may also be listed as a noun ("le toucher"); a glossary that renders an English word
+    that can be a verb by an infinitive means the verb. False where no such language has target terms (an
+    undecided word class keeps the noun reading and its filter)."""
+    from termqa.lang.fold import loose
+    from termqa.lang.lexicon import lemmas_of, part_of_speech_keys
+
+    by_lang: dict = {}
+    for text, lang in targets:
+        base = (lang or "").split("-")[0].split("_")[0].lower()
+        if base in _INFINITIVES:
+            by_lang.setdefault(base, []).append(text.strip())
+    if not by_lang:
+        return False
+    for lang, texts in by_lang.items():
+        _nouns, _adjs, verbs = part_of_speech_keys(lang)
+        for text in texts:
+            words = text.split()
+            if len(words) != 1:
+                return False
+            w = words[0].lower()
+            k = loose(w)
+            if not w.endswith(_INFINITIVES[lang]) or k not in verbs:
+                return False
+            if {loose(x.lower()) for x in lemmas_of(w, lang)} != {k}:
+                return False
+    return True
+
+
 def _prev(words: Sequence[str], i: int) -> Optional[str]:
     """The word before position i, adverbs skipped, None at the start or at punctuation."""
     j = i - 1

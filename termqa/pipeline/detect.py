@@ -17,6 +17,7 @@ from typing import Optional, Sequence
 
 from termqa.config import VariantLevel
 from termqa.lang.fold import exact_key, is_caps
+from termqa.lang.langtags import lang_matches
 from termqa.lang.normalise import loose, term_tokens
 from termqa.model import Concept, Segment, Term
 from termqa.pipeline import variants as vr
@@ -142,10 +143,16 @@ def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser,
                 items.append((c, t))
     toks = lemmatiser.tokenize_many([t.text for _, t in items])
     out = []
+    verbal: dict = {}
     for (c, t), tk in zip(items, toks):
         key, skey = keys_of(tk)
         if key:
-            out.append(SourceEntry(c.id, t.text, key, t.term_type, "glossary", skey, pos=t.part_of_speech or "",
+            pos = t.part_of_speech or ""
+            if not pos and len(key) == 1:
+                if c.id not in verbal:
+                    verbal[c.id] = _verb_concept(c, src_lang)
+                pos = "verb" if verbal[c.id] else ""
+            out.append(SourceEntry(c.id, t.text, key, t.term_type, "glossary", skey, pos=pos,
                                    match_case=t.match_case))
     if variants != VariantLevel.NONE:
         lang = src_lang.split("-")[0].lower()
@@ -157,6 +164,15 @@ def build_entries(concepts: Sequence[Concept], src_lang: str, lemmatiser,
                     extra.append(SourceEntry(e.concept_id, e.text, k, e.term_type, rule, k, rule, e.key))
         out += extra + _modifier_reductions(out, lang, own | {e.key for e in extra})
     return _shared(out)
+
+
+def _verb_concept(c: Concept, src_lang: str) -> bool:
+    """Does a concept whose one-word source term has no word class render it by verbs (termqa.lang.verbuse
+    .verb_targets: "touch" -> "toucher")? Then its verb uses are its occurrences ("don't touch your face")."""
+    from termqa.lang.verbuse import verb_targets
+
+    targets = [(t.text, t.lang or "") for t in c.terms if t.text.strip() and not lang_matches(t.lang, src_lang)]
+    return bool(targets) and verb_targets(targets)
 
 
 def _shared(entries: list[SourceEntry]) -> list[SourceEntry]:
@@ -400,8 +416,38 @@ def without_verb_uses(matches: list, tokens, lang: str, trie: Optional[TermTrie]
                 if verb is not None:
                     out.append(replace(m, entry=verb))
                 continue
+        elif lang == "en" and m.tok_end - m.tok_start == 1 and e.pos.strip().lower() in _VERB_CLASSES \
+                and _noun_use(tokens, m.tok_start):
+            # a verb entry's word right after an article is a noun ("the touch screen"): the noun entry's,
+            # where the glossary has one (and no other match has it there already), else no occurrence
+            noun = _noun_entry_at(trie, tokens, m.tok_start) if trie is not None else None
+            if noun is not None and not any(x.entry is noun and x.tok_start == m.tok_start for x in matches):
+                out.append(replace(m, entry=noun))
+            continue
         out.append(m)
     return out
+
+
+_ARTICLES = frozenset({"the", "a", "an"})
+_VERB_CLASSES = frozenset({"verb", "v", "vb", "verbe"})
+
+
+def _noun_use(tokens, i: int) -> bool:
+    """Is tokens[i] right after an English article, and no participle? Then it is a noun, whatever verb it
+    can also be. Participles after an article stay the verb's: "the touching of surfaces" names the action,
+    "the hospitalized subject" is the verb's participle."""
+    if i == 0 or tokens[i - 1].punct or tokens[i - 1].text.lower() not in _ARTICLES:
+        return False
+    from termqa.lang.verbuse import verb_tags
+
+    w = tokens[i].text.lower()
+    return not w.endswith(("ing", "ed")) and not verb_tags(w) & {"VBN", "VBD", "VBG"}
+
+
+def _noun_entry_at(trie: TermTrie, tokens, i: int) -> Optional[SourceEntry]:
+    """An entry of one word ending at tokens[i] (the same keys) that is a noun term."""
+    _end, entries = trie.longest_at(text_keys(tokens, [i]), 0)
+    return next((e for e in entries if _noun_entry(e, "en")), None)
 
 
 def _verb_entry(trie: TermTrie, tokens, i: int, lang: str = "en") -> Optional[SourceEntry]:

@@ -191,7 +191,40 @@ def find(idx, forms: Sequence, lang: str, morph: Optional[Morph]) -> tuple[Optio
             kind = _match(morph, a, f.key, skey, fstems, lang)
             if kind is not None:
                 out.append((a, a + m, kind, f))
+        if m >= 2 and f.key[0] in _AUXILIARIES.get(lang, ()):
+            out.extend(_without_auxiliary(morph, f, skey, fstems, lang))
     return morph, out
+
+
+# the auxiliaries of the passive and the copula a glossary writes before a participle ("être infecté",
+# "ser infetado"), as loose keys
+_AUXILIARIES = {"fr": frozenset({"etre"}), "pt": frozenset({"ser", "estar"}), "es": frozenset({"ser", "estar"}),
+                "it": frozenset({"essere"})}
+_BETWEEN = frozenset({"pas", "ne", "n", "nao", "no", "non", "plus", "jamais", "nunca", "tambem", "aussi"})
+
+
+def _without_auxiliary(morph: Morph, f, skey, fstems, lang: str) -> list:
+    """Spans that render a glossary verb phrase "auxiliary + participle" by the participle alone ("les
+    individus infectés" for "être infecté"): `inflected`, for review, never conforming (the auxiliary is
+    missing, the grammar may still be right). Where a form of the auxiliary stands before the participle,
+    with a negation or an adverb between them ("ne sont pas infectés"), the span starts at it."""
+    out = []
+    aux, n, m = f.key[0], len(morph.words), len(f.key)
+    for a in range(0, n - m + 2):
+        rest = range(1, m)
+        exact = all(morph.plain[a + x - 1] and f.key[x] in morph.plain[a + x - 1] for x in rest)
+        if not exact and _match(morph, a, f.key[1:], skey[1:], fstems[1:], lang) is None:
+            continue
+        start = a
+        j = a - 1
+        while j >= 0 and morph.plain[j] and morph.plain[j][1] in _BETWEEN and j > a - 3:
+            j -= 1
+        if j >= 0 and morph.plain[j] and aux in morph.lemma_readings(j):
+            if j == a - 1:
+                continue  # the whole phrase: the glossary rules have answered it
+            start = j
+        out.append((start, a + m - 1, "inflected", f))
+    return out
 
 
 def _match(morph: Morph, a: int, key, skey, fstems, lang: str) -> Optional[str]:
@@ -210,6 +243,10 @@ def _match(morph: Morph, a: int, key, skey, fstems, lang: str) -> Optional[str]:
             continue
         if key[x] in morph.lemma_readings(a + x) or clitic_form(morph._texts[a + x], skey[x], lang):
             kind = kind or "glossary"
+            continue
+        plain = morph.plain[a + x]
+        if plain and plain[1] in (gerund_infinitive(skey[x], lang), gerund_infinitive(key[x], lang)):
+            kind = kind or "glossary"  # "toucher" for the glossary's "touchant": the verb itself
             continue
         # a derivation first: Snowball gives "climatique" the stem of "climat", but it is another word
         stems_x, known_x, exact_x, defective = fstems[x]
@@ -238,6 +275,38 @@ def _match(morph: Morph, a: int, key, skey, fstems, lang: str) -> Optional[str]:
             continue
         return None
     return kind
+
+
+# a verb's gerund or present participle ending and its infinitive's, longest first: the glossary word with the first
+# ending, listed under the infinitive made with the second, is that verb's gerund ("touchant" of "toucher")
+_GERUNDS = {
+    "fr": (("geant", "ger"), ("issant", "ir"), ("ant", "er")),
+    "pt": (("ando", "ar"), ("endo", "er"), ("indo", "ir")),
+    "es": (("ando", "ar"), ("iendo", "er"), ("iendo", "ir")),
+}
+_GERUND_OF: dict = {}  # (lang, loose word) -> its infinitive's loose key, or None
+
+
+def gerund_infinitive(term_word: str, lang: str) -> Optional[str]:
+    """The infinitive (loose key) of a glossary word that is a verb's gerund or present participle by its
+    regular ending, where the lexicon lists the word under that infinitive; else None. English "-ing" after a
+    preposition is rendered by the infinitive ("without touching" -> "sans toucher", "sem tocar"), so a text
+    word that IS that infinitive is the glossary's verb, not another word. Only the infinitive: another form
+    of the verb ("touchez", "infectait") may be another use, and stays for the other rules."""
+    k = (lang, term_word)
+    if k in _GERUND_OF:
+        return _GERUND_OF[k]
+    got = None
+    for ger, inf in _GERUNDS.get(lang, ()):
+        if term_word.endswith(ger) and len(term_word) > len(ger) + 1:
+            verb = term_word[: len(term_word) - len(ger)] + inf
+            if verb in {loose(lower(x, lang)) for x in lemmas_of(term_word, lang)}:
+                got = verb
+                break
+    if len(_GERUND_OF) > 100_000:
+        _GERUND_OF.clear()
+    _GERUND_OF[k] = got
+    return got
 
 
 # Arabic proclitics written onto the next word: "wa" and "fa" (and, so), "bi" (with, by), "li" (for), "ka" (as),

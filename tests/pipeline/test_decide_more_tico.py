@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from lxml import etree
 
+from termqa.labels import R_INFLECTED
 from tests.conftest import CORPUS
 from tests.helpers import outcomes, run
 
@@ -105,7 +106,8 @@ def test_spanish_pronouns_after_the_infinitive(tmp_path):
                        ("Avoid touching it.", "Evite tocándolo."),
                        ("Do not touch it.", "No debe tocarlo.")], ["concept_id", "en", "es"], g, tgt="es")
     got = [(o["target_text"], o["outcome"]) for o in r["occurrences"] if o["concept_id"] == "t"]
-    assert got == [("tocarse", "conforming"), ("tocándolo", "conforming")]
+    # "tocar" is an infinitive: the entry is the verb, so "touch" in "Do not touch it" is its occurrence too
+    assert got == [("tocarse", "conforming"), ("tocándolo", "conforming"), ("tocarlo", "conforming")]
     # the glossary's noun "toque" is not the verb "tocar" with a pronoun
     assert all(o["outcome"] != "conforming" for o in r["occurrences"] if o["concept_id"] == "n")
 
@@ -206,3 +208,71 @@ def test_indonesian_word_said_once_for_the_glossarys_word_said_twice(tmp_path):
     r = run(tmp_path, [("Lung cancer is common.", "Kanker paru sering terjadi.")], ["concept_id", "en", "id"],
             [["lung", "lung", "paru-paru"]], tgt="id")
     assert outcomes(r) == [("Lung", "paru", "conforming", None)]
+
+
+# --- the infinitive of the verb whose gerund the glossary writes is that verb --------------------------
+
+def test_infinitive_of_the_glossary_gerund_conforms(tmp_path):
+    # "sans toucher" renders "without touching"; the glossary writes the present participle "touchant"
+    r = run(tmp_path, [("Greet people without touching them.", "Saluez les gens sans les toucher.")],
+            H, [["c1", "touching", "touchant"]])
+    assert outcomes(r) == [("touching", "toucher", "conforming", None)]
+
+
+def test_infinitive_of_the_glossary_gerund_conforms_in_portuguese(tmp_path):
+    r = run(tmp_path, [("Greet people without touching them.", "Cumprimente as pessoas sem tocar nelas.")],
+            ["concept_id", "en", "pt"], [["c1", "touching", "tocando"]], tgt="pt-BR")
+    assert outcomes(r) == [("touching", "tocar", "conforming", None)]
+
+
+def test_another_form_of_the_gerund_verb_is_not_conforming(tmp_path):
+    # only the infinitive: "touchez" stays for review
+    r = run(tmp_path, [("Greet people without touching them.", "Saluez les gens, ne les touchez pas.")],
+            H, [["c1", "touching", "touchant"]])
+    assert [o["outcome"] for o in r["occurrences"]] == ["unjudged"]
+
+
+def test_a_verb_reading_of_a_noun_term_is_still_no_reading_of_it(tmp_path):
+    # "voie" is also a form of "voir" (que je voie); "voient" is no form of the noun "voie"
+    r = run(tmp_path, [("They see it.", "Ils le voient.")], H, [["c1", "see", "voie"]])
+    assert [o["outcome"] for o in r["occurrences"]] == ["unjudged"]
+    r = run(tmp_path, [("They see the road.", "Ils voient la voie.")], H, [["c1", "road", "voie"]])
+    assert outcomes(r) == [("road", "voie", "conforming", None)]
+
+
+def test_tico19_without_touching_conforms(tmp_path):
+    pairs = _tico_pairs("all.en-fr.tmx", "Greet people without touching them")
+    r = run(tmp_path, pairs, H, [["1", "touching", "touchant"]])
+    assert {(o["target_text"], o["outcome"]) for o in r["occurrences"]} == {("toucher", "conforming")}
+
+
+# --- a glossary verb phrase "auxiliary + participle" rendered by the participle alone -------------------
+
+def test_participle_without_the_glossary_auxiliary_is_an_inflected_form(tmp_path):
+    r = run(tmp_path, [("Most individuals who are infected do not transmit it.",
+                        "La plupart des individus infectés ne le transmettent pas.")],
+            H, [["c1", "are infected", "être infecté"]])
+    assert [(o["target_text"], o["outcome"], o["reason"]) for o in r["occurrences"]] == [
+        ("infectés", "unjudged", R_INFLECTED)]
+
+
+def test_participle_with_the_auxiliary_apart_shows_the_auxiliary(tmp_path):
+    r = run(tmp_path, [("Most individuals who are infected do not transmit it.",
+                        "La plupart des individus qui ne sont pas infectés le transmettent.")],
+            H, [["c1", "are infected", "être infecté"]])
+    assert [(o["target_text"], o["outcome"]) for o in r["occurrences"]] == [("sont pas infectés", "unjudged")]
+
+
+def test_participle_with_the_auxiliary_next_to_it_conforms(tmp_path):
+    r = run(tmp_path, [("Most individuals who are infected do not transmit it.",
+                        "La plupart des individus qui sont infectés le transmettent.")],
+            H, [["c1", "are infected", "être infecté"]])
+    assert outcomes(r) == [("are infected", "sont infectés", "conforming", None)]
+
+
+def test_participle_without_the_auxiliary_in_portuguese(tmp_path):
+    r = run(tmp_path, [("Most individuals who are infected do not transmit it.",
+                        "A maioria das pessoas infetadas não o transmite.")],
+            ["concept_id", "en", "pt"], [["c1", "are infected", "ser infetado"]], tgt="pt-BR")
+    assert [(o["target_text"], o["outcome"], o["reason"]) for o in r["occurrences"]] == [
+        ("infetadas", "unjudged", R_INFLECTED)]

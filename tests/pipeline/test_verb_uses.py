@@ -74,3 +74,53 @@ def test_tico19_develop_and_update(tmp_path):
     pairs = _tico_pairs("all.en-fr.tmx", "develop and update")
     r = run(tmp_path, pairs, H, [["up", "update", "mise à jour", ""]])
     assert not [o for o in r["occurrences"] if o["concept_id"] == "up"]
+
+
+def test_an_entry_the_glossary_renders_by_an_infinitive_keeps_its_verb_uses(tmp_path):
+    # no word class given, but the target term is an infinitive ("toucher", TICO-19's entry for "touch"):
+    # the concept is the verb, and "don't touch your face" is its occurrence
+    pairs = [("Don't touch your face.", "Ne touchez pas votre visage."),
+             ("The files exported last week.", "Les fichiers exportés la semaine dernière.")]
+    g = [["t", "touch", "toucher", ""], ["e", "export", "exporter", ""]]
+    r = run(tmp_path, pairs, H, g)
+    assert [(o["source_text"], o["target_text"], o["outcome"]) for o in r["occurrences"]] == [
+        ("touch", "touchez", "conforming"), ("exported", "exportés", "conforming")]
+
+
+def test_a_noun_target_keeps_the_verb_use_filter(tmp_path):
+    # "Aide" and "exportation" are nouns: "helps" and "exported" stay no occurrences (also above)
+    pairs = [("This helps Mozilla a lot.", "Cela aide beaucoup Mozilla."),
+             ("The files exported last week.", "Les fichiers exportés la semaine dernière.")]
+    g = [["h", "Help", "Aide", ""], ["e", "export", "exportation", ""], ["v", "update", "actualiser ou mettre", ""]]
+    assert run(tmp_path, pairs, H, g)["occurrences"] == []
+
+
+def test_verb_targets_needs_every_target_an_infinitive():
+    from termqa.lang.verbuse import verb_targets
+
+    assert verb_targets([("toucher", "fr"), ("tocar", "es")])
+    assert verb_targets([("tousser", "fr-FR")])
+    assert not verb_targets([("toucher", "fr"), ("toque", "es")])  # "toque": a noun, or a subjunctive
+    assert not verb_targets([("aide", "fr")])
+    assert not verb_targets([("exportation", "fr")])
+    assert not verb_targets([("mettre en quarantaine", "fr")])
+    assert not verb_targets([("触摸", "zh"), ("يلمس", "ar")])  # the lexicon cannot tell: the filter stays
+
+
+def test_a_verb_entry_after_an_article_is_a_noun_use(tmp_path):
+    # TICO-19: "to touch the touch screen": the second "touch" is a noun, no occurrence of the verb "toucher"
+    pairs = [("And use a tissue to touch the touch screen.", "Utilisez un mouchoir pour toucher l'écran.")]
+    r = run(tmp_path, pairs, H, [["t", "touch", "toucher", ""]])
+    assert [(o["source_text"], o["target_text"], o["outcome"]) for o in r["occurrences"]] == [
+        ("touch", "toucher", "conforming")]
+    # with a noun entry beside the verb, the noun use is the noun's
+    g = [["t", "touch", "toucher", ""], ["n", "touch", "contact", "noun"]]
+    r = run(tmp_path, pairs, H, g)
+    assert sorted((o["concept_id"], o["source_span"][0]) for o in r["occurrences"]) == [("n", 30), ("t", 20)]
+
+
+def test_a_participle_after_an_article_stays_the_verbs(tmp_path):
+    # TICO-19: "randomizes the hospitalized subject" is the glossary verb's participle
+    pairs = [("It assigns the hospitalized subject to a group.", "Il assigne le sujet hospitalisé à un groupe.")]
+    r = run(tmp_path, pairs, H, [["h", "hospitalized", "hospitalisé", "verb"]])
+    assert [(o["source_text"], o["outcome"]) for o in r["occurrences"]] == [("hospitalized", "conforming")]
