@@ -26,11 +26,12 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from vs_pofilter import measure as child_measure  # noqa: E402  (one child process, as ab.py measures it)
 
 HERE = Path(__file__).resolve().parent
 SAMPLES_COLD_S = 1.0
@@ -80,16 +81,9 @@ def tico_slice(out: Path) -> tuple[list[Path], list[Path]] | None:
 
 
 def measure(argv: list[str], env: dict) -> dict:
-    """One child process: wall and CPU seconds, peak RSS in MB, exit code, stderr."""
-    with tempfile.TemporaryFile() as out_f, tempfile.TemporaryFile() as err_f:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out_f, stderr=err_f, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t0
-        err_f.seek(0)
-        err = err_f.read().decode("utf-8", "replace")
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "mb": usage.ru_maxrss / 1024.0,
-            "code": os.waitstatus_to_exitcode(status), "stderr": err}
+    """One child process (vs_pofilter.measure): wall and CPU seconds, peak RSS in MB, exit code, stderr."""
+    r = child_measure(argv, env)
+    return {"wall": r["seconds"], "cpu": r["cpu"], "mb": r["peak_mb"], "code": r["code"], "stderr": r["stderr"]}
 
 
 def child_env(cache: Path) -> dict:
